@@ -1,0 +1,5 @@
+import sys
+
+from reptile_tank.cli import main
+
+sys.exit(main())

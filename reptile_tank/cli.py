@@ -1,0 +1,59 @@
+"""The ``reptile-tank`` console script: the same pipeline as the app, for scripts and benchmarks.
+
+Each sub-command lives in its own module under :mod:`reptile_tank.commands` and exposes
+``register(subparsers)``; the module adds its parser and sets ``func`` (a callable taking the
+parsed ``argparse.Namespace`` and returning an exit code).
+
+User errors (bad files, unknown card ids, unreadable photos, no grid found) are ``ValueError``
+or ``OSError`` subclasses raised by the layers; they are printed as one line on stderr and the
+process exits with status 2, never with a traceback. Set ``REPTILE_TANK_DEBUG=1`` to see the
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+COMMAND_MODULES = (
+    "score_grid",  # score-grid, score-game, solo
+    "synth",  # synth, deck export, deck pdf
+    "photo",  # score, enroll
+    "bench",  # bench
+    "train",  # train (needs the `train` extra)
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reptile-tank",
+        description="Score Reptile Tank terrariums from photos or labelled boards.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"reptile_tank.commands.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError, KeyError) as error:
+        if os.environ.get("REPTILE_TANK_DEBUG"):
+            raise
+        message = str(error) if not isinstance(error, KeyError) else f"unknown key {error}"
+        print(f"reptile-tank: error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
