@@ -1,0 +1,827 @@
+"""The leaderboard store: sessions, confirmed games and standings in any SQLAlchemy database.
+
+A SQLite file is the default (WAL journal, ``synchronous=FULL``, foreign keys on, writers take
+the lock up front with ``BEGIN IMMEDIATE``); a club can share one board through any SQLAlchemy
+URL, e.g. PostgreSQL (``postgresql+psycopg://...``). Every public call is one transaction,
+retried with jittered exponential backoff when the database is busy or a serialisation failure
+occurs, so a crash at any point leaves either the whole game or nothing.
+
+Examples
+--------
+>>> from leaderboard import Store, GameRecord, GamePlayer
+>>> store = Store("sqlite://")  # in memory; Store() uses REPTILE_TANK_DB_URL or the default file
+>>> night = store.create_session("Friday")
+>>> pad = {"total": 42}
+>>> board = {"rows": [["rock"] * 5] * 4}
+>>> game_id = store.save_game(GameRecord(night.id, (GamePlayer("Ann", board, pad, 1),
+...                                                 GamePlayer("Bo", board, {"total": 40}, 2))))
+>>> [(row.player, row.wins) for row in store.leaderboard(night.id)]
+[('Ann', 1), ('Bo', 0)]
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import random
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Connection, Engine
+
+from leaderboard.records import (
+    MAX_NAME_CHARS,
+    GamePlayer,
+    GameRecord,
+    ImportSummary,
+    LeaderboardError,
+    LeaderboardRow,
+    NotFoundError,
+    SessionInfo,
+    canonical_timestamp,
+    check_text,
+    dump_json,
+    utc_now,
+)
+from leaderboard.schema import (
+    SCHEMA_VERSION,
+    TABLES,
+    database_version,
+    pending_migrations,
+)
+
+#: Environment variable holding the database URL (or a SQLite file path).
+ENV_DB_URL = "REPTILE_TANK_DB_URL"
+#: Where the leaderboard lives when neither an argument nor the environment says otherwise.
+DEFAULT_DB_PATH = Path("~/.local/share/reptile-tank/leaderboard.sqlite3")
+#: ``format`` field of an export.
+EXPORT_FORMAT = "reptile-tank-leaderboard"
+#: Version of the export layout (independent of the database schema version).
+EXPORT_FORMAT_VERSION = 1
+#: Score pad keys that become their own CSV columns (in the rulebook's column order).
+PAD_CSV_KEYS = ("lizards", "snakes", "turtles", "cockroach", "water", "dry_land", "objectives")
+#: Arbitrary key for the PostgreSQL advisory lock that serialises migrations.
+_PG_MIGRATION_LOCK = 0x52_54_4C_42
+_WRITE_OPTION = "reptile_tank_write"
+
+T = TypeVar("T")
+
+_sessions = TABLES["sessions"]
+_players = TABLES["players"]
+_games = TABLES["games"]
+_lines = TABLES["game_players"]
+_versions = TABLES["schema_version"]
+
+
+class StoreBusyError(LeaderboardError):
+    """The database stayed locked (or kept failing to serialise) past the retry deadline."""
+
+
+def resolve_url(target: str | os.PathLike[str] | None = None) -> URL:
+    """Turn a URL, a file path or nothing into the database URL to open.
+
+    Parameters
+    ----------
+    target : str, path or None
+        A SQLAlchemy URL (anything containing ``://``), or a path to a SQLite file, or ``None``
+        for ``$REPTILE_TANK_DB_URL`` and then ``~/.local/share/reptile-tank/leaderboard.sqlite3``.
+
+    Returns
+    -------
+    sqlalchemy.engine.URL
+        A plain ``postgresql://`` URL is given the psycopg (3) driver when psycopg2 is absent.
+    """
+    if target is None:
+        target = os.environ.get(ENV_DB_URL) or DEFAULT_DB_PATH
+    text = os.fspath(target)
+    if "://" not in text:
+        path = Path(text).expanduser().resolve()
+        return URL.create("sqlite", database=str(path))
+    url = sa.make_url(text)
+    if url.drivername in ("postgresql", "postgres"):
+        url = url.set(drivername=f"postgresql+{_postgres_driver()}")
+    return url
+
+
+def _postgres_driver() -> str:
+    import importlib.util
+
+    if importlib.util.find_spec("psycopg2") is None and importlib.util.find_spec("psycopg"):
+        return "psycopg"
+    return "psycopg2"
+
+
+def name_key(name: str) -> str:
+    """Return the players table's unique key for ``name``: SHA-256 hex of its exact UTF-8.
+
+    A digest rather than the name itself keeps the unique index small (PostgreSQL b-tree
+    entries are limited to ~2.7 kB; names may have 10 000 characters).
+    """
+    return hashlib.sha256(name.encode("utf-8")).hexdigest()
+
+
+def _is_transient(error: sa.exc.DBAPIError) -> bool:
+    """Whether retrying the whole transaction may succeed (busy, locked, serialisation)."""
+    if error.connection_invalidated:
+        return True
+    orig = error.orig
+    if isinstance(orig, sqlite3.OperationalError):
+        message = str(orig).lower()
+        return "locked" in message or "busy" in message
+    sqlstate = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    return sqlstate in ("40001", "40P01")  # serialization_failure, deadlock_detected
+
+
+def _configure_sqlite(engine: Engine, *, busy_timeout_s: float, in_memory: bool) -> None:
+    """Per-connection SQLite settings and explicit ``BEGIN`` / ``BEGIN IMMEDIATE``.
+
+    pysqlite's own transaction handling is switched off (``isolation_level = None``) so that
+    SQLAlchemy's ``begin`` really starts a transaction, savepoints work, and writers take the
+    write lock at ``BEGIN IMMEDIATE`` (where ``busy_timeout`` applies) rather than on their
+    first write (where SQLite may fail at once to avoid a deadlock).
+    """
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        if not in_memory:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = FULL")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        write = conn.get_execution_options().get(_WRITE_OPTION, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+class Store:
+    """Sessions, confirmed games and leaderboards in one database.
+
+    Parameters
+    ----------
+    url : str, path or None
+        SQLAlchemy URL or SQLite file path; ``None`` reads ``$REPTILE_TANK_DB_URL``, else uses
+        ``~/.local/share/reptile-tank/leaderboard.sqlite3`` (its folder is created).
+    migrate : bool
+        Bring the schema up to date on open (default). Opening never downgrades: a database
+        written by a newer version raises :class:`LeaderboardError`.
+    busy_timeout_s : float
+        How long SQLite waits for a lock before reporting busy.
+    retry_s : float
+        How long a transaction is retried on busy/serialisation failures before
+        :class:`StoreBusyError`.
+
+    Notes
+    -----
+    One ``Store`` is safe to share between threads (e.g. with ``st.cache_resource``); several
+    processes may open the same file or server at once.
+    """
+
+    def __init__(
+        self,
+        url: str | os.PathLike[str] | None = None,
+        *,
+        migrate: bool = True,
+        busy_timeout_s: float = 10.0,
+        retry_s: float = 60.0,
+    ) -> None:
+        self.url = resolve_url(url)
+        self.retry_s = retry_s
+        self._rng = random.Random()
+        backend = self.url.get_backend_name()
+        if backend == "sqlite":
+            database = self.url.database or ""
+            in_memory = database in ("", ":memory:") or database.startswith("file::memory:")
+            if not in_memory:
+                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            engine = sa.create_engine(self.url, connect_args={"timeout": busy_timeout_s})
+            _configure_sqlite(engine, busy_timeout_s=busy_timeout_s, in_memory=in_memory)
+        else:
+            engine = sa.create_engine(self.url, pool_pre_ping=True)
+        self._engine = engine
+        self._write_engine = engine.execution_options(**{_WRITE_OPTION: True})
+        if migrate:
+            self.migrate()
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    @property
+    def backend(self) -> str:
+        """The database kind: ``"sqlite"``, ``"postgresql"``, ..."""
+        return self.url.get_backend_name()
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.url.render_as_string(hide_password=True)!r})"
+
+    def _transaction(self, work: Callable[[Connection, int], T], *, write: bool) -> T:
+        """Run ``work(conn, attempt)`` in one transaction, retrying transient failures."""
+        engine = self._write_engine if write else self._engine
+        deadline = time.monotonic() + self.retry_s
+        delay = 0.005
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                with engine.begin() as conn:
+                    return work(conn, attempt)
+            except sa.exc.DBAPIError as error:
+                if not _is_transient(error):
+                    raise
+                if time.monotonic() + delay > deadline:
+                    raise StoreBusyError(
+                        f"the leaderboard database stayed busy for {self.retry_s:.0f} s "
+                        f"({attempt} attempts); try again"
+                    ) from error
+            time.sleep(delay * self._rng.uniform(0.5, 1.5))
+            delay = min(delay * 2, 0.5)
+
+    def schema_version(self) -> int:
+        """Return the schema version recorded in the database."""
+        return self._transaction(lambda conn, _a: database_version(conn), write=False)
+
+    def migrate(self) -> int:
+        """Bring the database to ``SCHEMA_VERSION``, one transaction for all steps.
+
+        Returns
+        -------
+        int
+            The version the database had before (0 when it was empty).
+        """
+        before = self.schema_version()
+        if before > SCHEMA_VERSION:
+            raise LeaderboardError(
+                f"the leaderboard database has schema version {before}, newer than this "
+                f"program's {SCHEMA_VERSION}; upgrade reptile-tank"
+            )
+        if before == SCHEMA_VERSION:
+            return before
+
+        def work(conn: Connection, _attempt: int) -> int:
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_MIGRATION_LOCK)))
+            version = database_version(conn)  # again, under the lock
+            for target, step in pending_migrations(version):
+                step(conn)
+                conn.execute(sa.insert(_versions).values(version=target, applied_at=utc_now()))
+            return version
+
+        self._transaction(work, write=True)
+        return before
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def create_session(self, name: str, *, created_at: str | None = None) -> SessionInfo:
+        """Start a game night.
+
+        Parameters
+        ----------
+        name : str
+            Any text up to ``MAX_NAME_CHARS`` characters; stored exactly as given.
+        created_at : str, optional
+            ISO 8601 timestamp; default now.
+        """
+        check_text(name, what="session name", max_chars=MAX_NAME_CHARS)
+        stamp = canonical_timestamp(created_at or utc_now(), what="created_at")
+        uid = uuid.uuid4().hex
+
+        def work(conn: Connection, _attempt: int) -> int:
+            return _insert_session(conn, uid=uid, name=name, created_at=stamp)
+
+        session_id = self._transaction(work, write=True)
+        return SessionInfo(id=session_id, uid=uid, name=name, created_at=stamp, game_count=0)
+
+    def list_sessions(self) -> list[SessionInfo]:
+        """Every game night, oldest first, with its number of games."""
+        count = sa.select(sa.func.count()).where(_games.c.session_id == _sessions.c.id)
+        query = sa.select(
+            _sessions.c.id,
+            _sessions.c.uid,
+            _sessions.c.name,
+            _sessions.c.created_at,
+            count.scalar_subquery().label("game_count"),
+        )
+        rows = self._transaction(lambda conn, _a: conn.execute(query).all(), write=False)
+        sessions = [SessionInfo(*row) for row in rows]
+        return sorted(sessions, key=lambda s: (s.created_at, s.id))
+
+    def get_session(self, session_id: int) -> SessionInfo:
+        """One game night by id; :class:`NotFoundError` if there is none."""
+        for session in self.list_sessions():
+            if session.id == session_id:
+                return session
+        raise NotFoundError(f"no session with id {session_id}")
+
+    def delete_session(self, session_id: int) -> int:
+        """Delete a game night and all its games in one transaction.
+
+        Returns
+        -------
+        int
+            The number of games deleted.
+        """
+
+        def work(conn: Connection, _attempt: int) -> int:
+            game_ids = sa.select(_games.c.id).where(_games.c.session_id == session_id)
+            conn.execute(sa.delete(_lines).where(_lines.c.game_id.in_(game_ids)))
+            games = conn.execute(sa.delete(_games).where(_games.c.session_id == session_id))
+            gone = conn.execute(sa.delete(_sessions).where(_sessions.c.id == session_id))
+            if gone.rowcount == 0:
+                raise NotFoundError(f"no session with id {session_id}")
+            return games.rowcount
+
+        return self._transaction(work, write=True)
+
+    # -- games ----------------------------------------------------------------------------
+
+    def save_game(self, record: GameRecord) -> int:
+        """Save a confirmed game: the game and every player line, or nothing.
+
+        Parameters
+        ----------
+        record : GameRecord
+            ``record.id`` is ignored; ``record.uid`` is kept when given (an existing uid raises
+            :class:`LeaderboardError`), else a new one is made.
+
+        Returns
+        -------
+        int
+            The new game's id.
+        """
+        record.check()
+        generated = record.uid is None
+        uid = record.uid if record.uid is not None else uuid.uuid4().hex
+        played_at = canonical_timestamp(record.played_at or utc_now(), what="played_at")
+
+        def work(conn: Connection, attempt: int) -> int:
+            existing = conn.execute(sa.select(_games.c.id).where(_games.c.uid == uid)).scalar()
+            if existing is not None:
+                if generated and attempt > 1:
+                    return existing  # our own commit whose acknowledgement was lost
+                raise LeaderboardError(f"a game with uid {uid} is already saved")
+            session = conn.execute(
+                sa.select(_sessions.c.id).where(_sessions.c.id == record.session_id)
+            ).scalar()
+            if session is None:
+                raise NotFoundError(f"no session with id {record.session_id}")
+            return _insert_game(conn, record, uid=uid, played_at=played_at)
+
+        return self._transaction(work, write=True)
+
+    def get_game(self, game_id: int) -> GameRecord:
+        """One game with every player line; :class:`NotFoundError` if there is none."""
+        games = self._transaction(
+            lambda conn, _a: _read_games(conn, _games.c.id == game_id), write=False
+        )
+        if not games:
+            raise NotFoundError(f"no game with id {game_id}")
+        return games[0]
+
+    def list_games(self, session_id: int | None = None) -> list[GameRecord]:
+        """Every game (of one session, or all), oldest first, with every player line."""
+        where = sa.true() if session_id is None else _games.c.session_id == session_id
+        return self._transaction(lambda conn, _a: _read_games(conn, where), write=False)
+
+    def delete_game(self, game_id: int) -> None:
+        """Delete a game and its player lines (players themselves stay)."""
+
+        def work(conn: Connection, _attempt: int) -> None:
+            conn.execute(sa.delete(_lines).where(_lines.c.game_id == game_id))
+            gone = conn.execute(sa.delete(_games).where(_games.c.id == game_id))
+            if gone.rowcount == 0:
+                raise NotFoundError(f"no game with id {game_id}")
+
+        self._transaction(work, write=True)
+
+    # -- players --------------------------------------------------------------------------
+
+    def list_players(self) -> list[str]:
+        """Every known player name, sorted by Unicode code point (same order on every backend)."""
+        names = self._transaction(
+            lambda conn, _a: conn.execute(sa.select(_players.c.name)).scalars().all(),
+            write=False,
+        )
+        return sorted(names)
+
+    def rename_player(self, old: str, new: str) -> str:
+        """Rename a player everywhere; merge into ``new`` when that player already exists.
+
+        Merging moves every game line of ``old`` to ``new`` and removes ``old``; it is refused
+        (nothing changes) when both played the same game, because one person cannot hold two
+        seats.
+
+        Returns
+        -------
+        str
+            ``"renamed"``, ``"merged"`` or ``"unchanged"`` (``old == new``).
+        """
+        check_text(new, what="new player name", max_chars=MAX_NAME_CHARS)
+        if not isinstance(old, str):
+            raise LeaderboardError("old player name: expected text")
+
+        def work(conn: Connection, _attempt: int) -> str:
+            old_id = _player_id(conn, old)
+            if old_id is None:
+                raise NotFoundError(f"no player named {old[:80]!r}")
+            if old == new:
+                return "unchanged"
+            new_id = _player_id(conn, new)
+            if new_id is None:
+                conn.execute(
+                    sa.update(_players)
+                    .where(_players.c.id == old_id)
+                    .values(name=new, name_sha256=name_key(new))
+                )
+                return "renamed"
+            shared = conn.execute(
+                sa.select(_lines.c.game_id)
+                .where(_lines.c.player_id == old_id)
+                .intersect(sa.select(_lines.c.game_id).where(_lines.c.player_id == new_id))
+            ).scalars()
+            clash = sorted(shared)
+            if clash:
+                raise LeaderboardError(
+                    f"cannot merge {old[:80]!r} into {new[:80]!r}: both played game "
+                    f"{', '.join(map(str, clash[:5]))}"
+                )
+            conn.execute(
+                sa.update(_lines).where(_lines.c.player_id == old_id).values(player_id=new_id)
+            )
+            conn.execute(sa.delete(_players).where(_players.c.id == old_id))
+            return "merged"
+
+        return self._transaction(work, write=True)
+
+    # -- standings ------------------------------------------------------------------------
+
+    def leaderboard(
+        self, session_id: int | None = None, *, mode: str | None = None
+    ) -> list[LeaderboardRow]:
+        """Standings per player over one session's games (or all games).
+
+        Parameters
+        ----------
+        session_id : int, optional
+            Restrict to one game night; ``None`` is the all-time view.
+        mode : str, optional
+            ``"multi"`` or ``"solo"`` to count only those games; ``None`` counts both.
+
+        Returns
+        -------
+        list of LeaderboardRow
+            Most wins first, then best average, then most VP, then name.
+        """
+        wins = sa.func.sum(sa.case((_lines.c.rank == 1, 1), else_=0))
+        query = (
+            sa.select(
+                _players.c.name,
+                sa.func.count(),
+                wins,
+                sa.func.sum(_lines.c.total),
+                sa.func.max(_lines.c.total),
+            )
+            .select_from(_lines.join(_players).join(_games))
+            .group_by(_players.c.id, _players.c.name)
+        )
+        if session_id is not None:
+            query = query.where(_games.c.session_id == session_id)
+        if mode is not None:
+            query = query.where(_games.c.mode == mode)
+        rows = self._transaction(lambda conn, _a: conn.execute(query).all(), write=False)
+        table = [
+            LeaderboardRow(
+                player=name,
+                games=int(games),
+                wins=int(won),
+                total_vp=int(total),
+                average=int(total) / int(games),
+                best=int(best),
+            )
+            for name, games, won, total, best in rows
+        ]
+        return sorted(table, key=lambda r: (-r.wins, -r.average, -r.total_vp, r.player))
+
+    # -- exchange -------------------------------------------------------------------------
+
+    def export_json(self, session_id: int | None = None) -> dict[str, Any]:
+        """Everything (or one session) as JSON-ready data that :meth:`import_json` reads back.
+
+        Database ids are left out: sessions and games are identified by their ``uid``, so an
+        export imports into any store and a second import of it changes nothing.
+        """
+
+        def work(conn: Connection, _attempt: int) -> dict[str, Any]:
+            where = sa.true() if session_id is None else _sessions.c.id == session_id
+            sessions = conn.execute(
+                sa.select(
+                    _sessions.c.id, _sessions.c.uid, _sessions.c.name, _sessions.c.created_at
+                ).where(where)
+            ).all()
+            if session_id is not None and not sessions:
+                raise NotFoundError(f"no session with id {session_id}")
+            game_where = sa.true() if session_id is None else _games.c.session_id == session_id
+            return {"sessions": sessions, "games": _read_games(conn, game_where)}
+
+        found = self._transaction(work, write=False)
+        uid_of = {row.id: row.uid for row in found["sessions"]}
+        sessions = sorted(
+            ({"uid": r.uid, "name": r.name, "created_at": r.created_at} for r in found["sessions"]),
+            key=lambda s: (s["created_at"], s["uid"]),
+        )
+        games = []
+        for game in found["games"]:
+            data = game.to_json()
+            del data["id"], data["session_id"]
+            games.append({"session_uid": uid_of[game.session_id], **data})
+        games.sort(key=lambda g: (g["played_at"], g["uid"]))
+        return {
+            "format": EXPORT_FORMAT,
+            "format_version": EXPORT_FORMAT_VERSION,
+            "sessions": sessions,
+            "games": games,
+        }
+
+    def import_json(self, data: dict[str, Any]) -> ImportSummary:
+        """Read an :meth:`export_json` document back, in one transaction.
+
+        Sessions and games already present (same ``uid``) are kept as they are, so importing
+        the same file twice adds nothing; everything else is added. A malformed document raises
+        :class:`LeaderboardError` naming the place, and nothing is written.
+        """
+        sessions, games = _parse_export(data)
+
+        def work(conn: Connection, _attempt: int) -> ImportSummary:
+            session_ids: dict[str, int] = {}
+            added_sessions = 0
+            for session in sessions:
+                found = conn.execute(
+                    sa.select(_sessions.c.id).where(_sessions.c.uid == session["uid"])
+                ).scalar()
+                if found is None:
+                    found = _insert_session(conn, **session)
+                    added_sessions += 1
+                session_ids[session["uid"]] = found
+            added = skipped = 0
+            for session_uid, record in games:
+                exists = conn.execute(
+                    sa.select(_games.c.id).where(_games.c.uid == record.uid)
+                ).scalar()
+                if exists is not None:
+                    skipped += 1
+                    continue
+                if session_uid not in session_ids:
+                    found = conn.execute(
+                        sa.select(_sessions.c.id).where(_sessions.c.uid == session_uid)
+                    ).scalar()
+                    if found is None:
+                        raise LeaderboardError(f"game {record.uid}: unknown session {session_uid}")
+                    session_ids[session_uid] = found
+                placed = dataclasses.replace(record, session_id=session_ids[session_uid])
+                _insert_game(conn, placed, uid=record.uid, played_at=record.played_at)
+                added += 1
+            return ImportSummary(added_sessions, added, skipped)
+
+        return self._transaction(work, write=True)
+
+    def export_csv(self, session_id: int | None = None) -> str:
+        """One CSV row per player per game (RFC 4180, header first), for spreadsheets.
+
+        Text is written intact, including leading ``=``/``+``/``-``/``@``: spreadsheet
+        programs may read such cells as formulas (see ``docs/decisions.md``).
+        """
+        export = self.export_json(session_id)
+        names = {s["uid"]: s["name"] for s in export["sessions"]}
+        header = [
+            "session",
+            "session_uid",
+            "game_uid",
+            "played_at",
+            "mode",
+            "player_count_variant",
+            "objectives",
+            "rules_version",
+            "rules_hash",
+            "seat",
+            "player",
+            "rank",
+            "win",
+            "total",
+            *(f"pad_{key}" for key in PAD_CSV_KEYS),
+            "photo_sha256",
+            "notes",
+        ]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(header)
+        for game in export["games"]:
+            for seat, line in enumerate(game["players"]):
+                pad = line["pad"]
+                writer.writerow(
+                    [
+                        names[game["session_uid"]],
+                        game["session_uid"],
+                        game["uid"],
+                        game["played_at"],
+                        game["mode"],
+                        int(game["player_count_variant"]),
+                        ";".join(str(o) for o in game["objectives"]),
+                        game["rules_version"],
+                        game["rules_hash"],
+                        seat,
+                        line["name"],
+                        line["rank"],
+                        int(line["rank"] == 1),
+                        line["total"],
+                        *(_csv_number(pad.get(key)) for key in PAD_CSV_KEYS),
+                        line["photo_sha256"] or "",
+                        game["notes"],
+                    ]
+                )
+        return buffer.getvalue()
+
+
+# -- row helpers (module level so that tests can slow them down in a child process) ----------
+
+
+def _insert_session(conn: Connection, *, uid: str, name: str, created_at: str) -> int:
+    result = conn.execute(sa.insert(_sessions).values(uid=uid, name=name, created_at=created_at))
+    return int(result.inserted_primary_key[0])
+
+
+def _player_id(conn: Connection, name: str) -> int | None:
+    query = sa.select(_players.c.id).where(_players.c.name_sha256 == name_key(name))
+    return conn.execute(query).scalar()
+
+
+def _player_id_or_create(conn: Connection, name: str) -> int:
+    """Find or add a player; safe against a concurrent transaction adding the same name."""
+    found = _player_id(conn, name)
+    if found is not None:
+        return found
+    try:
+        with conn.begin_nested():
+            result = conn.execute(sa.insert(_players).values(name=name, name_sha256=name_key(name)))
+            return int(result.inserted_primary_key[0])
+    except sa.exc.IntegrityError:
+        found = _player_id(conn, name)
+        if found is None:
+            raise
+        return found
+
+
+def _insert_game_row(conn: Connection, record: GameRecord, *, uid: str, played_at: str) -> int:
+    result = conn.execute(
+        sa.insert(_games).values(
+            uid=uid,
+            session_id=record.session_id,
+            played_at=played_at,
+            mode=record.mode,
+            player_count_variant=record.player_count_variant,
+            objectives=dump_json(list(record.objectives)),
+            rules_version=record.rules_version,
+            rules_hash=record.rules_hash,
+            notes=record.notes,
+            extra=dump_json(record.extra),
+            player_count=len(record.players),
+        )
+    )
+    return int(result.inserted_primary_key[0])
+
+
+def _insert_player_line(conn: Connection, game_id: int, seat: int, player: GamePlayer) -> None:
+    conn.execute(
+        sa.insert(_lines).values(
+            game_id=game_id,
+            seat=seat,
+            player_id=_player_id_or_create(conn, player.name),
+            board=dump_json(player.board),
+            pad=dump_json(player.pad),
+            total=player.total,
+            rank=player.rank,
+            photo_sha256=player.photo_sha256,
+            photo_thumbnail=player.photo_thumbnail,
+        )
+    )
+
+
+def _insert_game(conn: Connection, record: GameRecord, *, uid: str, played_at: str) -> int:
+    game_id = _insert_game_row(conn, record, uid=uid, played_at=played_at)
+    for seat, player in enumerate(record.players):
+        _insert_player_line(conn, game_id, seat, player)
+    return game_id
+
+
+def _read_games(conn: Connection, where: sa.ColumnElement[bool]) -> list[GameRecord]:
+    """Games matching ``where`` with their player lines, oldest first."""
+    games = conn.execute(sa.select(_games).where(where)).mappings().all()
+    game_ids = sa.select(_games.c.id).where(where)
+    lines = conn.execute(
+        sa.select(_lines, _players.c.name)
+        .select_from(_lines.join(_players))
+        .where(_lines.c.game_id.in_(game_ids))
+    ).mappings()
+    by_game: dict[int, list[Any]] = {}
+    for line in lines:
+        by_game.setdefault(line["game_id"], []).append(line)
+    records = [_record_from_rows(game, by_game.get(game["id"], [])) for game in games]
+    return sorted(records, key=lambda g: (g.played_at or "", g.id or 0))
+
+
+def _record_from_rows(game: Any, lines: Iterable[Any]) -> GameRecord:
+    players = tuple(
+        GamePlayer(
+            name=line["name"],
+            board=json.loads(line["board"]),
+            pad=json.loads(line["pad"]),
+            rank=line["rank"],
+            photo_sha256=line["photo_sha256"],
+            photo_thumbnail=None
+            if line["photo_thumbnail"] is None
+            else bytes(line["photo_thumbnail"]),
+        )
+        for line in sorted(lines, key=lambda row: row["seat"])
+    )
+    return GameRecord(
+        session_id=game["session_id"],
+        players=players,
+        mode=game["mode"],
+        player_count_variant=bool(game["player_count_variant"]),
+        objectives=json.loads(game["objectives"]),
+        rules_version=game["rules_version"],
+        rules_hash=game["rules_hash"],
+        notes=game["notes"],
+        extra=json.loads(game["extra"]),
+        played_at=game["played_at"],
+        id=game["id"],
+        uid=game["uid"],
+    )
+
+
+def _csv_number(value: Any) -> Any:
+    return value if isinstance(value, int) and not isinstance(value, bool) else ""
+
+
+def _parse_export(data: Any) -> tuple[list[dict[str, str]], list[tuple[str, GameRecord]]]:
+    """Check an export document; return its sessions and ``(session_uid, record)`` pairs."""
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise LeaderboardError(f"import: not a {EXPORT_FORMAT} document")
+    if data.get("format_version") != EXPORT_FORMAT_VERSION:
+        raise LeaderboardError(
+            f"import: format_version {data.get('format_version')!r} is not {EXPORT_FORMAT_VERSION}"
+        )
+    raw_sessions, raw_games = data.get("sessions"), data.get("games")
+    if not isinstance(raw_sessions, list) or not isinstance(raw_games, list):
+        raise LeaderboardError("import: 'sessions' and 'games' must be lists")
+    sessions = []
+    for i, raw in enumerate(raw_sessions):
+        where = f"import: sessions[{i}]"
+        if not isinstance(raw, dict):
+            raise LeaderboardError(f"{where}: expected an object")
+        try:
+            session = {
+                "uid": check_text(raw["uid"], what=f"{where}.uid", max_chars=64),
+                "name": check_text(raw["name"], what=f"{where}.name", max_chars=MAX_NAME_CHARS),
+                "created_at": canonical_timestamp(raw["created_at"], what=f"{where}.created_at"),
+            }
+        except KeyError as error:
+            raise LeaderboardError(f"{where}: missing key {error}") from None
+        sessions.append(session)
+    games = []
+    for i, raw in enumerate(raw_games):
+        where = f"import: games[{i}]"
+        if not isinstance(raw, dict):
+            raise LeaderboardError(f"{where}: expected an object")
+        for key in ("uid", "session_uid", "played_at"):
+            if not isinstance(raw.get(key), str):
+                raise LeaderboardError(f"{where}: missing key '{key}'")
+        record = GameRecord.from_json({**raw, "session_id": 0}, where=where)
+        played_at = canonical_timestamp(raw["played_at"], what=f"{where}.played_at")
+        record = dataclasses.replace(record, played_at=played_at)
+        try:
+            record.check()
+        except LeaderboardError as error:
+            raise LeaderboardError(f"{where}: {error}") from None
+        games.append((raw["session_uid"], record))
+    return sessions, games
