@@ -305,7 +305,7 @@ def find_enclosures(ctx: _Context, rule: CardRule) -> _Found:
         return found
     smallest = min(t.count for t in rule.tiers)
     best: dict[int, Candidate] = {}
-    for e, label in enumerate(ctx.labels):
+    for e in range(len(ctx.labels)):
         if not ctx.env[e]:
             continue
         around = [j for j in EDGE[e] if ctx.labels[j] == rule.id]

@@ -1,0 +1,369 @@
+"""Solo play: the player's pad against the Terrarium Master's pad from his card counts.
+
+The Master has no grid. His animals meet a condition whenever he holds enough cards of their
+type (groups chosen to maximise VP); his Environments pair up (equal pairs score their advanced
+VP, mixed pairs the lowest — or, at ``very_hard``, highest — VP printed on either card); every
+card left over flips to Water and forms one area. The values come from ``[solo]`` in the rules
+data; the pairing is passed in (as drawn at the table) or proposed here, never random.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from scoring.board import Board
+from scoring.cards import CARD_IDS
+from scoring.engine import ScorePad, ScoringGroup, Variant, score_board
+from scoring.rules import CardRule, Rules, Tier
+
+OPEN_ENDED = ("enclosure", "area", "column", "row")  # tiers say "at least"
+
+
+class SoloError(ValueError):
+    """Bad Master card counts, pairs or level."""
+
+
+@dataclass
+class SoloResult:
+    """Both pads and how the Master's cards were grouped."""
+
+    player_name: str
+    player: ScorePad
+    master: ScorePad
+    level: str
+    master_flipped: list[str] = field(default_factory=list)
+    master_pairs: list[tuple[str, str]] = field(default_factory=list)
+    pairs_proposed: bool = False
+
+    @property
+    def winner(self) -> str:
+        if self.player.total == self.master.total:
+            return "tie"
+        return "player" if self.player.total > self.master.total else "master"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": {"name": self.player_name, "pad": self.player.to_json()},
+            "master": {
+                "pad": self.master.to_json(),
+                "flipped_to_water": list(self.master_flipped),
+                "pairs": [list(p) for p in self.master_pairs],
+                "pairs_proposed": self.pairs_proposed,
+            },
+            "level": self.level,
+            "winner": self.winner,
+        }
+
+
+def _validate_counts(master_cards: Mapping[str, int]) -> dict[str, int]:
+    if not isinstance(master_cards, Mapping):
+        raise SoloError("the Master's cards must be an object of card id -> count")
+    counts = {}
+    for card_id, n in master_cards.items():
+        if card_id not in CARD_IDS:
+            raise SoloError(f"master cards: unknown card id {card_id!r}")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise SoloError(f"master cards: {card_id} count must be a non-negative integer")
+        if n:
+            counts[card_id] = n
+    return counts
+
+
+def master_groups(rule: CardRule, n: int) -> tuple[int, list[tuple[int, Tier]]]:
+    """Best grouping of ``n`` of the Master's cards of one type, ignoring Environments.
+
+    Returns
+    -------
+    vp : int
+    groups : list of (size, tier)
+        Shapes take exactly their tier's count; open-ended tiers ("at least") take any number
+        from their count up; an area condition is met at most once. Among equal VP, the
+        grouping that keeps more cards (fewer flipped to Water) wins.
+    """
+    tiers = [t for t in rule.tiers if t.count is not None]
+
+    def tier_for(size: int) -> Tier | None:
+        if rule.condition in OPEN_ENDED:
+            met = [t for t in tiers if t.count <= size]
+        else:
+            met = [t for t in tiers if t.count == size]
+        return max(met, key=lambda t: t.vp) if met else None
+
+    if rule.condition == "area":
+        tier = tier_for(n)
+        return (tier.vp, [(n, tier)]) if tier else (0, [])
+    sizes = sorted({t.count for t in tiers})
+    if rule.condition in OPEN_ENDED:
+        sizes = list(range(min(sizes), n + 1)) if sizes else []
+
+    @lru_cache(maxsize=None)
+    def best(k: int) -> tuple[int, int, tuple[tuple[int, str], ...]]:
+        if k <= 0:
+            return (0, 0, ())
+        choice = best(k - 1)  # one card left out
+        for size in sizes:
+            tier = tier_for(size)
+            if size <= k and tier is not None:
+                vp, used, groups = best(k - size)
+                option = (vp + tier.vp, used + size, groups + ((size, tier.name),))
+                if option[:2] > choice[:2]:
+                    choice = option
+        return choice
+
+    vp, _, groups = best(n)
+    return vp, [(size, rule.tier(name)) for size, name in groups]
+
+
+def _pair_value(rules: Rules, a: str, b: str, how: str) -> tuple[int, str]:
+    """The lowest/highest VP printed on either card, and the card it was printed on."""
+    values = [(vp, cid) for cid in (a, b) for vp in rules.cards[cid].printed_vps()]
+    return min(values) if how == "lowest" else max(values)
+
+
+def _take_pairs(
+    pool: list[str], pairs: Sequence[Sequence[str]] | None, what: str
+) -> tuple[list[tuple[str, str]], list[str], bool]:
+    """Pair the cards of ``pool``: the given pairs first, then a proposal for the rest.
+
+    Returns (pairs, single cards left, whether any pair was proposed).
+    """
+    left = list(pool)
+    out: list[tuple[str, str]] = []
+    for pair in pairs or ():
+        a, b = pair
+        if a in left and b in left and (a != b or left.count(a) >= 2):
+            left.remove(a)
+            left.remove(b)
+            out.append((a, b))
+    proposed = False
+    while len(left) >= 2:  # propose: data order, neighbours paired
+        out.append((left.pop(0), left.pop(0)))
+        proposed = True
+    return out, left, proposed
+
+
+def _check_pairs(pairs: Any, counts: Mapping[str, int]) -> list[tuple[str, str]]:
+    if pairs is None:
+        return []
+    if not isinstance(pairs, Sequence) or isinstance(pairs, str):
+        raise SoloError("master pairs must be a list of [card id, card id]")
+    out = []
+    for pair in pairs:
+        if (
+            not isinstance(pair, Sequence)
+            or isinstance(pair, str)
+            or len(pair) != 2
+            or not all(isinstance(x, str) for x in pair)
+        ):
+            raise SoloError(f"master pairs: {pair!r} is not a pair of card ids")
+        for card_id in pair:
+            if card_id not in CARD_IDS:
+                raise SoloError(f"master pairs: unknown card id {card_id!r}")
+            if card_id not in counts:
+                raise SoloError(f"master pairs: the Master holds no {card_id}")
+        out.append((pair[0], pair[1]))
+    return out
+
+
+def _group(rules: Rules, card_type: str, column: str, tier: str, vp: int, reason: str):
+    return ScoringGroup(
+        card_type=card_type, column=column, cells=(), tier=tier, vp=vp, reason=reason
+    )
+
+
+def score_master(
+    master_cards: Mapping[str, int],
+    rules: Rules,
+    *,
+    player_roaches: int = 0,
+    pairs: Sequence[Sequence[str]] | None = None,
+    level: str = "normal",
+    failed_objectives: Iterable[int] = (),
+) -> tuple[ScorePad, list[str], list[tuple[str, str]], bool]:
+    """The Terrarium Master's pad from his card counts.
+
+    Returns (pad, cards flipped to water, pairs used, whether pairs were proposed).
+    """
+    if level not in rules.solo.levels:
+        raise SoloError(f"unknown level {level!r} (expected {', '.join(rules.solo.levels)})")
+    counts = _validate_counts(master_cards)
+    given = _check_pairs(pairs, counts)
+    how = rules.solo.levels[level]
+    solo = rules.solo
+    pad = ScorePad()
+    flipped: list[str] = []
+    leftovers: list[str] = []
+    env_kinds = [cid for cid in counts if rules.cards[cid].category == "dry_land"]
+
+    for card_id, rule in rules.cards.items():
+        n = counts.get(card_id, 0)
+        if not n or not rule.is_animal:
+            continue
+        column = rules.column_of(card_id)
+        if rule.condition == "quantity":
+            vp = n * solo.roach_vp_per_card
+            why = f"{rule.name}: {n} x {solo.roach_vp_per_card} VP per card."
+            pad.groups.append(_group(rules, card_id, column, "per_card", vp, why))
+            if n > player_roaches:
+                why = f"{rule.name}: more roaches than the player ({n} > {player_roaches})."
+                pad.groups.append(
+                    _group(rules, card_id, column, "most", solo.roach_more_than_player_vp, why)
+                )
+        elif rule.condition == "adjacency":
+            kinds = min(len(env_kinds), solo.anole_max_env_kinds)
+            if kinds == 0:
+                leftovers += [card_id] * n
+                continue
+            vp = n * kinds * solo.anole_vp_per_env_kind
+            why = (
+                f"{rule.name}: {n} x {kinds} Environment kinds held x "
+                f"{solo.anole_vp_per_env_kind} VP (solo rule, see the rules data's anole note)."
+            )
+            pad.groups.append(_group(rules, card_id, column, "solo", vp, why))
+        else:
+            vp, groups = master_groups(rule, n)
+            used = 0
+            for size, tier in groups:
+                used += size
+                why = f"{rule.name}: {size} cards meet '{tier.text}' (no Environments needed)."
+                pad.groups.append(_group(rules, card_id, column, tier.name, tier.vp, why))
+            leftovers += [card_id] * (n - used)
+
+    # Environments: equal pairs score their advanced (hardest) tier, the rest pair up mixed
+    singles: list[str] = []
+    for card_id, rule in rules.cards.items():
+        n = counts.get(card_id, 0)
+        if not n or rule.is_animal:
+            continue
+        top = rule.tiers[-1]
+        for _ in range(n // 2):
+            why = f"{rule.name}: a pair of the same type scores its {top.name} VP."
+            pad.groups.append(_group(rules, card_id, "dry_land", top.name, top.vp, why))
+        singles += [card_id] * (n % 2)
+    env_pairs, env_left, proposed = _take_pairs(singles, given, "Environment")
+    for a, b in env_pairs:
+        vp, on = _pair_value(rules, a, b, how.mixed_pair_vp)
+        why = f"mixed pair {a} + {b}: the {how.mixed_pair_vp} VP printed on either card ({on})."
+        pad.groups.append(_group(rules, f"{a}+{b}", "dry_land", "pair", vp, why))
+    flipped += env_left
+
+    pairs_used = list(env_pairs)
+    if how.animal_leftovers == "pairs":
+        animal_pairs, animal_left, animal_proposed = _take_pairs(leftovers, given, "Animal")
+        proposed = proposed or animal_proposed
+        for a, b in animal_pairs:
+            vp, on = _pair_value(rules, a, b, how.mixed_pair_vp)
+            why = f"leftover pair {a} + {b}: the {how.mixed_pair_vp} VP printed ({on})."
+            pad.groups.append(_group(rules, f"{a}+{b}", rules.column_of(on), "pair", vp, why))
+        pairs_used += animal_pairs
+        flipped += animal_left
+    else:
+        flipped += leftovers
+    unused = list(given)
+    for pair in pairs_used:
+        for candidate in (pair, pair[::-1]):
+            if candidate in unused:
+                unused.remove(candidate)
+                break
+    if unused:
+        a, b = unused[0]
+        raise SoloError(f"master pairs: {a} + {b} is not a pair of the Master's unpaired cards")
+
+    if flipped:
+        water = rules.cards["water"]
+        tier = max((t for t in water.tiers if t.count <= len(flipped)), key=lambda t: t.vp)
+        vp = min(tier.vp, solo.water_max_vp)
+        why = f"Water: {len(flipped)} flipped cards form one area ({', '.join(flipped)})."
+        pad.groups.append(_group(rules, "water", "water", tier.name, vp, why))
+
+    for number in failed_objectives:
+        objective = rules.objectives[number]
+        why = f"Objective {number}, failed by the player, scores for the Master: {objective.text}"
+        pad.groups.append(
+            _group(rules, f"objective_{number}", "objectives", "failed", objective.vp, why)
+        )
+    for group in pad.groups:
+        setattr(pad, group.column, getattr(pad, group.column) + group.vp)
+    pad.total = sum(pad.column_totals().values())
+    pad.dry_land_cards = len(singles) + sum(
+        counts[c] - counts[c] % 2 for c in counts if rules.cards[c].category == "dry_land"
+    )
+    if proposed:
+        pad.pending.append(
+            "the Master's mixed pairs were proposed by the app; enter the pairs as drawn"
+        )
+    return pad, flipped, pairs_used, proposed
+
+
+def score_solo(
+    board: Board,
+    master_cards: Mapping[str, int],
+    rules: Rules,
+    *,
+    pairs: Sequence[Sequence[str]] | None = None,
+    level: str = "normal",
+    objectives: Iterable[int] = (),
+    player_name: str = "player",
+    variant: Variant | None = None,
+) -> SoloResult:
+    """Score a solo game: the player's board and the Terrarium Master's card counts.
+
+    Parameters
+    ----------
+    board : Board
+    master_cards : mapping of card id -> count
+    rules : Rules
+    pairs : sequence of (card id, card id), optional
+        The mixed pairs as drawn at the table; missing ones are proposed (and reported).
+    level : {"normal", "hard", "very_hard"}
+    objectives : iterable of int
+        The (three) objective cards; those the player fails score for the Master.
+    player_name : str
+    variant : Variant, optional
+        Star cards removed or not (solo: optional, default kept).
+
+    Returns
+    -------
+    SoloResult
+        The player's roach majority is judged against the Master (ties count for the player,
+        as in the multi-player rule); the Master's extra 12 needs strictly more roaches.
+    """
+    counts = _validate_counts(master_cards)
+    variant = variant or Variant(players=1)
+    player_roaches = board.count("dubia_roach")
+    master_roaches = counts.get("dubia_roach", 0)
+    majority = player_roaches >= 1 and player_roaches >= master_roaches
+    player = score_board(
+        board, rules, objectives=objectives, roach_majority=majority, variant=variant
+    )
+    master, flipped, used_pairs, proposed = score_master(
+        counts,
+        rules,
+        player_roaches=player_roaches,
+        pairs=pairs,
+        level=level,
+        failed_objectives=player.objectives_failed,
+    )
+    for card_id, n in counts.items():
+        total = n + board.count(card_id)
+        if total > rules.cards[card_id].copies:
+            master.warnings.append(
+                f"{total} {card_id} cards between the player and the Master, "
+                f"but the deck holds only {rules.cards[card_id].copies}"
+            )
+    if variant.stars_removed:
+        for card_id in counts:
+            if rules.cards[card_id].star:
+                master.warnings.append(f"{card_id} is a star card, removed in this game")
+    return SoloResult(
+        player_name=player_name,
+        player=player,
+        master=master,
+        level=level,
+        master_flipped=flipped,
+        master_pairs=used_pairs,
+        pairs_proposed=proposed,
+    )
