@@ -180,7 +180,8 @@ class GamePlayer:
     pad : dict
         Score pad JSON (``ScorePad.to_json()``); opaque except ``pad["total"]`` (integer VP).
     rank : int
-        1 for the winner; tied players share a rank (all tied firsts count as wins).
+        1 for the winner; tied players share a rank (all tied firsts count as wins). In a solo
+        game 1 means the player beat the Terrarium Master, 2 that the Master won.
     photo_sha256 : str or None
         SHA-256 hex digest of the photo the board was read from.
     photo_thumbnail : bytes or None
@@ -327,8 +328,9 @@ class GameRecord:
             raise LeaderboardError(
                 f"game.players: a {self.mode} game has {low}..{high} players, got {len(players)}"
             )
+        places = len(players) + (1 if self.mode == "solo" else 0)  # the Master takes a place
         for seat, player in enumerate(players):
-            player.check(where=f"game.players[{seat}]", player_count=len(players))
+            player.check(where=f"game.players[{seat}]", player_count=places)
         names = [p.name for p in players]
         if len(set(names)) != len(names):
             raise LeaderboardError("game.players: the same player appears twice")
