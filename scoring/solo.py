@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from scoring.board import Board
@@ -99,7 +99,7 @@ def master_groups(rule: CardRule, n: int) -> tuple[int, list[tuple[int, Tier]]]:
     if rule.condition in OPEN_ENDED:
         sizes = list(range(min(sizes), n + 1)) if sizes else []
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(k: int) -> tuple[int, int, tuple[tuple[int, str], ...]]:
         if k <= 0:
             return (0, 0, ())

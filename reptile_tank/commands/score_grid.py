@@ -1,0 +1,237 @@
+"""``score-grid``, ``score-game`` and ``solo``: score labelled boards (no photo).
+
+File formats are those of ``docs/design.md``. User errors (unreadable file, bad JSON, wrong board
+shape, unknown card id, unknown objective) raise :class:`InputFileError` or another
+``ValueError`` subclass; ``reptile_tank.cli`` prints them as one line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from scoring.board import Board, BoardError
+from scoring.engine import PAD_COLUMNS, ScorePad, Variant, score_board
+from scoring.game import GameResult, score_game
+from scoring.objectives import parse_objectives
+from scoring.rules import Rules, load_rules
+from scoring.solo import SoloResult, score_solo
+
+COLUMN_TITLES = {
+    "lizards": "Lizards",
+    "snakes": "Snakes",
+    "turtles": "Turtles",
+    "cockroach": "Cockroach",
+    "water": "Water",
+    "dry_land": "Dry-land",
+    "objectives": "Objectives",
+}
+
+
+class InputFileError(ValueError):
+    """A board, game or solo file that cannot be read or has the wrong structure."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``score-grid``, ``score-game`` and ``solo`` sub-commands."""
+    grid = subparsers.add_parser(
+        "score-grid", help="score one labelled board (JSON {'rows': [...]})"
+    )
+    grid.add_argument("file", help="board JSON file ('-' for stdin)")
+    grid.add_argument("--objectives", default=None, help="objective numbers in play, e.g. 3,11")
+    grid.add_argument(
+        "--players", type=int, default=None, help="players at the table (star-card warnings)"
+    )
+    _common(grid)
+    grid.set_defaults(func=run_score_grid)
+
+    game = subparsers.add_parser("score-game", help="score every player's board and rank them")
+    game.add_argument("file", help='game JSON: {"players": [{"name", "board"}], "objectives"}')
+    _common(game)
+    game.set_defaults(func=run_score_game)
+
+    solo = subparsers.add_parser("solo", help="score a solo game against the Terrarium Master")
+    solo.add_argument("file", help='solo JSON: {"player", "master", "objectives"}')
+    _common(solo)
+    solo.set_defaults(func=run_solo)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", default=None, help="a rules TOML overriding the defaults")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def read_json(path: str) -> Any:
+    """Parse a JSON file (``-``: stdin); errors become one-line :class:`InputFileError`."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputFileError(f"{path}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise InputFileError(f"{path}: not a UTF-8 text file") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputFileError(
+            f"{path}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
+
+
+def _board(obj: Any, where: str) -> Board:
+    try:
+        return Board.from_json(obj)
+    except BoardError as error:
+        raise BoardError(f"{where}: {error}") from None
+
+
+def _object(obj: Any, where: str) -> dict:
+    if not isinstance(obj, dict):
+        raise InputFileError(f"{where}: must be a JSON object")
+    return obj
+
+
+def parse_game(obj: Any, path: str, rules: Rules) -> tuple[list[tuple[str, Board]], tuple]:
+    """Players and objectives from a game file's JSON."""
+    obj = _object(obj, path)
+    players = obj.get("players")
+    if not isinstance(players, list) or not players:
+        raise InputFileError(f'{path}: "players" must be a non-empty list')
+    out = []
+    for k, entry in enumerate(players):
+        entry = _object(entry, f"{path}: players[{k}]")
+        name = entry.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise InputFileError(f'{path}: players[{k}]: needs a non-empty "name"')
+        out.append((name, _board(entry.get("board"), f"{path}: players[{k}] ({name})")))
+    return out, parse_objectives(obj.get("objectives") or [], rules)
+
+
+def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
+    """Keyword arguments of :func:`scoring.solo.score_solo` from a solo file's JSON."""
+    obj = _object(obj, path)
+    player = _object(obj.get("player"), f'{path}: "player"')
+    master = _object(obj.get("master"), f'{path}: "master"')
+    name = player.get("name", "player")
+    if not isinstance(name, str) or not name.strip():
+        raise InputFileError(f'{path}: "player": needs a non-empty "name"')
+    return {
+        "board": _board(player.get("board"), f"{path}: player"),
+        "master_cards": _object(master.get("cards"), f'{path}: "master.cards"'),
+        "pairs": master.get("pairs"),
+        "level": master.get("level", "normal"),
+        "objectives": parse_objectives(obj.get("objectives") or [], rules),
+        "player_name": name,
+    }
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def format_pad(pad: ScorePad, title: str = "Score pad") -> str:
+    """A readable score pad: columns, total, then every scoring line and every reason."""
+    lines = [title]
+    for name in PAD_COLUMNS:
+        lines.append(f"  {COLUMN_TITLES[name]:<11}{getattr(pad, name):>4}")
+    lines.append(f"  {'Total':<11}{pad.total:>4}")
+    if pad.groups:
+        lines.append("Scoring groups")
+        for g in pad.groups:
+            cells = " ".join(f"({r},{c})" for r, c in g.cells)
+            lines.append(f"  +{g.vp:<3} {g.column:<10} {g.card_type} [{g.tier}] {cells}")
+            lines.append(f"        {g.reason}")
+    for heading, items in (
+        ("Not scoring", pad.non_scoring),
+        ("Pending", pad.pending),
+        ("Warnings", pad.warnings),
+    ):
+        if items:
+            lines.append(heading)
+            lines += [f"  - {item}" for item in items]
+    lines.append(f"3-card sets: {pad.three_card_sets}   dry-land cards: {pad.dry_land_cards}")
+    return "\n".join(lines)
+
+
+def format_game(result: GameResult) -> str:
+    """All pads side by side, the ranking, then each player's explanation."""
+    names = [p.name for p in result.players]
+    width = max(8, *(len(n) + 1 for n in names))
+    lines = [" " * 12 + "".join(f"{n:>{width}}" for n in names)]
+    for column in PAD_COLUMNS:
+        values = "".join(f"{getattr(p.pad, column):>{width}}" for p in result.players)
+        lines.append(f"{COLUMN_TITLES[column]:<12}{values}")
+    lines.append(f"{'Total':<12}" + "".join(f"{p.pad.total:>{width}}" for p in result.players))
+    lines.append("Ranking")
+    for p in result.ranking:
+        lines.append(
+            f"  {p.rank}. {p.name} {p.pad.total} VP ({p.decided_by}; "
+            f"3-card sets {p.pad.three_card_sets}, dry-land cards {p.pad.dry_land_cards})"
+        )
+    for p in result.players:
+        lines += ["", format_pad(p.pad, title=f"{p.name}")]
+    return "\n".join(lines)
+
+
+def format_solo(result: SoloResult) -> str:
+    lines = [
+        format_pad(result.player, title=f"{result.player_name}"),
+        "",
+        format_pad(result.master, title=f"Terrarium Master ({result.level})"),
+    ]
+    if result.master_pairs:
+        pairs = ", ".join(f"{a} + {b}" for a, b in result.master_pairs)
+        proposed = " (proposed)" if result.pairs_proposed else ""
+        lines.append(f"Master pairs{proposed}: {pairs}")
+    winner = {"player": result.player_name, "master": "the Terrarium Master", "tie": "nobody"}
+    lines.append(
+        f"Winner: {winner[result.winner]} ({result.player.total} vs {result.master.total})"
+    )
+    return "\n".join(lines)
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=2))
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def run_score_grid(args: argparse.Namespace) -> int:
+    rules = load_rules(args.rules)
+    board = _board(read_json(args.file), args.file)
+    objectives = parse_objectives(args.objectives, rules)
+    pad = score_board(board, rules, objectives=objectives, variant=Variant(players=args.players))
+    if args.json:
+        _print_json({"board": board.to_json(), **pad.to_json()})
+    else:
+        print(format_pad(pad))
+    return 0
+
+
+def run_score_game(args: argparse.Namespace) -> int:
+    rules = load_rules(args.rules)
+    players, objectives = parse_game(read_json(args.file), args.file, rules)
+    result = score_game(players, rules, objectives=objectives)
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(format_game(result))
+    return 0
+
+
+def run_solo(args: argparse.Namespace) -> int:
+    rules = load_rules(args.rules)
+    kwargs = parse_solo(read_json(args.file), args.file, rules)
+    result = score_solo(rules=rules, **kwargs)
+    if args.json:
+        out = result.to_json()
+        out["player"]["board"] = kwargs["board"].to_json()
+        _print_json(out)
+    else:
+        print(format_solo(result))
+    return 0
