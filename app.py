@@ -1,0 +1,14 @@
+"""Reptile Tank companion: photograph each terrarium, check the read, score, save, compare.
+
+Run with ``streamlit run app.py``. This file only sets the page up and lists the pages; each page
+lives in ``ui/pages/`` and all logic in importable modules of :mod:`ui` and the backends.
+"""
+
+import streamlit as st
+
+from ui.navigation import build_navigation
+from ui.state import init_state
+
+st.set_page_config(page_title="Reptile Tank companion", page_icon="🦎", layout="centered")
+init_state(st.session_state)
+build_navigation().run()

@@ -1,0 +1,1 @@
+"""The Streamlit app's package: pages (``ui/pages``), widgets and the testable journey logic."""

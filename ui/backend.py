@@ -1,0 +1,314 @@
+"""The app's doors to the backends: rules, storage, the photo reader and the face thumbnails.
+
+Shared, expensive objects (the ONNX reader, the database engine) are created once per server
+process with ``st.cache_resource``; everything per-user lives in ``st.session_state``
+(:mod:`ui.state`). The photo reader sits behind one small adapter, :func:`read_photo`, which
+turns the vision pipeline's ``BoardRead`` into the plain :class:`PhotoRead` the pages use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import streamlit as st
+from PIL import Image
+
+#: Environment variable naming the database (any SQLAlchemy URL); SQLite file by default.
+DB_URL_ENV = "REPTILE_TANK_DB_URL"
+#: Environment variable naming the user's rules file (house values for their printing).
+RULES_PATH_ENV = "REPTILE_TANK_RULES"
+#: Environment variable naming the user's enrolled deck pack folder.
+PACK_DIR_ENV = "REPTILE_TANK_PACK"
+#: Long side of the photo thumbnail stored with a game (JPEG, pixels).
+THUMBNAIL_SIDE = 320
+
+
+def user_data_dir() -> Path:
+    """Folder for the user's files (rules, deck): ``$REPTILE_TANK_HOME`` or ``~/.reptile-tank``."""
+    return Path(os.environ.get("REPTILE_TANK_HOME", Path.home() / ".reptile-tank"))
+
+
+def rules_path() -> Path:
+    """The user's rules file (it may not exist: then the defaults apply)."""
+    env = os.environ.get(RULES_PATH_ENV)
+    return Path(env) if env else user_data_dir() / "rules.toml"
+
+
+def pack_dir() -> Path | None:
+    """The user's enrolled deck pack, or ``None`` for the bundled stand-in deck."""
+    env = os.environ.get(PACK_DIR_ENV)
+    path = Path(env) if env else user_data_dir() / "deck"
+    return path if path.is_dir() else None
+
+
+def db_url() -> str | None:
+    """The database URL from the environment (``None``: the store's SQLite default)."""
+    return os.environ.get(DB_URL_ENV) or None
+
+
+@st.cache_resource(show_spinner=False)
+def _store_for(url: str | None) -> Any:
+    from leaderboard.store import Store
+
+    return Store(url)
+
+
+def get_store() -> Any:
+    """The leaderboard store for the configured URL, one engine per URL and server process."""
+    return _store_for(db_url())
+
+
+def load_rules() -> Any:
+    """The rules in force: the defaults, with the user's rules file merged on when it exists.
+
+    Read on every run (a small TOML file) so an edit on the Rules page applies at once.
+    """
+    from scoring.rules import load_rules as _load
+
+    path = rules_path()
+    return _load(path if path.is_file() else None)
+
+
+def rules_fingerprint() -> tuple[str, str]:
+    """``(rules_version, rules_hash)`` stored with a saved game.
+
+    The version names the package and whether house values were in force; the hash is the
+    SHA-256 of the default rules file followed by the user's rules file (if any).
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    from scoring.rules import DEFAULT_RULES_PATH
+
+    try:
+        package = version("reptile-tank")
+    except PackageNotFoundError:  # pragma: no cover - the project is installed in practice
+        package = "0"
+    digest = hashlib.sha256(DEFAULT_RULES_PATH.read_bytes())
+    path = rules_path()
+    house = path.is_file()
+    if house:
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+    return (
+        f"reptile-tank {package} ({'house rules' if house else 'default rules'})",
+        digest.hexdigest(),
+    )
+
+
+@st.cache_resource(show_spinner="Loading the card reader…")
+def _reader_for(pack: str | None) -> Any:
+    from vision.reader import TerrariumReader
+
+    return TerrariumReader(pack=pack)
+
+
+def get_reader() -> Any:
+    """The ONNX terrarium reader (loaded once per server process and deck pack)."""
+    pack = pack_dir()
+    return _reader_for(str(pack) if pack else None)
+
+
+def reader_available() -> bool:
+    """True when the photo pipeline is installed (the app still works by hand without it)."""
+    try:
+        import vision.reader  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class PhotoRead:
+    """What the app keeps of one photo read.
+
+    Attributes
+    ----------
+    grid_found : bool
+        False when no terrarium was located; ``message`` says why and the user gives corners.
+    rows : list of list of str or None
+        4x5 cell labels, row 0 farthest from the owner (``None`` when no grid).
+    confidence : list of list of float or None
+        Per-cell confidence in [0, 1], same shape.
+    overlay_png : bytes
+        PNG of the (downscaled) photo with the fitted grid and labels drawn; the plain photo
+        when no grid was found.
+    image_size : tuple of int
+        ``(width, height)`` of the image in ``overlay_png``; corners are given in this frame.
+    photo_sha256 : str
+        Hex SHA-256 of the photo's bytes.
+    thumbnail_jpeg : bytes
+        JPEG, long side <= :data:`THUMBNAIL_SIDE`.
+    read_ms : float
+        Wall time of the read, milliseconds.
+    message : str
+        Why no grid was found (empty otherwise).
+    """
+
+    grid_found: bool
+    rows: list[list[str]] | None
+    confidence: list[list[float]] | None
+    overlay_png: bytes
+    image_size: tuple[int, int]
+    photo_sha256: str
+    thumbnail_jpeg: bytes
+    read_ms: float
+    message: str = ""
+
+
+def png_bytes(image_rgb: np.ndarray) -> bytes:
+    """Encode an ``(H, W, 3)`` uint8 RGB array as PNG bytes."""
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(image_rgb, dtype=np.uint8)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def thumbnail_jpeg(image_rgb: np.ndarray, side: int = THUMBNAIL_SIDE) -> bytes:
+    """A small JPEG of an ``(H, W, 3)`` uint8 RGB image, long side at most ``side`` pixels."""
+    image = Image.fromarray(np.ascontiguousarray(image_rgb, dtype=np.uint8))
+    image.thumbnail((side, side))
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", quality=70)
+    return buffer.getvalue()
+
+
+def read_photo(
+    photo_bytes: bytes,
+    *,
+    corners: list[tuple[float, float]] | None = None,
+    star_cards_removed: bool = False,
+    reader: Any = None,
+) -> PhotoRead:
+    """Read a terrarium photo into a board (the app's one call into the vision pipeline).
+
+    Parameters
+    ----------
+    photo_bytes : bytes
+        The file as uploaded (JPEG, PNG, WebP, HEIC; EXIF orientation is honoured).
+    corners : list of 4 (x, y), optional
+        The terrarium's outer corners in the frame of a previous read's ``image_size``, given by
+        the user when no grid was found.
+    star_cards_removed : bool
+        The 2-3 player variant: the star cards cannot be in the terrarium.
+    reader : TerrariumReader, optional
+        Defaults to the shared :func:`get_reader`.
+
+    Raises
+    ------
+    ValueError
+        ``vision.errors.ImageLoadError`` when the bytes are not a usable photo.
+    """
+    from vision.errors import GridNotFoundError
+    from vision.grid import draw_overlay
+
+    reader = reader if reader is not None else get_reader()
+    digest = hashlib.sha256(photo_bytes).hexdigest()
+    start = time.perf_counter()
+    try:
+        read = reader.read(photo_bytes, corners=corners, star_cards_removed=star_cards_removed)
+    except GridNotFoundError as error:
+        from vision.loading import load_image
+
+        loaded = load_image(photo_bytes)
+        image = loaded.rgb
+        elapsed = (time.perf_counter() - start) * 1000.0
+        return PhotoRead(
+            grid_found=False,
+            rows=None,
+            confidence=None,
+            overlay_png=png_bytes(image),
+            image_size=(int(image.shape[1]), int(image.shape[0])),
+            photo_sha256=digest,
+            thumbnail_jpeg=thumbnail_jpeg(image),
+            read_ms=elapsed,
+            message=str(error),
+        )
+    elapsed = (time.perf_counter() - start) * 1000.0
+    image = read.image
+    rows = (
+        [list(row) for row in read.board_rows()]
+        if callable(getattr(read, "board_rows", None))
+        else [list(r) for r in read.rows]
+    )
+    confidence = [[float(v) for v in row] for row in read.confidence]
+    overlay = draw_overlay(image, read.fit, labels=rows)
+    return PhotoRead(
+        grid_found=True,
+        rows=rows,
+        confidence=confidence,
+        overlay_png=png_bytes(overlay),
+        image_size=(int(image.shape[1]), int(image.shape[0])),
+        photo_sha256=digest,
+        thumbnail_jpeg=thumbnail_jpeg(image),
+        read_ms=elapsed,
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def read_photo_cached(
+    photo_bytes: bytes,
+    corners: tuple[tuple[float, float], ...] | None = None,
+    star_cards_removed: bool = False,
+) -> PhotoRead:
+    """:func:`read_photo` memoised on the photo's bytes (a rerun never reads a photo twice)."""
+    return read_photo(
+        photo_bytes,
+        corners=[tuple(c) for c in corners] if corners else None,
+        star_cards_removed=star_cards_removed,
+    )
+
+
+@st.cache_data(show_spinner=False)
+def face_thumbnail(label: str) -> bytes | None:
+    """PNG thumbnail (about 100 x 140 px) of a stand-in deck face; ``None`` for ``empty``."""
+    from scoring.cards import FACE_LABELS
+
+    if label not in FACE_LABELS:
+        return None
+    from vision.synth.deck import render_face
+
+    return png_bytes(render_face(label, px_per_mm=1.6))
+
+
+def sample_photos() -> list[Path]:
+    """The bundled sample photos (``reptile_tank/samples/``), sorted by name."""
+    folder = Path(__file__).resolve().parent.parent / "reptile_tank" / "samples"
+    if not folder.is_dir():
+        return []
+    exts = {".jpg", ".jpeg", ".png", ".webp", ".heic"}
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in exts)
+
+
+def user_pack_path() -> Path:
+    """Where the user's enrolled deck pack is written (``$REPTILE_TANK_PACK`` or the data dir)."""
+    env = os.environ.get(PACK_DIR_ENV)
+    return Path(env) if env else user_data_dir() / "deck"
+
+
+def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
+    """Build a deck pack from one upright ``(H, W, 3)`` uint8 RGB image per face.
+
+    The shipped embedder turns the faces into the pack's gallery; the reader is reloaded for
+    the new pack on the next photo (its cache is keyed on the pack folder).
+
+    Raises
+    ------
+    ValueError
+        A face missing or unknown (``vision.gallery.PackError``), or no model installed.
+    """
+    from vision.classifier import CardEmbedder
+    from vision.gallery import DeckPack
+
+    try:
+        embedder = CardEmbedder()
+    except OSError as error:
+        raise ValueError(f"the card reader's model is not installed: {error}") from None
+    DeckPack.create(path, faces, embedder, np.random.default_rng(0))
+    _reader_for.clear()
+    return path

@@ -1,0 +1,116 @@
+"""Page 6 — Leaderboard: the session's games, wins, totals and averages per player, a chart,
+the all-time view, CSV/JSON export, renaming a player, deleting a game (with confirmation)."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from ui import state as S
+from ui.backend import get_store
+from ui.journey import game_rows, standings_rows
+from ui.widgets import flash_ui
+
+KEY_SCOPE = "lb_scope"
+KEY_RENAME_OLD = "lb_rename_old"
+KEY_RENAME_NEW = "lb_rename_new"
+KEY_DELETE_GAME = "lb_delete_game"
+KEY_DELETE_SURE = "lb_delete_sure"
+
+ALL_TIME = "all"
+
+
+def scope_ui(store) -> int | None:
+    """This game night or all time; returns the session id (``None`` for all time)."""
+    sessions = {s.id: s.name for s in store.list_sessions()}
+    options = [ALL_TIME, *sessions]
+    current = st.session_state[S.SESSION_ID]
+    if KEY_SCOPE not in st.session_state or st.session_state[KEY_SCOPE] not in options:
+        st.session_state[KEY_SCOPE] = current if current in sessions else ALL_TIME
+    scope = st.selectbox(
+        "Show",
+        options,
+        key=KEY_SCOPE,
+        format_func=lambda s: "All time" if s == ALL_TIME else f"Game night: {sessions[s]} ({s})",
+    )
+    return None if scope == ALL_TIME else scope
+
+
+def standings_ui(store, session_id: int | None) -> None:
+    rows = standings_rows(store.leaderboard(session_id))
+    if not rows:
+        st.info("No confirmed games yet.")
+        return
+    st.dataframe(rows, hide_index=True, key="lb_standings")
+    st.bar_chart(rows, x="Player", y=["Wins", "Average VP"], stack=False, height=260)
+
+
+def games_ui(store, session_id: int | None) -> None:
+    games = store.list_games(session_id)
+    st.subheader(f"Games ({len(games)})")
+    if not games:
+        return
+    st.dataframe(game_rows(games), hide_index=True, key="lb_games")
+    with st.expander("Delete a game"):
+        ids = [g.id for g in games]
+        st.selectbox("Game", ids, key=KEY_DELETE_GAME, format_func=lambda i: f"Game {i}")
+        sure = st.checkbox("Yes, delete this game for good", key=KEY_DELETE_SURE)
+        if st.button("Delete game", key="lb_delete", disabled=not sure, type="primary"):
+            game_id = st.session_state[KEY_DELETE_GAME]
+            store.delete_game(game_id)
+            st.session_state[KEY_DELETE_SURE] = False
+            st.session_state[S.FLASH] = f"Game {game_id} deleted."
+            st.rerun()
+
+
+def rename_ui(store) -> None:
+    players = store.list_players()
+    if not players:
+        return
+    with st.expander("Rename a player"):
+        st.selectbox("Player", players, key=KEY_RENAME_OLD)
+        st.text_input("New name", key=KEY_RENAME_NEW, max_chars=S.MAX_NAME_LENGTH)
+        if st.button("Rename", key="lb_rename"):
+            try:
+                new = S.clean_name(st.session_state[KEY_RENAME_NEW])
+                store.rename_player(st.session_state[KEY_RENAME_OLD], new)
+            except ValueError as error:
+                st.error(str(error))
+            else:
+                st.session_state[S.FLASH] = "Player renamed."
+                st.rerun()
+
+
+def export_ui(store, session_id: int | None) -> None:
+    cols = st.columns(2)
+    cols[0].download_button(
+        "Download CSV",
+        store.export_csv(session_id),
+        file_name="reptile-tank-leaderboard.csv",
+        mime="text/csv",
+        key="lb_csv",
+        width="stretch",
+    )
+    cols[1].download_button(
+        "Download JSON",
+        json.dumps(store.export_json(session_id), ensure_ascii=False, indent=1),
+        file_name="reptile-tank-leaderboard.json",
+        mime="application/json",
+        key="lb_json",
+        width="stretch",
+    )
+
+
+def leaderboard_ui() -> None:
+    st.title("🏆 Leaderboard")
+    flash_ui(st.session_state)
+    store = get_store()
+    session_id = scope_ui(store)
+    standings_ui(store, session_id)
+    games_ui(store, session_id)
+    rename_ui(store)
+    export_ui(store, session_id)
+
+
+leaderboard_ui()

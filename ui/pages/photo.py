@@ -1,0 +1,92 @@
+"""Page 2 — Photograph each terrarium: camera or file upload (or the sample photo, or by hand).
+
+The photo goes through :func:`ui.backend.read_photo` (one call into the vision pipeline). When
+no terrarium is found, the user gives its four outer corners and the read continues.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import state as S
+from ui.backend import read_photo_cached, reader_available, sample_photos
+from ui.corners import corners_ui
+from ui.navigation import page_path
+from ui.pages_common import player_picker_ui, require_game
+
+KEY_CAMERA = "photo_camera"
+KEY_UPLOAD = "photo_upload"
+KEY_SAMPLE = "photo_sample"
+KEY_MANUAL = "photo_manual"
+PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
+
+
+def take_read(player: str, photo: bytes, corners=None) -> None:
+    """Read ``photo`` for ``player`` and store the result (or the corner request) in the state."""
+    with st.spinner("Reading the terrarium…", show_time=True):
+        try:
+            read = read_photo_cached(
+                photo,
+                tuple(corners) if corners else None,
+                st.session_state[S.STAR_CARDS_OUT],
+            )
+        except ValueError as error:
+            st.error(f"That photo cannot be used: {error}")
+            return
+    S.store_read(st.session_state, player, photo, read)
+
+
+def photo_ui() -> None:
+    st.title("📷 Photograph")
+    if not require_game():
+        return
+    player = player_picker_ui(key="photo_player")
+    st.caption(
+        "Photograph the whole terrarium from your seat. Your phone's own camera (via "
+        "upload) gives the sharpest photos; the in-page camera is quicker."
+    )
+    if not reader_available():
+        st.warning("The photo reader is not installed here; enter the board by hand below.")
+    tab_upload, tab_camera = st.tabs(["Upload a photo", "Camera"])
+    with tab_upload:
+        upload = st.file_uploader(
+            "Photo of the terrarium", type=PHOTO_TYPES, key=f"{KEY_UPLOAD}_{player}"
+        )
+    with tab_camera:
+        shot = st.camera_input("Take a photo", key=f"{KEY_CAMERA}_{player}")
+    samples = sample_photos()
+    cols = st.columns(2)
+    use_sample = cols[0].button(
+        "Try the sample photo", key=KEY_SAMPLE, disabled=not samples, width="stretch"
+    )
+    if cols[1].button("Enter the board by hand", key=KEY_MANUAL, width="stretch"):
+        S.start_manual(st.session_state, player)
+        st.switch_page(page_path("check.py"))
+    photo = None
+    if use_sample and samples:
+        photo = samples[0].read_bytes()
+    elif upload is not None:
+        photo = upload.getvalue()
+    elif shot is not None:
+        photo = shot.getvalue()
+    if photo is not None and S.photo_is_new(st.session_state, player, photo):
+        take_read(player, photo)
+    pending = S.pending_corners(st.session_state, player)
+    if pending is not None:
+        st.warning(f"No terrarium found: {pending.read.message}")
+        corners = corners_ui(pending.read, key=f"corners_{player}")
+        if corners is not None:
+            take_read(player, pending.photo, corners)
+            st.rerun()
+        return
+    entry = st.session_state[S.ENTRIES].get(player)
+    if entry is not None and entry.source == "photo":
+        st.success(
+            f"Read in {entry.read_ms:.0f} ms. "
+            f"{len(S.low_confidence_cells(entry, S.LOW_CONFIDENCE))} cell(s) to check."
+        )
+        st.image(entry.overlay_png, width="stretch")
+        st.page_link(page_path("check.py"), label="Next: check the read", icon="🔎")
+
+
+photo_ui()
