@@ -214,7 +214,11 @@ class Store:
         self._engine = engine
         self._write_engine = engine.execution_options(**{_WRITE_OPTION: True})
         if migrate:
-            self.migrate()
+            try:
+                self.migrate()
+            except BaseException:
+                engine.dispose()  # no pooled connection may outlive a failed open
+                raise
 
     # -- plumbing -------------------------------------------------------------------------
 
