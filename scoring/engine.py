@@ -21,7 +21,7 @@ from itertools import combinations
 from typing import Any
 
 from scoring.board import Board
-from scoring.cards import COLS, EMPTY, ROWS, WATER
+from scoring.cards import COLS, ROWS, WATER
 from scoring.packing import Candidate, best_packing
 from scoring.rules import CardRule, Rules, Tier
 
@@ -569,6 +569,4 @@ def score_board(
         setattr(pad, group.column, getattr(pad, group.column) + group.vp)
     pad.total = sum(pad.column_totals().values())
     pad.warnings = board_warnings(board, rules, variant)
-    if all(label == EMPTY for label in ctx.labels):
-        pad.pending.append("the terrarium is empty")
     return pad
