@@ -56,12 +56,24 @@ def games_ui(store, session_id: int | None) -> None:
         ids = [g.id for g in games]
         st.selectbox("Game", ids, key=KEY_DELETE_GAME, format_func=lambda i: f"Game {i}")
         sure = st.checkbox("Yes, delete this game for good", key=KEY_DELETE_SURE)
-        if st.button("Delete game", key="lb_delete", disabled=not sure, type="primary"):
-            game_id = st.session_state[KEY_DELETE_GAME]
-            store.delete_game(game_id)
-            st.session_state[KEY_DELETE_SURE] = False
-            st.session_state[S.FLASH] = f"Game {game_id} deleted."
-            st.rerun()
+        st.button(
+            "Delete game",
+            key="lb_delete",
+            disabled=not sure,
+            type="primary",
+            on_click=delete_game,
+            args=(store,),
+        )
+
+
+def delete_game(store) -> None:
+    """Callback: delete the chosen game (the confirmation box was ticked) and untick it."""
+    game_id = st.session_state[KEY_DELETE_GAME]
+    if not st.session_state.get(KEY_DELETE_SURE):
+        return
+    store.delete_game(game_id)
+    st.session_state[KEY_DELETE_SURE] = False
+    st.session_state[S.FLASH] = f"Game {game_id} deleted."
 
 
 def rename_ui(store) -> None:
