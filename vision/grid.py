@@ -1,0 +1,1037 @@
+"""Locate the 4x5 terrarium in a photo, rectify its cells, and draw the fit (step 2).
+
+The board plane is measured in millimetres: origin at the grid's outer top-left corner (the
+corner of cell ``(0, 0)``), ``x`` along the 5 columns, ``y`` along the 4 rows. A card is a
+63 x 88 mm portrait rectangle; neighbouring cards are ``gap_mm`` apart (possibly zero), so the
+board is ``5 * 63 + 4 * gx`` wide and ``4 * 88 + 3 * gy`` high.
+
+Grid finding (:func:`find_grid`) works on a copy of the photo scaled to ~1000 px:
+
+1. *Card candidates*: closed contours of several binarisations (Canny edges, adaptive and Otsu
+   thresholds, both polarities) simplified to convex quadrilaterals of plausible size; the
+   corners are refined by fitting straight lines to the contour's sides (cards have rounded
+   corners).
+2. *Lattice*: every candidate, taken as a 63 x 88 card (both ways round), proposes a
+   homography; the hypothesis that puts the most other candidates onto an integer lattice of
+   card positions wins (RANSAC over candidates). The homography is then re-fitted to all
+   corners of all inlier cards, with the gaps between cards estimated alongside.
+3. *Extent*: the lattice indices of the inliers must span 5 columns and 4 rows; a wider span
+   (stray cards) keeps the 5x4 window with the most cards; a narrower one means the outer
+   extent is unknown and grid finding fails with that reason (the user's corners decide).
+4. *Fallback for touching cards*: when no lattice of separate cards is found, the largest
+   convex quadrilateral blob of the right shape is taken as the outer edge of the grid and
+   split by the known lattice; which side holds 5 cards is decided from the rectangle's
+   estimated aspect and from the edge evidence along the would-be internal card boundaries.
+5. *Occupancy*: a cell is occupied when a card quad was found there, or when its rectified
+   patch differs from the table seen around the grid, or shows a card outline.
+
+All images crossing this module's boundary are ``(H, W, 3) uint8 RGB``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from vision.errors import GridNotFoundError
+from vision.geometry import (
+    apply_homography,
+    homography_dlt,
+    is_convex_quad,
+    order_quad_clockwise,
+    quad_area,
+    rect_corners,
+    rectangle_aspect,
+)
+
+CARD_W_MM = 63.0
+CARD_H_MM = 88.0
+ROWS = 4
+COLS = 5
+
+#: Gap between cards assumed when nothing measures it (manual corners, touching-card blobs).
+DEFAULT_GAP_MM = 1.0
+#: Gaps outside this range (mm) are not a terrarium.
+GAP_RANGE_MM = (-3.0, 15.0)
+#: Long side (px) of the working copy used for grid finding.
+WORK_SIDE = 1000
+#: Default size ``(width, height)`` of a rectified cell crop, portrait like the card.
+CELL_SIZE = (96, 128)
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """A 4x5 lattice fitted to a photo.
+
+    Attributes
+    ----------
+    homography : np.ndarray
+        ``(3, 3)`` float64, image pixels -> board plane (mm).
+    corners : np.ndarray
+        ``(4, 2)`` float64 outer grid corners in image pixels, TL, TR, BR, BL in this fit's
+        board orientation (the upright board or the board turned by 180 degrees; the
+        classifier's vote decides, see :meth:`rotated_180`).
+    cell_quads : np.ndarray
+        ``(4, 5, 4, 2)`` float64, each cell's card corners TL, TR, BR, BL in image pixels.
+    occupied : np.ndarray
+        ``(4, 5)`` bool, whether a card lies in the cell.
+    occupancy : np.ndarray
+        ``(4, 5)`` float64 in 0..1, the evidence behind ``occupied`` (> 0.5 = occupied).
+    quality : float
+        0..1, from the corner reprojection residual and the fraction of cells with card
+        evidence; below ~0.5 the app should ask the user to check the corners.
+    method : str
+        ``"lattice"`` (separate cards), ``"blob"`` (outer edge of touching cards) or
+        ``"corners"`` (given by the user).
+    gap_mm : tuple of float
+        ``(gx, gy)``, gap between columns and between rows in mm.
+    reason : str
+        Why the fit is doubtful or was rejected; empty for a good fit.
+    """
+
+    homography: np.ndarray
+    corners: np.ndarray
+    cell_quads: np.ndarray
+    occupied: np.ndarray
+    occupancy: np.ndarray
+    quality: float
+    method: str
+    gap_mm: tuple[float, float] = (DEFAULT_GAP_MM, DEFAULT_GAP_MM)
+    reason: str = ""
+    residual_px: float = field(default=float("nan"))
+
+    @property
+    def board_size_mm(self) -> tuple[float, float]:
+        """``(width, height)`` of the board plane in mm."""
+        return _board_size(self.gap_mm)
+
+    def rotated_180(self) -> GridFit:
+        """The same fit with the board turned by 180 degrees (cell (0,0) <-> (3,4))."""
+        width, height = self.board_size_mm
+        turn = np.array([[-1.0, 0.0, width], [0.0, -1.0, height], [0.0, 0.0, 1.0]])
+        return replace(
+            self,
+            homography=turn @ self.homography,
+            corners=np.roll(self.corners, -2, axis=0),
+            cell_quads=np.roll(self.cell_quads[::-1, ::-1], -2, axis=2).copy(),
+            occupied=self.occupied[::-1, ::-1].copy(),
+            occupancy=self.occupancy[::-1, ::-1].copy(),
+        )
+
+    def scaled(self, factor: float) -> GridFit:
+        """The fit for the same photo resized by ``factor`` (image pixels times ``factor``)."""
+        unscale = np.diag([1.0 / factor, 1.0 / factor, 1.0])
+        return replace(
+            self,
+            homography=self.homography @ unscale,
+            corners=self.corners * factor,
+            cell_quads=self.cell_quads * factor,
+        )
+
+
+# --------------------------------------------------------------------------- board plane
+
+
+def _board_size(gap: tuple[float, float]) -> tuple[float, float]:
+    gx, gy = gap
+    return COLS * CARD_W_MM + (COLS - 1) * gx, ROWS * CARD_H_MM + (ROWS - 1) * gy
+
+
+def _cell_rects_mm(gap: tuple[float, float]) -> np.ndarray:
+    """``(4, 5, 4, 2)`` board-plane corners TL, TR, BR, BL of every cell's card."""
+    gx, gy = gap
+    out = np.empty((ROWS, COLS, 4, 2))
+    for r in range(ROWS):
+        for c in range(COLS):
+            x0, y0 = c * (CARD_W_MM + gx), r * (CARD_H_MM + gy)
+            out[r, c] = rect_corners(CARD_W_MM, CARD_H_MM) + (x0, y0)
+    return out
+
+
+def _fit_from_homography(
+    homography: np.ndarray,
+    gap: tuple[float, float],
+    *,
+    method: str,
+    occupancy: np.ndarray | None = None,
+    residual_px: float = float("nan"),
+    quality: float = 1.0,
+    reason: str = "",
+) -> GridFit:
+    inverse = np.linalg.inv(homography)
+    width, height = _board_size(gap)
+    corners = apply_homography(inverse, rect_corners(width, height))
+    cells = apply_homography(inverse, _cell_rects_mm(gap))
+    if occupancy is None:
+        occupancy = np.ones((ROWS, COLS))
+    return GridFit(
+        homography=homography / homography[2, 2],
+        corners=corners,
+        cell_quads=cells,
+        occupied=occupancy > 0.5,
+        occupancy=occupancy,
+        quality=float(quality),
+        method=method,
+        gap_mm=(float(gap[0]), float(gap[1])),
+        reason=reason,
+        residual_px=float(residual_px),
+    )
+
+
+def _upright_first(fit: GridFit) -> GridFit:
+    """Of a fit and its 180-degree turn, return the one whose board 'up' points up on screen."""
+    c = fit.corners
+    down = (c[3] + c[2] - c[0] - c[1]) / 2.0  # board +y as seen in the image
+    return fit if down[1] >= 0 else fit.rotated_180()
+
+
+# ------------------------------------------------------------------------ manual corners
+
+
+def _focal_prior(image_shape: tuple[int, ...]) -> float:
+    return 0.8 * max(image_shape[0], image_shape[1])
+
+
+def _orient_outer_quad(
+    quad: np.ndarray, image_shape: tuple[int, ...], gap: tuple[float, float]
+) -> tuple[np.ndarray, float]:
+    """Return the quad re-ordered so TL->TR is the 5-card side, and the log-aspect margin.
+
+    The margin is ``|log(a / b)|`` style evidence: positive when the chosen side matches the
+    board's aspect better than the other choice (0 = undecidable).
+    """
+    q = order_quad_clockwise(quad)
+    h, w = image_shape[:2]
+    width, height = _board_size(gap)
+    target = math.log(width / height)
+    aspect = rectangle_aspect(q, (w / 2.0, h / 2.0), _focal_prior(image_shape))
+    cost_keep = abs(math.log(aspect) - target)
+    cost_turn = abs(-math.log(aspect) - target)
+    if cost_keep <= cost_turn:
+        return q, cost_turn - cost_keep
+    return np.roll(q, -1, axis=0), cost_keep - cost_turn
+
+
+def fit_from_corners(
+    image_shape: tuple[int, ...],
+    corners: np.ndarray,
+    *,
+    image_rgb: np.ndarray | None = None,
+    gap_mm: float | None = None,
+) -> GridFit:
+    """Fit the grid to four outer corners given by the user, in any order.
+
+    Parameters
+    ----------
+    image_shape : tuple of int
+        ``(H, W)`` or ``(H, W, 3)`` of the photo the corners were clicked on.
+    corners : array_like
+        ``(4, 2)`` outer corners of the grid in photo pixels, any order.
+    image_rgb : np.ndarray, optional
+        ``(H, W, 3)`` uint8 RGB photo; when given, the 5-card side is also checked against
+        edge evidence and each cell's occupancy is measured (otherwise all cells are marked
+        occupied with occupancy 1).
+    gap_mm : float, optional
+        Gap between cards; measured from the photo when ``image_rgb`` is given, else
+        :data:`DEFAULT_GAP_MM`.
+
+    Returns
+    -------
+    GridFit
+        ``method == "corners"``; corners ordered TL, TR, BR, BL with the 5-card side on top
+        and the board's top edge the upper one on screen (turn with :meth:`rotated_180`).
+
+    Raises
+    ------
+    ValueError
+        ``corners`` is not four distinct points forming a convex quadrilateral.
+    """
+    pts = np.asarray(corners, dtype=np.float64)
+    if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
+        raise ValueError(f"corners must be 4 (x, y) points, got shape {pts.shape}")
+    quad = order_quad_clockwise(pts)
+    if not is_convex_quad(quad) or quad_area(quad) < 100.0:
+        raise ValueError("corners must form a convex quadrilateral of non-trivial area")
+    gap = (DEFAULT_GAP_MM, DEFAULT_GAP_MM) if gap_mm is None else (float(gap_mm),) * 2
+    if image_rgb is None:
+        oriented, _ = _orient_outer_quad(quad, image_shape, gap)
+        h = _outer_homography(oriented, gap)
+        fit = _fit_from_homography(h, gap, method="corners", quality=1.0)
+        return _upright_first(fit)
+    fit = _fit_outer_quad(
+        image_rgb, None, quad, method="corners", gap=None if gap_mm is None else gap
+    )
+    return _upright_first(fit)
+
+
+def _outer_homography(oriented: np.ndarray, gap: tuple[float, float]) -> np.ndarray:
+    width, height = _board_size(gap)
+    return cv2.getPerspectiveTransform(
+        oriented.astype(np.float32), rect_corners(width, height).astype(np.float32)
+    ).astype(np.float64)
+
+
+# ----------------------------------------------------------------------- rectify & draw
+
+
+def rectify_cells(
+    image_rgb: np.ndarray,
+    fit: GridFit,
+    *,
+    cell_size: tuple[int, int] = CELL_SIZE,
+    margin_mm: float = 0.0,
+) -> np.ndarray:
+    """Warp every cell of the fitted grid to an upright card crop.
+
+    The same function makes the classifier's training crops and its inference inputs.
+
+    Parameters
+    ----------
+    image_rgb : np.ndarray
+        ``(H, W, 3)`` uint8 RGB photo, in the pixel frame of ``fit``.
+    fit : GridFit
+        The grid; crops follow its board orientation (row 0 = its top row).
+    cell_size : tuple of int, optional
+        ``(width, height)`` of each crop in pixels.
+    margin_mm : float, optional
+        Extra border around the 63 x 88 mm card in each crop (negative crops inside it).
+
+    Returns
+    -------
+    np.ndarray
+        ``(4, 5, height, width, 3)`` uint8 RGB.
+    """
+    if image_rgb.ndim != 3 or image_rgb.shape[2] != 3:
+        raise ValueError(f"image_rgb must be (H, W, 3), got {image_rgb.shape}")
+    out_w, out_h = int(cell_size[0]), int(cell_size[1])
+    if out_w < 8 or out_h < 8:
+        raise ValueError(f"cell_size must be at least 8x8, got {cell_size}")
+    gx, gy = fit.gap_mm
+    sx = out_w / (CARD_W_MM + 2 * margin_mm)
+    sy = out_h / (CARD_H_MM + 2 * margin_mm)
+    crops = np.empty((ROWS, COLS, out_h, out_w, 3), dtype=np.uint8)
+    for r in range(ROWS):
+        for c in range(COLS):
+            x0 = c * (CARD_W_MM + gx) - margin_mm
+            y0 = r * (CARD_H_MM + gy) - margin_mm
+            to_crop = np.array([[sx, 0, -sx * x0], [0, sy, -sy * y0], [0, 0, 1.0]])
+            m = to_crop @ fit.homography
+            crops[r, c] = cv2.warpPerspective(
+                image_rgb,
+                m,
+                (out_w, out_h),
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+    return crops
+
+
+def draw_overlay(
+    image_rgb: np.ndarray,
+    fit: GridFit,
+    labels: list[list[str]] | None = None,
+    *,
+    thickness: int | None = None,
+) -> np.ndarray:
+    """Draw the fitted grid on a copy of the photo.
+
+    Outer edge in yellow (its top edge thicker, marking the fit's row 0), occupied cells in
+    green, empty cells in grey; optional ``labels`` (4 rows of 5 strings) at cell centres.
+
+    Parameters
+    ----------
+    image_rgb : np.ndarray
+        ``(H, W, 3)`` uint8 RGB photo in the pixel frame of ``fit``.
+
+    Returns
+    -------
+    np.ndarray
+        ``(H, W, 3)`` uint8 RGB.
+    """
+    out = np.ascontiguousarray(image_rgb.copy())
+    t = thickness or max(1, round(max(out.shape[:2]) / 500))
+    for r in range(ROWS):
+        for c in range(COLS):
+            color = (40, 220, 60) if fit.occupied[r, c] else (150, 150, 150)
+            pts = np.round(fit.cell_quads[r, c]).astype(np.int32)
+            cv2.polylines(out, [pts], True, color, t, cv2.LINE_AA)
+    outer = np.round(fit.corners).astype(np.int32)
+    cv2.polylines(out, [outer], True, (255, 210, 0), t * 2, cv2.LINE_AA)
+    cv2.line(out, tuple(outer[0]), tuple(outer[1]), (255, 120, 0), t * 4, cv2.LINE_AA)
+    if labels is not None:
+        scale = max(0.4, max(out.shape[:2]) / 2500)
+        for r in range(ROWS):
+            for c in range(COLS):
+                text = str(labels[r][c])
+                cx, cy = fit.cell_quads[r, c].mean(axis=0)
+                (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, t)
+                org = (int(cx - tw / 2), int(cy + th / 2))
+                cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), t + 2)
+                cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), t)
+    return out
+
+
+# ------------------------------------------------------------------------- working copy
+
+
+def _work_gray(image_rgb: np.ndarray) -> tuple[np.ndarray, float]:
+    """Grayscale working copy with long side <= :data:`WORK_SIDE` and its scale factor."""
+    h, w = image_rgb.shape[:2]
+    factor = min(1.0, WORK_SIDE / max(h, w))
+    small = image_rgb
+    if factor < 1.0:
+        size = (max(1, round(w * factor)), max(1, round(h * factor)))
+        small = cv2.resize(image_rgb, size, interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), factor
+
+
+# --------------------------------------------------------------------- card candidates
+
+
+def _card_candidates(gray: np.ndarray) -> list[np.ndarray]:
+    """Convex quadrilaterals of plausible size from several binarisations of ``gray``.
+
+    Returns a list of ``(4, 2)`` float64 quads (clockwise on screen), largest first.
+    """
+    h, w = gray.shape
+    image_area = float(h * w)
+    min_area, max_area = 0.0012 * image_area, 0.97 * image_area
+    blur = cv2.GaussianBlur(gray, (5, 5), 0)
+    masks = []
+    edges = cv2.Canny(blur, 30, 90)
+    masks.append(edges)
+    masks.append(cv2.dilate(edges, np.ones((3, 3), np.uint8)))
+    _, otsu = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    masks.extend([otsu, 255 - otsu])
+    block = 2 * (max(h, w) // 16) + 1
+    adaptive = cv2.adaptiveThreshold(
+        blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -4
+    )
+    masks.append(cv2.morphologyEx(adaptive, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
+    quads: list[tuple[float, np.ndarray]] = []
+    for mask in masks:
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            area = cv2.contourArea(contour)
+            if area < min_area or area > max_area:
+                continue
+            quad = _contour_quad(contour, area)
+            if quad is not None:
+                quads.append((quad_area(quad), quad))
+    quads.sort(key=lambda item: -item[0])
+    return [q for _, q in quads]
+
+
+def _contour_quad(contour: np.ndarray, area: float) -> np.ndarray | None:
+    """Simplify a contour to a convex quad that it fills well, or None."""
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    if hull_area <= 0 or area / hull_area < 0.85:
+        return None
+    perimeter = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.035, 0.05):
+        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(approx) == 4:
+            quad = order_quad_clockwise(approx.reshape(4, 2).astype(np.float64))
+            if not is_convex_quad(quad):
+                return None
+            if hull_area / max(quad_area(quad), 1e-9) < 0.9:
+                return None
+            sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+            if sides.min() < 0.15 * sides.max():
+                return None
+            return quad
+        if len(approx) < 4:
+            return None
+    return None
+
+
+def _dedupe(quads: list[np.ndarray], max_keep: int = 400) -> list[np.ndarray]:
+    """Drop quads whose centre and size repeat a larger one already kept (inner panels)."""
+    kept: list[np.ndarray] = []
+    centres: list[np.ndarray] = []
+    sizes: list[float] = []
+    for quad in quads:
+        centre = quad.mean(axis=0)
+        size = math.sqrt(quad_area(quad))
+        duplicate = False
+        for c, s in zip(centres, sizes, strict=True):
+            if np.linalg.norm(centre - c) < 0.15 * s and size > 0.75 * s:
+                duplicate = True
+                break
+        if not duplicate:
+            kept.append(quad)
+            centres.append(centre)
+            sizes.append(size)
+            if len(kept) >= max_keep:
+                break
+    return kept
+
+
+# ----------------------------------------------------------------------------- lattice
+
+
+@dataclass
+class _Lattice:
+    homography: np.ndarray  # work px -> board mm (cell (0,0) at origin)
+    cells: dict[tuple[int, int], np.ndarray]  # (row, col) -> (4, 2) quad in work px, TL..BL
+    gap: tuple[float, float]
+    residual_mm: float
+
+
+def _lattice_index(
+    centres: np.ndarray, tol: float = 9.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer lattice indices for board-plane card centres relative to a card at the origin.
+
+    Returns ``(col, row, ok)`` arrays.
+    """
+    lo, hi = GAP_RANGE_MM
+    out = []
+    for k, pitch in ((0, CARD_W_MM), (1, CARD_H_MM)):
+        offset = centres[:, k] - pitch / 2.0
+        index = np.round(offset / (pitch + 3.0))
+        excess = offset - index * pitch
+        nonzero = index != 0
+        ratio = np.divide(excess, index, out=np.zeros_like(excess), where=nonzero)
+        slack = np.divide(tol, np.abs(index), out=np.zeros_like(excess), where=nonzero)
+        ok = np.where(
+            nonzero, (ratio >= lo - slack) & (ratio <= hi + slack), np.abs(excess) <= tol
+        )
+        out.append((index.astype(int), ok))
+    (col, ok_c), (row, ok_r) = out
+    return col, row, ok_c & ok_r
+
+
+def _hypothesis_inliers(
+    h: np.ndarray, quads: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Project all quads with ``h``; which look like lattice cards, and their indices."""
+    projected = apply_homography(h, quads)  # (N, 4, 2)
+    lo = projected.min(axis=1)
+    hi = projected.max(axis=1)
+    size = hi - lo
+    centres = projected.mean(axis=1)
+    good_size = (
+        (size[:, 0] > 0.82 * CARD_W_MM)
+        & (size[:, 0] < 1.22 * CARD_W_MM)
+        & (size[:, 1] > 0.85 * CARD_H_MM)
+        & (size[:, 1] < 1.18 * CARD_H_MM)
+        & np.all(np.isfinite(projected), axis=(1, 2))
+    )
+    col, row, ok = _lattice_index(np.nan_to_num(centres))
+    ok &= good_size & (np.abs(col) <= COLS) & (np.abs(row) <= ROWS)
+    return ok, row, col
+
+
+def _find_lattice(quads: list[np.ndarray]) -> _Lattice | None:
+    """RANSAC over card candidates: the hypothesis that explains the most lattice cells."""
+    if len(quads) < 2:
+        return None
+    stack = np.stack(quads)  # (N, 4, 2)
+    card = rect_corners(CARD_W_MM, CARD_H_MM).astype(np.float32)
+    best: tuple[int, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    for quad in quads:
+        for roll in (0, 1):
+            src = np.roll(quad, -roll, axis=0).astype(np.float32)
+            h = cv2.getPerspectiveTransform(src, card).astype(np.float64)
+            ok, row, col = _hypothesis_inliers(h, stack)
+            if ok.sum() < 2:
+                continue
+            cells = set(zip(row[ok].tolist(), col[ok].tolist(), strict=True))
+            score = len(cells)
+            span_penalty = 0.0
+            if cells:
+                rows = [r for r, _ in cells]
+                cols = [c for _, c in cells]
+                span_penalty = max(0, max(rows) - min(rows) + 1 - ROWS) + max(
+                    0, max(cols) - min(cols) + 1 - COLS
+                )
+            key = score - 0.5 * span_penalty
+            if best is None or key > best[0] + 1e-9:
+                best = (key, 0.0, h, ok, row, col)
+    if best is None or best[0] < 3:
+        return None
+    _, _, h, ok, row, col = best
+    return _refine_lattice(h, stack[ok], row[ok], col[ok])
+
+
+def _refine_lattice(
+    h: np.ndarray, quads: np.ndarray, row: np.ndarray, col: np.ndarray
+) -> _Lattice | None:
+    """Re-fit the homography and the gaps to all corners of the inlier cards."""
+    # one quad per cell: the one closest to card size under the hypothesis
+    chosen: dict[tuple[int, int], np.ndarray] = {}
+    for quad, r, c in zip(quads, row.tolist(), col.tolist(), strict=True):
+        projected = apply_homography(h, quad)
+        ordered = order_quad_clockwise(projected)
+        # keep image corners in the board's TL, TR, BR, BL order
+        index = [int(np.argmin(np.linalg.norm(projected - p, axis=1))) for p in ordered]
+        image_quad = quad[index]
+        key = (r, c)
+        if key not in chosen or quad_area(image_quad) > quad_area(chosen[key]):
+            chosen[key] = image_quad
+    r0 = min(r for r, _ in chosen)
+    c0 = min(c for _, c in chosen)
+    cells = {(r - r0, c - c0): q for (r, c), q in chosen.items()}
+    keys = list(cells)
+    img_pts = np.concatenate([cells[k] for k in keys])
+    rows_arr = np.repeat([k[0] for k in keys], 4)
+    cols_arr = np.repeat([k[1] for k in keys], 4)
+    corner_dx = np.tile([0.0, CARD_W_MM, CARD_W_MM, 0.0], len(keys))
+    corner_dy = np.tile([0.0, 0.0, CARD_H_MM, CARD_H_MM], len(keys))
+    gap = [3.0, 3.0]
+    weights = np.ones(len(img_pts), dtype=bool)
+    homography = h
+    for _ in range(4):
+        targets = np.stack(
+            [
+                cols_arr * (CARD_W_MM + gap[0]) + corner_dx,
+                rows_arr * (CARD_H_MM + gap[1]) + corner_dy,
+            ],
+            axis=1,
+        )
+        homography = homography_dlt(img_pts[weights], targets[weights])
+        board = apply_homography(homography, img_pts)
+        err = np.linalg.norm(board - targets, axis=1)
+        cutoff = max(3.0, 3.0 * float(np.median(err)))
+        new_weights = err < cutoff
+        if new_weights.sum() >= 8:
+            weights = new_weights
+        for axis, idx, d, pitch in (
+            (0, cols_arr, corner_dx, CARD_W_MM),
+            (1, rows_arr, corner_dy, CARD_H_MM),
+        ):
+            if len(np.unique(idx[weights])) < 2:
+                continue
+            y = board[weights, axis] - d[weights]
+            a = np.stack([idx[weights].astype(float), np.ones(int(weights.sum()))], axis=1)
+            (slope, _), *_ = np.linalg.lstsq(a, y, rcond=None)
+            gap[axis] = float(np.clip(slope - pitch, *GAP_RANGE_MM))
+    targets = np.stack(
+        [
+            cols_arr * (CARD_W_MM + gap[0]) + corner_dx,
+            rows_arr * (CARD_H_MM + gap[1]) + corner_dy,
+        ],
+        axis=1,
+    )
+    residual = float(np.median(np.linalg.norm(apply_homography(homography, img_pts) - targets,
+                                              axis=1)))
+    return _Lattice(homography, cells, (gap[0], gap[1]), residual)
+
+
+# ------------------------------------------------------------------- board-plane views
+
+_MARGIN_MM = 30.0
+_PX_PER_MM = 1.0
+
+
+def _board_view(
+    image: np.ndarray, homography: np.ndarray, gap: tuple[float, float]
+) -> np.ndarray:
+    """Warp ``image`` (work px) to the board plane at 1 px/mm with a 30 mm margin."""
+    width, height = _board_size(gap)
+    shift = np.array([[_PX_PER_MM, 0, _MARGIN_MM], [0, _PX_PER_MM, _MARGIN_MM], [0, 0, 1.0]])
+    size = (round(width + 2 * _MARGIN_MM), round(height + 2 * _MARGIN_MM))
+    return cv2.warpPerspective(
+        image, shift @ homography, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
+    )
+
+
+def _occupancy(
+    small_rgb: np.ndarray,
+    homography: np.ndarray,
+    gap: tuple[float, float],
+    detected: set[tuple[int, int]],
+    cells: list[tuple[int, int]] | None = None,
+) -> np.ndarray:
+    """Card evidence per cell in 0..1 (> 0.5 = occupied); ``cells`` may extend the board.
+
+    Evidence: a card quad detected in the cell (1.0), or the cell interior differing in colour
+    or texture from the table seen in a ring around the board, or a card outline.
+    """
+    view = _board_view(small_rgb, homography, gap)
+    lab = view.astype(np.float32)  # RGB; colour distances below are in RGB units
+    light = lab.mean(axis=2)
+    grad = np.abs(cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3)) + np.abs(
+        cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)
+    )
+    width, height = _board_size(gap)
+    m = int(_MARGIN_MM)
+    ring = np.zeros(light.shape, dtype=bool)
+    ring[4 : m - 4, :] = True
+    ring[-(m - 4) : -4, :] = True
+    ring[:, 4 : m - 4] = True
+    ring[:, -(m - 4) : -4] = True
+    table_lab = np.median(lab[ring], axis=0)
+    table_std = float(np.std(light[ring])) + 2.0
+    table_grad = float(np.median(grad[ring])) + 4.0
+    if cells is None:
+        cells = [(r, c) for r in range(ROWS) for c in range(COLS)]
+    scores = {}
+    for r, c in cells:
+        if (r, c) in detected:
+            scores[(r, c)] = 1.0
+            continue
+        x0 = m + c * (CARD_W_MM + gap[0])
+        y0 = m + r * (CARD_H_MM + gap[1])
+        xi0, yi0 = round(x0 + 8), round(y0 + 8)
+        xi1, yi1 = round(x0 + CARD_W_MM - 8), round(y0 + CARD_H_MM - 8)
+        inner = lab[max(yi0, 0) : max(yi1, 1), max(xi0, 0) : max(xi1, 1)]
+        if inner.size == 0:
+            scores[(r, c)] = 0.0
+            continue
+        colour = float(np.linalg.norm(np.median(inner.reshape(-1, 3), axis=0) - table_lab))
+        texture = float(np.std(inner[..., 0])) / table_std
+        band = np.zeros(light.shape, dtype=np.uint8)
+        outline = np.array(
+            [[x0, y0], [x0 + CARD_W_MM, y0], [x0 + CARD_W_MM, y0 + CARD_H_MM], [x0, y0 + CARD_H_MM]]
+        )
+        cv2.polylines(band, [np.round(outline).astype(np.int32)], True, 1, 3)
+        edge = float(grad[band.astype(bool)].mean()) / table_grad if band.any() else 0.0
+        evidence = max(colour / 18.0, (texture - 1.0) / 2.0, (edge - 1.0) / 3.0)
+        scores[(r, c)] = float(np.clip(0.5 * evidence, 0.0, 1.0))
+    if cells is not None and len(cells) != ROWS * COLS:
+        return scores  # type: ignore[return-value]
+    out = np.zeros((ROWS, COLS))
+    for (r, c), s in scores.items():
+        out[r, c] = s
+    return out
+
+
+def _lattice_evidence(
+    gray: np.ndarray, oriented: np.ndarray
+) -> tuple[float, tuple[float, float]]:
+    """How well internal card boundaries line up with a 5x4 split of the outer quad.
+
+    Returns ``(score, (gx, gy))``: the mean gradient on the predicted internal boundaries over
+    the median gradient (about 1 for no evidence), at the best gaps.
+    """
+    scale = 1.5
+    width0, height0 = _board_size((0.0, 0.0))
+    size = (round(width0 * scale), round(height0 * scale))
+    h = cv2.getPerspectiveTransform(
+        oriented.astype(np.float32), (rect_corners(*size)).astype(np.float32)
+    )
+    view = cv2.warpPerspective(gray, h, size, flags=cv2.INTER_LINEAR).astype(np.float32)
+    best_total = 0.0
+    best_gap = [DEFAULT_GAP_MM, DEFAULT_GAP_MM]
+    for axis, count, pitch in ((0, COLS, CARD_W_MM), (1, ROWS, CARD_H_MM)):
+        deriv = cv2.Sobel(view, cv2.CV_32F, 1 - axis, axis, ksize=3)
+        profile = np.abs(deriv)[8:-8, 8:-8].mean(axis=axis)
+        profile = cv2.GaussianBlur(profile.reshape(1, -1), (0, 0), 2.0).ravel()
+        base = float(np.median(profile)) + 1e-6
+        best_axis, best_g = 0.0, DEFAULT_GAP_MM
+        for g in (0.0, 1.0, 2.0, 3.0, 4.5, 6.0, 8.0, 11.0):
+            total = count * pitch + (count - 1) * g
+            positions = []
+            for k in range(1, count):
+                positions.extend([k * (pitch + g) - g, k * (pitch + g)])
+            idx = np.round(np.array(positions) / total * len(profile) - 8).astype(int)
+            idx = idx[(idx >= 0) & (idx < len(profile))]
+            if len(idx) == 0:
+                continue
+            value = float(profile[idx].mean()) / base
+            if value > best_axis:
+                best_axis, best_g = value, g
+        best_total += best_axis
+        best_gap[axis] = best_g
+    return best_total / 2.0, (best_gap[0], best_gap[1])
+
+
+def _fit_outer_quad(
+    image_rgb: np.ndarray,
+    gray: np.ndarray | None,
+    quad: np.ndarray,
+    *,
+    method: str,
+    gap: tuple[float, float] | None = None,
+    image_to_work: float = 1.0,
+) -> GridFit:
+    """Fit the lattice to an outer grid quad (image px): pick the 5-card side and the gaps."""
+    q = order_quad_clockwise(quad)
+    shape = image_rgb.shape
+    if gray is None:
+        gray, image_to_work = _work_gray(image_rgb)
+    qw = q * image_to_work
+    choices = []
+    for roll in (0, 1):
+        oriented = np.roll(q, -roll, axis=0)
+        evidence, measured_gap = _lattice_evidence(gray, oriented * image_to_work)
+        use_gap = gap if gap is not None else measured_gap
+        width, height = _board_size(use_gap)
+        aspect = rectangle_aspect(oriented, (shape[1] / 2, shape[0] / 2), _focal_prior(shape))
+        aspect_cost = abs(math.log(aspect) - math.log(width / height))
+        choices.append((evidence - 1.5 * aspect_cost, evidence, oriented, use_gap))
+    choices.sort(key=lambda item: -item[0])
+    _, evidence, oriented, use_gap = choices[0]
+    h_image = _outer_homography(oriented, use_gap)
+    h_work = h_image @ np.diag([1 / image_to_work, 1 / image_to_work, 1.0])
+    small = image_rgb
+    if image_to_work != 1.0:
+        small = cv2.resize(image_rgb, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_AREA)
+    occupancy = _occupancy(small, h_work, use_gap, set())
+    margin = choices[0][0] - choices[1][0]
+    quality = float(np.clip(0.5 * (evidence - 1.0), 0.0, 1.0) * np.clip(margin / 0.3, 0.3, 1.0))
+    return _fit_from_homography(
+        h_image, use_gap, method=method, occupancy=occupancy, quality=quality
+    )
+
+
+# --------------------------------------------------------------------------- find_grid
+
+
+def _choose_extent(
+    lattice: _Lattice, small_rgb: np.ndarray
+) -> tuple[np.ndarray | None, set[tuple[int, int]], str]:
+    """Pick the 5x4 window of lattice cells; returns (homography or None, cells, reason)."""
+    keys = list(lattice.cells)
+    rows = [r for r, _ in keys]
+    cols = [c for _, c in keys]
+    span_r, span_c = max(rows) + 1, max(cols) + 1  # indices start at 0
+    gx, gy = lattice.gap
+    candidates_r = range(min(0, span_r - ROWS), max(0, span_r - ROWS) + 1)
+    candidates_c = range(min(0, span_c - COLS), max(0, span_c - COLS) + 1)
+    windows = [(r0, c0) for r0 in candidates_r for c0 in candidates_c]
+    extra_cells = [
+        (r0 + r, c0 + c)
+        for r0, c0 in windows
+        for r in range(ROWS)
+        for c in range(COLS)
+        if (r0 + r, c0 + c) not in lattice.cells
+    ]
+    scores = {}
+    if span_r < ROWS or span_c < COLS:
+        scores = _occupancy(
+            small_rgb, lattice.homography, lattice.gap, set(), cells=sorted(set(extra_cells))
+        )
+    ranked = []
+    for r0, c0 in windows:
+        inside = {
+            (r - r0, c - c0)
+            for r, c in keys
+            if r0 <= r < r0 + ROWS and c0 <= c < c0 + COLS
+        }
+        extra = sum(
+            scores.get((r0 + r, c0 + c), 0.0)
+            for r in range(ROWS)
+            for c in range(COLS)
+            if (r0 + r, c0 + c) not in lattice.cells
+        )
+        ranked.append((len(inside) + extra, r0, c0, inside))
+    ranked.sort(key=lambda item: -item[0])
+    best_score, r0, c0, inside = ranked[0]
+    if len(ranked) > 1 and best_score - ranked[1][0] < 0.5:
+        return (
+            None,
+            set(),
+            f"outer extent of the grid is not determined: the cards found span {span_r} row(s) "
+            f"x {span_c} column(s) and the missing ones could lie on either side",
+        )
+    shift = np.array(
+        [[1.0, 0, -c0 * (CARD_W_MM + gx)], [0, 1.0, -r0 * (CARD_H_MM + gy)], [0, 0, 1.0]]
+    )
+    return shift @ lattice.homography, inside, ""
+
+
+def _refine_outer_corners(
+    gray: np.ndarray, corners: np.ndarray, board_mm: tuple[float, float]
+) -> np.ndarray | None:
+    """Snap the four outer sides to the outermost strong edge nearby; None if unsupported.
+
+    Card candidates are sometimes a card's inner panel rather than its outline, which pulls
+    the lattice a few millimetres inwards; the outer edge of the block of cards is the
+    outermost strong edge within ``[-4, +6]`` mm of the estimate (outwards positive).
+
+    ``corners`` ``(4, 2)`` TL, TR, BR, BL in ``gray`` pixels; ``board_mm`` the board's
+    ``(width, height)`` in mm, to convert the search window to pixels.
+    """
+    lines = []
+    gray_f = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    for k in range(4):
+        a, b = corners[k], corners[(k + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        if length < 20:
+            return None
+        px_per_mm = length / (board_mm[0] if k % 2 == 0 else board_mm[1])
+        direction = (b - a) / length
+        normal = np.array([direction[1], -direction[0]])  # outward for clockwise quads
+        ts = np.linspace(0.06, 0.94, 60)
+        step = 0.5
+        offsets = np.arange(-4.0 * px_per_mm, 6.0 * px_per_mm + step, step)
+        base = a[None, :] + ts[:, None] * (b - a)[None, :]
+        pts = base[:, None, :] + offsets[None, :, None] * normal[None, None, :]
+        samples = cv2.remap(
+            gray_f,
+            pts[..., 0].astype(np.float32),
+            pts[..., 1].astype(np.float32),
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        deriv = np.abs(samples[:, 2:] - samples[:, :-2])  # centred at offsets[1:-1]
+        top = deriv.max(axis=1)
+        significant = deriv >= 0.5 * top[:, None]
+        # local maxima that are significant; take the outermost
+        local = np.zeros_like(significant)
+        local[:, 1:-1] = (deriv[:, 1:-1] >= deriv[:, :-2]) & (deriv[:, 1:-1] >= deriv[:, 2:])
+        candidates = significant & local
+        n = deriv.shape[1]
+        last = n - 1 - np.argmax(candidates[:, ::-1], axis=1)
+        has = candidates.any(axis=1) & (top > 10.0)
+        rows = np.where(has & (last > 0) & (last < n - 1))[0]
+        if len(rows) < 15:
+            return None
+        peak = last[rows]
+        left = deriv[rows, peak - 1]
+        mid = deriv[rows, peak]
+        right = deriv[rows, peak + 1]
+        denom = left - 2 * mid + right
+        sub = peak + np.where(np.abs(denom) > 1e-6, 0.5 * (left - right) / denom, 0.0)
+        offset = offsets[0] + (sub + 1.0) * step
+        med = float(np.median(offset))
+        keep = np.abs(offset - med) < max(1.0, 0.8 * px_per_mm)
+        if keep.sum() < 12:
+            return None
+        edge_pts = base[rows][keep] + offset[keep, None] * normal[None, :]
+        vx, vy, x0, y0 = cv2.fitLine(
+            edge_pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
+        ).ravel()
+        lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
+    out = np.empty((4, 2))
+    for k in range(4):
+        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            return None
+        t = np.linalg.solve(m, p2 - p1)
+        out[k] = p1 + t[0] * d1
+    if np.max(np.linalg.norm(out - corners, axis=1)) > 0.05 * np.linalg.norm(
+        corners[2] - corners[0]
+    ):
+        return None
+    return out
+
+
+def _gap_from_extent(
+    h_lattice: np.ndarray, outer: np.ndarray, lattice_gap: tuple[float, float]
+) -> tuple[float, float]:
+    """Gaps implied by the refined outer extent measured in lattice pitches.
+
+    The ratio of the board's width to the column pitch, ``(5 * 63 + 4 g) / (63 + g)``, does
+    not depend on the lattice's scale, so it survives a lattice fitted to inner panels.
+    """
+    board = apply_homography(h_lattice, outer)
+    width = 0.5 * (np.linalg.norm(board[1] - board[0]) + np.linalg.norm(board[2] - board[3]))
+    height = 0.5 * (np.linalg.norm(board[3] - board[0]) + np.linalg.norm(board[2] - board[1]))
+    out = []
+    for extent, count, card, g0 in (
+        (width, COLS, CARD_W_MM, lattice_gap[0]),
+        (height, ROWS, CARD_H_MM, lattice_gap[1]),
+    ):
+        ratio = extent / (card + g0)
+        if abs(ratio - (count - 1)) < 1e-6:
+            out.append(g0)
+            continue
+        g = (count * card - card * ratio) / (ratio - (count - 1))
+        out.append(float(np.clip(g, 0.0, GAP_RANGE_MM[1])))
+    return out[0], out[1]
+
+
+def _blob_fit(
+    image_rgb: np.ndarray, gray: np.ndarray, factor: float, quads: list[np.ndarray]
+) -> GridFit | None:
+    """Fallback for touching cards: the best large quad taken as the grid's outer edge."""
+    image_area = gray.shape[0] * gray.shape[1]
+    big = [q for q in quads if quad_area(q) > 0.08 * image_area][:6]
+    best = None
+    for quad in big:
+        fit = _fit_outer_quad(
+            image_rgb, gray, quad / factor, method="blob", image_to_work=factor
+        )
+        if best is None or fit.quality > best.quality:
+            best = fit
+    return best
+
+
+def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
+    """Locate the 4x5 grid of cards in a photo.
+
+    Parameters
+    ----------
+    image_rgb : np.ndarray
+        ``(H, W, 3)`` uint8 RGB photo (any size; worked on at ~1000 px).
+    min_quality : float, optional
+        Fits below this quality are rejected.
+
+    Returns
+    -------
+    GridFit
+        In the pixel frame of ``image_rgb``, board 'up' pointing up on screen where it can
+        be told (the 180-degree choice is left to the classifier's vote).
+
+    Raises
+    ------
+    GridNotFoundError
+        No grid, or its outer extent cannot be told; ``attempted_fit`` holds the best try.
+    """
+    if image_rgb.ndim != 3 or image_rgb.shape[2] != 3 or image_rgb.dtype != np.uint8:
+        raise ValueError(f"image_rgb must be (H, W, 3) uint8, got {image_rgb.shape}")
+    gray, factor = _work_gray(image_rgb)
+    small = image_rgb
+    if factor < 1.0:
+        small = cv2.resize(image_rgb, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_AREA)
+    quads = _dedupe(_card_candidates(gray))
+    card_quads = [q for q in quads if quad_area(q) < 0.2 * gray.size][:200]
+    lattice = _find_lattice(card_quads)
+    reason = "no card-shaped outlines found"
+    attempted = None
+    if lattice is not None:
+        h_work, inside, reason = _choose_extent(lattice, small)
+        if h_work is not None:
+            fit = _fit_from_homography(
+                h_work, lattice.gap, method="lattice", residual_px=lattice.residual_mm
+            )
+            gap = lattice.gap
+            refined = _refine_outer_corners(gray, fit.corners, _board_size(gap))
+            if refined is not None:
+                gap = _gap_from_extent(h_work, refined, lattice.gap)
+                h_work = _outer_homography(refined, gap)
+            occupancy = _occupancy(small, h_work, gap, inside)
+            quality = math.exp(-lattice.residual_mm / 4.0) * (
+                0.4 + 0.6 * len(inside) / max(1, int((occupancy > 0.5).sum()))
+            )
+            fit = _fit_from_homography(
+                h_work,
+                gap,
+                method="lattice",
+                occupancy=occupancy,
+                residual_px=lattice.residual_mm,
+                quality=min(1.0, quality),
+            ).scaled(1.0 / factor)
+            if len(inside) >= 6 or fit.occupied.sum() >= 10:
+                return _upright_first(fit)
+            attempted = fit
+            reason = f"only {len(inside)} separate card(s) found in the grid"
+        else:
+            attempted = _fit_from_homography(
+                lattice.homography, lattice.gap, method="lattice", quality=0.0, reason=reason
+            ).scaled(1.0 / factor)
+    blob = _blob_fit(image_rgb, gray, factor, quads)
+    if blob is not None and blob.quality >= min_quality:
+        refined = _refine_outer_corners(gray, blob.corners * factor, blob.board_size_mm)
+        if refined is not None:
+            oriented = refined / factor
+            h = _outer_homography(oriented, blob.gap_mm)
+            blob = replace(
+                _fit_from_homography(h, blob.gap_mm, method="blob", quality=blob.quality),
+                occupied=blob.occupied,
+                occupancy=blob.occupancy,
+            )
+        return _upright_first(blob)
+    if blob is not None and (attempted is None or attempted.quality < blob.quality):
+        attempted = replace(blob, reason="the largest card-coloured block has no 5x4 structure")
+        reason = attempted.reason if lattice is None else reason
+    raise GridNotFoundError(f"no terrarium found: {reason}", attempted)
