@@ -8,18 +8,19 @@ right) and a star (bottom left) on star cards. The Water back is its own design.
 
 All images returned here are ``(H, W, 3) uint8 RGB``.
 
-The numbers printed on the stand-in faces (VP, copy counts) are the defaults of
-``docs/card-reference.md``.
-TODO(rules-data): read them from ``scoring.rules.load_rules()`` once the rules data file lands;
-until then they live in :data:`STAND_IN_VALUES` below (a copy of the card reference's defaults).
+The words and numbers printed on the stand-in faces (name, category, VP of each tier, copies,
+star) are read from the rules data (:func:`scoring.rules.load_rules`), so an edited rules file
+prints its own values; only the look (colours, patterns, motifs) is defined here.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -33,25 +34,62 @@ BORDER_MM = 3.0
 
 Color = tuple[int, int, int]
 
-# TODO(rules-data): replace with scoring.rules.load_rules() when it exists.
-#: card id -> (category, basic VP text, advanced VP text, copies in the deck, star card)
-STAND_IN_VALUES: dict[str, tuple[str, str, str, int, bool]] = {
-    "corn_snake": ("Snake", "4", "11", 8, True),
-    "ringneck_snake": ("Snake", "4", "9", 8, False),
-    "rosy_boa": ("Snake", "4", "10", 8, False),
-    "common_box_turtle": ("Turtle", "5", "10", 8, False),
-    "three_toed_box_turtle": ("Turtle", "6", "12", 8, False),
-    "red_footed_tortoise": ("Turtle", "5", "10", 8, False),
-    "brown_anole": ("Lizard", "2/kind", "", 8, True),
-    "blue_tongued_skink": ("Lizard", "5", "13", 8, False),
-    "neon_day_gecko": ("Lizard", "5", "12", 8, False),
-    "dubia_roach": ("Cockroach", "2", "12", 9, False),
-    "silver_inch_plant": ("Environment", "3", "7", 9, False),
-    "golden_pothos": ("Environment", "4", "7", 9, False),
-    "scarlet_star": ("Environment", "5", "9", 9, False),
-    "hollow_log": ("Environment", "5", "9", 9, False),
-    "rock": ("Environment", "3", "6", 9, True),
+_CATEGORY_TITLES = {
+    "snake": "Snake",
+    "turtle": "Turtle",
+    "lizard": "Lizard",
+    "cockroach": "Cockroach",
+    "dry_land": "Environment",
+    "water": "Environment",
 }
+
+
+@dataclass(frozen=True)
+class FaceValues:
+    """What a face prints, from the rules data: name, category title, tier VP, copies, star."""
+
+    name: str
+    category: str
+    vp_basic: str
+    vp_advanced: str
+    copies: int
+    star: bool
+
+
+def face_values(rules: Any = None) -> dict[str, FaceValues]:
+    """Printed values of the 15 fronts and ``water`` from a :class:`scoring.rules.Rules`.
+
+    ``rules`` defaults to the default rules data (read once and cached).
+    """
+    if rules is None:
+        return dict(_default_face_values())
+    out = {}
+    for label in FACE_LABELS:
+        rule = rules.cards[label]
+        vps = [t.vp for t in rule.tiers]
+        if label == WATER:
+            out[label] = FaceValues(rule.name, "", " ".join(str(v) for v in vps), "", 0, False)
+            continue
+        basic = f"{vps[0]}/kind" if rule.per_unit else str(vps[0])
+        advanced = str(vps[-1]) if len(vps) > 1 else ""
+        category = _CATEGORY_TITLES.get(rule.category, rule.category.replace("_", " ").title())
+        out[label] = FaceValues(
+            rule.name, category, basic, advanced, int(rule.copies), bool(rule.star)
+        )
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _default_face_values() -> dict[str, FaceValues]:
+    from scoring.rules import load_rules  # the rules data; read on first use, never at import
+
+    return face_values(load_rules())
+
+
+def default_copies() -> dict[str, int]:
+    """Copies of each of the 15 fronts in the deck, from the default rules data (126 cards)."""
+    return {cid: v.copies for cid, v in _default_face_values().items() if cid in CARD_IDS}
+
 
 FRAMES = ("square", "round", "diamond", "hexagon", "none", "arch")
 PATTERNS = ("plain", "stripes", "dots", "checks", "waves", "scales", "grid", "radial", "speckle")
@@ -229,11 +267,7 @@ _STAND_IN_LOOK: dict[str, tuple[Color, str, Color, MotifSpec]] = {
 }
 
 
-def _pretty(card_id: str) -> str:
-    return card_id.replace("_", " ").title().replace("Toed", "toed")
-
-
-def stand_in_design(card_id: str) -> CardDesign:
+def stand_in_design(card_id: str, *, values: Mapping[str, FaceValues] | None = None) -> CardDesign:
     """The stand-in deck's design for one face (a card id of the 15 fronts, or ``"water"``).
 
     Raises
@@ -241,9 +275,12 @@ def stand_in_design(card_id: str) -> CardDesign:
     ValueError
         If ``card_id`` is not one of :data:`scoring.cards.FACE_LABELS`.
     """
+    if card_id not in FACE_LABELS:
+        raise ValueError(f"card_id: unknown face {card_id!r}; expected one of {FACE_LABELS}")
     if card_id == WATER:
+        water = (values or _default_face_values())[WATER]
         return CardDesign(
-            name="Water",
+            name=water.name,
             category="",
             frame="none",
             background=(30, 95, 175),
@@ -256,33 +293,31 @@ def stand_in_design(card_id: str) -> CardDesign:
             frame_color=(235, 245, 255),
             frame_fill=(30, 95, 175),
             motif=MotifSpec("waves", ((235, 245, 255), (120, 190, 240)), 30),
-            vp_basic="1 3 4 8",
+            vp_basic=water.vp_basic,
             panel_color=(225, 240, 252),
             panel_text_color=(15, 55, 120),
             back=True,
         )
-    if card_id not in STAND_IN_VALUES:
-        raise ValueError(f"card_id: unknown face {card_id!r}; expected one of {FACE_LABELS}")
-    category, basic, advanced, copies, star = STAND_IN_VALUES[card_id]
+    v = (values or _default_face_values())[card_id]
     background, pattern, pattern_color, motif = _STAND_IN_LOOK[card_id]
     is_env = card_id in DRY_LAND_IDS
     return CardDesign(
-        name=_pretty(card_id),
-        category=category,
+        name=v.name,
+        category=v.category,
         frame="round" if is_env else "square",
         background=background,
         pattern=pattern,
         pattern_color=pattern_color,
         pattern_scale_mm=5.0 + (len(card_id) % 4),
         pattern_angle_deg=(len(card_id) * 37) % 180,
-        banner_color=_CATEGORY_BANNERS[category],
+        banner_color=_CATEGORY_BANNERS.get(v.category, (40, 40, 40)),
         frame_color=(25, 25, 25),
         frame_fill=(245, 240, 225) if not is_env else (235, 245, 230),
         motif=motif,
-        vp_basic=basic,
-        vp_advanced=advanced,
-        copies=copies,
-        star=star,
+        vp_basic=v.vp_basic,
+        vp_advanced=v.vp_advanced,
+        copies=v.copies,
+        star=v.star,
     )
 
 
@@ -1214,9 +1249,6 @@ def render_random_face(
 # Decks
 # ---------------------------------------------------------------------------------------------
 
-#: Copies per face label in a 126-card deck (card-reference "Deck"); water is a flipped card.
-DEFAULT_COPIES: dict[str, int] = {cid: STAND_IN_VALUES[cid][3] for cid in CARD_IDS}
-
 
 @dataclass(frozen=True)
 class DeckFaces(Mapping[str, np.ndarray]):
@@ -1228,7 +1260,7 @@ class DeckFaces(Mapping[str, np.ndarray]):
 
     name: str
     faces: dict[str, np.ndarray]
-    copies: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_COPIES))
+    copies: dict[str, int] = field(default_factory=default_copies)
 
     def __post_init__(self) -> None:
         missing = [label for label in FACE_LABELS if label not in self.faces]
@@ -1331,7 +1363,10 @@ __all__ = [
     "CardDesign",
     "DeckFaces",
     "MotifSpec",
+    "FaceValues",
     "card_size_px",
+    "default_copies",
+    "face_values",
     "faces_sheet",
     "load_pack_faces",
     "random_deck",

@@ -1,0 +1,123 @@
+"""Write synthetic data sets: ``scene_%05d.jpg`` + ``scene_%05d.json`` + ``manifest.json``.
+
+Scene ``i`` of a data set with seed ``S`` is rendered from ``numpy.random.default_rng(
+scene_seed(S, i))`` alone, so the same (seed, index, options) always gives the same bytes, and
+data sets with different seeds never share a scene as long as ``S * 1_000_003`` ranges do not
+overlap (seeds below 1000 with fewer than 1_000_003 scenes never do).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.synth.deck import DeckFaces, load_pack_faces, random_deck, stand_in_deck
+from vision.synth.scene import encode_jpeg, render_scene
+
+SEED_STRIDE = 1_000_003
+GENERATOR_VERSION = 1
+
+
+def scene_seed(seed: int, index: int) -> int:
+    """The seed of scene ``index`` in the data set of seed ``seed``."""
+    return int(seed) * SEED_STRIDE + int(index)
+
+
+def resolve_deck(deck: str | Path | DeckFaces, rng: np.random.Generator | None = None) -> DeckFaces:
+    """``"stand-in"``, ``"random"`` (needs ``rng``), a pack directory, or a :class:`DeckFaces`."""
+    if isinstance(deck, DeckFaces):
+        return deck
+    if str(deck) == "stand-in":
+        return stand_in_deck()
+    if str(deck) == "random":
+        if rng is None:
+            raise ValueError("deck: 'random' needs a random generator")
+        return random_deck(rng, px_per_mm=5.0)
+    return load_pack_faces(deck)
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"WxH"`` -> ``(W, H)``; raises ``ValueError`` with a clear message."""
+    parts = str(text).lower().split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"size: expected WxH such as 1024x768, got {text!r}")
+    w, h = int(parts[0]), int(parts[1])
+    if w < 64 or h < 64 or w > 8192 or h > 8192:
+        raise ValueError(f"size: each side must be in [64, 8192], got {text!r}")
+    return w, h
+
+
+def write_dataset(
+    out_dir: str | Path,
+    n: int,
+    seed: int,
+    *,
+    deck: str | Path | DeckFaces = "stand-in",
+    partial: float = 0.0,
+    max_size: tuple[int, int] = (4032, 3024),
+    start: int = 0,
+    **scene_options: Any,
+) -> dict[str, Any]:
+    """Render ``n`` scenes into ``out_dir`` and return the manifest (also written there).
+
+    Parameters
+    ----------
+    out_dir : path
+        Created if missing. Files: ``scene_%05d.jpg``, ``scene_%05d.json`` (the ground truth of
+        :func:`vision.synth.scene.render_scene`, with ``image`` set), ``manifest.json``.
+    n, seed : int
+        Number of scenes and the data set's seed (``n >= 1``, ``0 <= seed < 2**31``).
+    deck : ``"stand-in"``, ``"random"`` or a deck pack directory (``<label>.png`` files)
+        ``"random"`` draws a new random deck for every scene (from that scene's seed).
+    partial : float
+        Probability that a cell is empty (mid-game scenes).
+    max_size : (int, int)
+        Largest photo size (long x short side).
+    start : int
+        Index of the first scene (to extend a data set or write it in shards).
+    """
+    if int(n) < 1:
+        raise ValueError(f"n: must be at least 1, got {n}")
+    if not 0 <= int(seed) < 2**31:
+        raise ValueError(f"seed: must be in [0, 2**31), got {seed}")
+    if not 0.0 <= float(partial) < 1.0:
+        raise ValueError(f"partial: must be in [0, 1), got {partial}")
+    out = Path(out_dir)
+    fixed_deck = None if str(deck) == "random" else resolve_deck(deck)
+    out.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for i in range(int(start), int(start) + int(n)):
+        s = scene_seed(seed, i)
+        rng = np.random.default_rng(s)
+        scene_deck = fixed_deck if fixed_deck is not None else resolve_deck("random", rng)
+        image, truth = render_scene(
+            rng, scene_deck, partial=partial, max_size=max_size, **scene_options
+        )
+        name = f"scene_{i:05d}"
+        truth["image"] = f"{name}.jpg"
+        truth["params"]["seed"] = s
+        truth["params"]["dataset_seed"] = int(seed)
+        truth["params"]["index"] = i
+        (out / f"{name}.jpg").write_bytes(encode_jpeg(image, truth["params"]["jpeg_quality"]))
+        (out / f"{name}.json").write_text(json.dumps(truth, indent=1) + "\n")
+        entries.append({"image": f"{name}.jpg", "truth": f"{name}.json"})
+    manifest = {
+        "generator": "vision.synth",
+        "generator_version": GENERATOR_VERSION,
+        "seed": int(seed),
+        "n": int(n),
+        "start": int(start),
+        "deck": str(deck) if not isinstance(deck, DeckFaces) else deck.name,
+        "partial": float(partial),
+        "max_size": [int(max_size[0]), int(max_size[1])],
+        "options": {k: v for k, v in scene_options.items()},
+        "scenes": entries,
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+__all__ = ["parse_size", "resolve_deck", "scene_seed", "write_dataset"]
