@@ -1,0 +1,286 @@
+"""``bench``: accuracy and speed of photo → board → score pad on a synthetic data set.
+
+For every scene (an image plus its ground-truth JSON, as ``reptile-tank synth`` writes them) the
+photo goes through :class:`vision.reader.TerrariumReader` exactly as ``score`` does, on one CPU
+core, and the board is scored. Reported: grid found, per-card error, whole board right (20 labels
+and orientation), orientation errors, per-stage median timings — and, on the same rectified crops
+in the same run, a classical baseline (nearest colour histogram against the same deck faces).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.cards import COLS, EMPTY, FACE_LABELS, ROWS
+from scoring.rules import load_rules
+
+from .photo import copies_from_rules
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic")
+
+
+class BenchDataError(ValueError):
+    """The data set folder holds no usable scenes."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("bench", help="accuracy and timing on a synthetic data set")
+    parser.add_argument("--data", required=True, help="folder of scene images + truth JSON")
+    parser.add_argument("--pack", default=None, help="deck pack folder (default: stand-in deck)")
+    parser.add_argument("--limit", type=int, default=None, help="use the first N scenes only")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the classical baseline")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.set_defaults(func=run_bench)
+
+
+# ------------------------------------------------------------------------- data set
+
+
+def find_scenes(directory: str | Path) -> list[tuple[Path, dict]]:
+    """(image path, truth) for every ground-truth JSON in ``directory`` (sorted by name)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise BenchDataError(f"{directory}: not a folder")
+    scenes = []
+    for path in sorted(directory.rglob("*.json")):
+        try:
+            truth = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        if not isinstance(truth, dict) or "board" not in truth or "grid_corners" not in truth:
+            continue
+        image = None
+        if truth.get("image"):
+            candidate = path.parent / truth["image"]
+            image = candidate if candidate.is_file() else None
+        if image is None:
+            image = next(
+                (path.with_suffix(s) for s in IMAGE_SUFFIXES if path.with_suffix(s).is_file()),
+                None,
+            )
+        if image is not None:
+            scenes.append((image, truth))
+    if not scenes:
+        raise BenchDataError(f"{directory}: no scenes (image + ground-truth JSON) found")
+    return scenes
+
+
+# ------------------------------------------------------------------------- baseline
+
+
+class HistogramBaseline:
+    """Nearest HSV colour histogram (Bhattacharyya distance) against the deck's faces.
+
+    Prototypes: each face's clean crop upright and turned 180°, plus table crops for ``empty``
+    (the same generator the galleries use). Rotation-blind, so it names labels only.
+    """
+
+    def __init__(self, faces: dict[str, np.ndarray], crop_size: tuple[int, int], seed: int = 0):
+        from vision.augment import card_view, empty_view
+
+        rng = np.random.default_rng(seed)
+        self.labels: list[str] = []
+        self.hists: list[np.ndarray] = []
+        small = {
+            k: cv2.resize(v, (126, 176), interpolation=cv2.INTER_AREA) for k, v in faces.items()
+        }
+        for label, face in small.items():
+            for rotation in (0, 180):
+                crop = card_view(face, rng, out_size=crop_size, rotation=rotation, strength=0.0)
+                self.labels.append(label)
+                self.hists.append(self.histogram(crop))
+        for _ in range(40):
+            self.labels.append(EMPTY)
+            self.hists.append(self.histogram(empty_view(rng, out_size=crop_size)))
+
+    @staticmethod
+    def histogram(crop: np.ndarray) -> np.ndarray:
+        """(H, W, 3) uint8 RGB → normalised 16×4×4 HSV histogram."""
+        hsv = cv2.cvtColor(crop, cv2.COLOR_RGB2HSV)
+        hist = cv2.calcHist([hsv], [0, 1, 2], None, [16, 4, 4], [0, 180, 0, 256, 0, 256])
+        return cv2.normalize(hist, None).flatten()
+
+    def classify(self, crops: np.ndarray) -> list[list[str]]:
+        """(4, 5, H, W, 3) uint8 RGB → 4 rows of 5 labels."""
+        out = []
+        for row in crops:
+            labels = []
+            for crop in row:
+                h = self.histogram(crop)
+                d = [cv2.compareHist(h, p, cv2.HISTCMP_BHATTACHARYYA) for p in self.hists]
+                labels.append(self.labels[int(np.argmin(d))])
+            out.append(labels)
+        return out
+
+
+# ------------------------------------------------------------------------- metrics
+
+
+def _turned(rows: list[list[str]]) -> list[list[str]]:
+    return [list(reversed(row)) for row in reversed(rows)]
+
+
+def _errors(predicted: list[list[str]], truth: list[list[str]]) -> int:
+    return sum(
+        p != t for pr, tr in zip(predicted, truth, strict=True) for p, t in zip(pr, tr, strict=True)
+    )
+
+
+def _corner_error(fit_corners: np.ndarray, truth_corners, scale: float) -> float:
+    """Largest corner distance (original pixels) between the fit and the truth, best of 0/180."""
+    fit = np.asarray(fit_corners) / scale
+    truth = np.asarray(truth_corners, float)
+    return float(min(np.linalg.norm(np.roll(fit, k, axis=0) - truth, axis=1).max() for k in (0, 2)))
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    from scoring.board import Board
+    from scoring.engine import score_board
+    from vision.reader import TerrariumReader
+
+    cv2.setNumThreads(1)
+    scenes = find_scenes(args.data)[: args.limit]
+    rules = load_rules()
+    reader = TerrariumReader(args.pack, copies=copies_from_rules(rules), threads=1)
+    baseline = None
+    if not args.no_baseline:
+        baseline = HistogramBaseline(_deck_faces(reader), reader.cell_size)
+    stats = {
+        "scenes": len(scenes),
+        "grid_found": 0,
+        "cells": 0,
+        "card_errors": 0,
+        "card_errors_any_orientation": 0,
+        "boards_right": 0,
+        "orientation_wrong": 0,
+        "orientation_ambiguous": 0,
+        "baseline_card_errors_any_orientation": 0,
+        "confusions": {},
+        "failures": [],
+    }
+    timings: dict[str, list[float]] = {}
+    corner_errors = []
+    sizes = []
+    for image_path, truth in scenes:
+        data = image_path.read_bytes()
+        rows_true = truth["board"]["rows"]
+        try:
+            read = reader.read(data)
+        except ValueError as error:
+            stats["failures"].append(f"{image_path.name}: {error}")
+            continue
+        stats["grid_found"] += 1
+        start = time.perf_counter()
+        score_board(Board.from_json(read.board_json()), rules)
+        read.timings_ms["score"] = 1000 * (time.perf_counter() - start)
+        read.timings_ms["total"] += read.timings_ms["score"]
+        for key, value in read.timings_ms.items():
+            timings.setdefault(key, []).append(value)
+        sizes.append(int(np.prod(truth.get("size", [0, 0]))))
+        corner_errors.append(_corner_error(read.fit.corners, truth["grid_corners"], read.scale))
+        errors = _errors(read.rows, rows_true)
+        errors_any = min(errors, _errors(_turned(read.rows), rows_true))
+        stats["cells"] += ROWS * COLS
+        stats["card_errors"] += errors
+        stats["card_errors_any_orientation"] += errors_any
+        stats["boards_right"] += int(errors == 0)
+        stats["orientation_wrong"] += int(errors > errors_any)
+        stats["orientation_ambiguous"] += int(read.orientation.ambiguous)
+        best = rows_true if errors == errors_any else _turned(rows_true)
+        for pr, tr in zip(read.rows, best, strict=True):
+            for p, t in zip(pr, tr, strict=True):
+                if p != t:
+                    key = f"{t}->{p}"
+                    stats["confusions"][key] = stats["confusions"].get(key, 0) + 1
+        if baseline is not None:
+            base = baseline.classify(read.crops)
+            stats["baseline_card_errors_any_orientation"] += min(
+                _errors(base, rows_true), _errors(_turned(base), rows_true)
+            )
+    report = _summarise(stats, timings, corner_errors, sizes, baseline is not None, args)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(format_report(report))
+    return 0
+
+
+def _deck_faces(reader) -> dict[str, np.ndarray]:
+    if reader.pack is not None:
+        return dict(reader.pack.faces)
+    from vision.synth.deck import stand_in_deck
+
+    return dict(stand_in_deck(px_per_mm=4.0))
+
+
+def _summarise(stats, timings, corner_errors, sizes, with_baseline, args) -> dict:
+    n = stats["scenes"]
+    cells = max(stats["cells"], 1)
+    report = {
+        "data": str(args.data),
+        "pack": args.pack or "stand-in (default)",
+        "scenes": n,
+        "median_image_megapixels": round(float(np.median(sizes)) / 1e6, 2) if sizes else None,
+        "grid_found_pct": round(100 * stats["grid_found"] / max(n, 1), 2),
+        "median_corner_error_px": round(float(np.median(corner_errors)), 2)
+        if corner_errors
+        else None,
+        "per_card_error_pct": round(100 * stats["card_errors"] / cells, 3),
+        "per_card_error_any_orientation_pct": round(
+            100 * stats["card_errors_any_orientation"] / cells, 3
+        ),
+        "whole_board_right_pct": round(100 * stats["boards_right"] / max(n, 1), 2),
+        "orientation_wrong": stats["orientation_wrong"],
+        "orientation_ambiguous": stats["orientation_ambiguous"],
+        "confusions": dict(sorted(stats["confusions"].items(), key=lambda kv: -kv[1])),
+        "median_ms": {k: round(float(np.median(v)), 2) for k, v in timings.items()},
+        "p90_ms": {k: round(float(np.percentile(v, 90)), 2) for k, v in timings.items()},
+        "failures": stats["failures"],
+        "threads": 1,
+    }
+    if with_baseline:
+        report["baseline"] = {
+            "method": "nearest HSV histogram (16x4x4, Bhattacharyya) vs the same deck faces",
+            "per_card_error_any_orientation_pct": round(
+                100 * stats["baseline_card_errors_any_orientation"] / cells, 3
+            ),
+        }
+    return report
+
+
+def format_report(report: dict) -> str:
+    lines = [
+        f"Data: {report['data']}  pack: {report['pack']}  scenes: {report['scenes']} "
+        f"(median {report['median_image_megapixels']} MP)",
+        f"Grid found:                 {report['grid_found_pct']:.2f} %  "
+        f"(median corner error {report['median_corner_error_px']} px)",
+        f"Per-card error:             {report['per_card_error_pct']:.3f} %  "
+        f"(ignoring orientation {report['per_card_error_any_orientation_pct']:.3f} %)",
+        f"Whole board right:          {report['whole_board_right_pct']:.2f} %  "
+        f"(orientation wrong {report['orientation_wrong']}, "
+        f"ambiguous {report['orientation_ambiguous']})",
+    ]
+    if "baseline" in report:
+        lines.append(
+            "Baseline per-card error:    "
+            f"{report['baseline']['per_card_error_any_orientation_pct']:.3f} %  "
+            f"({report['baseline']['method']}; ignoring orientation)"
+        )
+    lines.append(
+        "Median ms (one core): " + ", ".join(f"{k} {v}" for k, v in report["median_ms"].items())
+    )
+    if report["confusions"]:
+        top = list(report["confusions"].items())[:8]
+        lines.append("Confusions (truth->read): " + ", ".join(f"{k} x{v}" for k, v in top))
+    for failure in report["failures"][:10]:
+        lines.append(f"  grid not found: {failure}")
+    return "\n".join(lines)
+
+
+__all__ = ["FACE_LABELS", "HistogramBaseline", "find_scenes", "register", "run_bench"]
