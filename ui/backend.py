@@ -20,6 +20,8 @@ import numpy as np
 import streamlit as st
 from PIL import Image
 
+from ui.labels import SHORT_NAMES
+
 #: Environment variable naming the database (any SQLAlchemy URL); SQLite file by default.
 DB_URL_ENV = "REPTILE_TANK_DB_URL"
 #: Environment variable naming the user's rules file (house values for their printing).
@@ -103,16 +105,26 @@ def rules_fingerprint() -> tuple[str, str]:
 
 
 @st.cache_resource(show_spinner="Loading the card reader…")
-def _reader_for(pack: str | None) -> Any:
+def _reader_for(pack: str | None, copies: tuple[tuple[str, int], ...]) -> Any:
     from vision.reader import TerrariumReader
 
-    return TerrariumReader(pack=pack)
+    return TerrariumReader(pack=pack, copies=dict(copies))
 
 
 def get_reader() -> Any:
-    """The ONNX terrarium reader (loaded once per server process and deck pack)."""
+    """The ONNX terrarium reader, loaded once per server process, deck pack and deck size.
+
+    ``TerrariumReader.read`` is thread-safe for concurrent sessions (onnxruntime sessions are).
+
+    Raises
+    ------
+    OSError
+        The model file is missing (``vision.classifier.ModelFileError``).
+    """
     pack = pack_dir()
-    return _reader_for(str(pack) if pack else None)
+    rules = load_rules()
+    copies = tuple(sorted((cid, r.copies) for cid, r in rules.cards.items() if cid != "water"))
+    return _reader_for(str(pack) if pack else None, copies)
 
 
 def reader_available() -> bool:
@@ -211,13 +223,13 @@ def read_photo(
     digest = hashlib.sha256(photo_bytes).hexdigest()
     start = time.perf_counter()
     try:
-        read = reader.read(photo_bytes, corners=corners, star_cards_removed=star_cards_removed)
+        read = reader.read(
+            photo_bytes,
+            corners=None if corners is None else np.asarray(corners, dtype=float),
+            star_cards_removed=star_cards_removed,
+        )
     except GridNotFoundError as error:
-        from vision.loading import load_image
-
-        loaded = load_image(photo_bytes)
-        image = loaded.rgb
-        elapsed = (time.perf_counter() - start) * 1000.0
+        image = reader.load(photo_bytes).rgb  # the frame the user's corners are given in
         return PhotoRead(
             grid_found=False,
             rows=None,
@@ -226,26 +238,21 @@ def read_photo(
             image_size=(int(image.shape[1]), int(image.shape[0])),
             photo_sha256=digest,
             thumbnail_jpeg=thumbnail_jpeg(image),
-            read_ms=elapsed,
+            read_ms=(time.perf_counter() - start) * 1000.0,
             message=str(error),
         )
     elapsed = (time.perf_counter() - start) * 1000.0
-    image = read.image
-    rows = (
-        [list(row) for row in read.board_rows()]
-        if callable(getattr(read, "board_rows", None))
-        else [list(r) for r in read.rows]
-    )
-    confidence = [[float(v) for v in row] for row in read.confidence]
-    overlay = draw_overlay(image, read.fit, labels=rows)
+    rows = [list(row) for row in read.rows]
+    confidence = [[float(cell.confidence) for cell in row] for row in read.cells]
+    overlay = draw_overlay(read.image, read.fit, labels=[[SHORT_NAMES[x] for x in r] for r in rows])
     return PhotoRead(
         grid_found=True,
         rows=rows,
         confidence=confidence,
         overlay_png=png_bytes(overlay),
-        image_size=(int(image.shape[1]), int(image.shape[0])),
+        image_size=(int(read.image.shape[1]), int(read.image.shape[0])),
         photo_sha256=digest,
-        thumbnail_jpeg=thumbnail_jpeg(image),
+        thumbnail_jpeg=thumbnail_jpeg(read.image),
         read_ms=elapsed,
     )
 

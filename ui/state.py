@@ -31,8 +31,9 @@ LAST_PHOTO = "rt_last_photo"
 PENDING = "rt_pending_corners"
 SOLO_ENTRY = "rt_solo_entry"
 
-#: Cells read with a confidence below this are highlighted for checking.
-LOW_CONFIDENCE = 0.6
+#: Cells whose read confidence (the classifier's margin to the runner-up label, as in
+#: ``vision.reader.BoardRead.low_confidence``) is below this are highlighted for checking.
+LOW_CONFIDENCE = 0.1
 
 #: Longest player name accepted (characters, after trimming).
 MAX_NAME_LENGTH = 40

@@ -82,7 +82,7 @@ def enter_by_hand(at: AppTest, player: str, rows: list[list[str]]) -> AppTest:
 
 def frame(at: AppTest, *columns: str):
     """The first dataframe on the page having all ``columns`` (as a pandas DataFrame)."""
-    for element in at.dataframe:
+    for element in list(at.dataframe) + list(at.table):
         value = element.value
         if all(c in value.columns for c in columns):
             return value

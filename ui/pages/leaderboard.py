@@ -42,7 +42,8 @@ def standings_ui(store, session_id: int | None) -> None:
     if not rows:
         st.info("No confirmed games yet.")
         return
-    st.dataframe(rows, hide_index=True, key="lb_standings")
+    # A plain table: a handful of rows, readable on a phone and by screen readers.
+    st.table(rows, hide_index=True, border="horizontal")
     st.bar_chart(rows, x="Player", y=["Wins", "Average VP"], stack=False, height=260)
 
 

@@ -33,6 +33,9 @@ def take_read(player: str, photo: bytes, corners=None) -> None:
         except ValueError as error:
             st.error(f"That photo cannot be used: {error}")
             return
+        except OSError as error:
+            st.error(f"The card reader cannot start ({error}); enter the board by hand.")
+            return
     S.store_read(st.session_state, player, photo, read)
 
 

@@ -1,0 +1,93 @@
+"""The real-browser journey: Debian's Chromium through Playwright against `streamlit run`.
+
+Start the server with a temporary database, upload the sample photo for both players, fix one
+cell with one tap, confirm, and find the players on the leaderboard.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
+MODEL = ROOT / "models" / "card_embedder.onnx"
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+def require_browser() -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (dev extra)")
+    if not MODEL.exists():
+        pytest.skip(f"the card reader's model is missing: {MODEL.relative_to(ROOT)}")
+    if not SAMPLE.exists():
+        pytest.skip(f"the sample photo is missing: {SAMPLE.relative_to(ROOT)}")
+
+
+def pick_player(page, key: str, name: str) -> None:
+    """Choose ``name`` in the selectbox with widget key ``key``."""
+    page.locator(f".st-key-{key} [data-baseweb='select']").click()
+    page.get_by_role("option", name=name).first.click()
+    wait_idle(page)
+
+
+def upload_sample(page, player: str) -> None:
+    page.locator(f".st-key-photo_upload_{player} input[type=file]").set_input_files(str(SAMPLE))
+    wait_idle(page)
+    page.get_by_text("Read in", exact=False).first.wait_for(timeout=60_000)
+
+
+def test_photo_fix_confirm_leaderboard(tmp_path):
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    env = {
+        "REPTILE_TANK_DB_URL": f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}",
+        "REPTILE_TANK_HOME": str(tmp_path / "home"),
+    }
+    with serve_app(env) as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(url)
+            wait_idle(page)
+            # Game setup
+            page.locator(".st-key-setup_new_session input").fill("Friday")
+            page.get_by_role("button", name="Create").click()
+            wait_idle(page)
+            page.locator(".st-key-setup_players textarea").fill("Ann\nBen")
+            page.locator(".st-key-setup_start button").click()
+            wait_idle(page)
+            page.get_by_text("Game started with 2 players.").wait_for()
+            # Photograph both terrariums
+            goto_page(page, "Photograph")
+            upload_sample(page, "Ann")
+            pick_player(page, "photo_player", "Ben")
+            upload_sample(page, "Ben")
+            # Check Ann's read and fix one cell with one tap in the picker
+            goto_page(page, "Check the read")
+            pick_player(page, "check_player", "Ann")
+            page.locator(".st-key-check_cell_0_0 button").click()
+            wait_idle(page)
+            page.locator(".st-key-check_pick_neon_day_gecko button").click()
+            wait_idle(page)
+            fixed = page.locator(".st-key-check_cell_0_0 button").inner_text()
+            assert "✓" in fixed and "Gecko" in fixed, fixed
+            # Confirm and save
+            goto_page(page, "Confirm & save")
+            page.locator(".st-key-confirm_save button").click()
+            wait_idle(page)
+            page.get_by_text("saved to the leaderboard").wait_for()
+            # The leaderboard shows both players with one game each
+            goto_page(page, "Leaderboard")
+            table = page.locator('[data-testid="stTable"]').first
+            table.wait_for()
+            text = table.inner_text()
+            assert "Ann" in text and "Ben" in text, text
+        finally:
+            browser.close()
