@@ -1299,7 +1299,8 @@ def random_deck(rng: np.random.Generator, *, px_per_mm: float = 8.0) -> DeckFace
 def load_pack_faces(directory: str | Path) -> DeckFaces:
     """Read ``<label>.png`` (or .jpg/.jpeg/.webp) for the 16 face labels from ``directory``.
 
-    The layout written by ``reptile-tank deck export``. Images are returned RGB.
+    The layout written by ``reptile-tank deck export``; a deck pack folder (faces in its
+    ``faces/`` sub-folder) is read too. Images are returned RGB.
 
     Raises
     ------
@@ -1311,6 +1312,10 @@ def load_pack_faces(directory: str | Path) -> DeckFaces:
     directory = Path(directory)
     if not directory.is_dir():
         raise FileNotFoundError(f"deck pack: no such directory {str(directory)!r}")
+    if (directory / "faces").is_dir() and not any(
+        (directory / f"{FACE_LABELS[0]}{ext}").is_file() for ext in (".png", ".jpg", ".jpeg")
+    ):
+        directory = directory / "faces"  # a DeckPack folder keeps its faces there
     faces = {}
     for label in FACE_LABELS:
         path = next(
@@ -1327,7 +1332,7 @@ def load_pack_faces(directory: str | Path) -> DeckFaces:
         if bgr is None:
             raise ValueError(f"deck pack: {str(path)!r} is not a readable image")
         faces[label] = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-    return DeckFaces(directory.name or "pack", faces)
+    return DeckFaces(str(directory), faces)
 
 
 def faces_sheet(deck: Mapping[str, np.ndarray], *, cols: int = 8, width: int = 160) -> np.ndarray:
