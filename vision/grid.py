@@ -317,7 +317,7 @@ def rectify_cells(
         for c in range(COLS):
             x0 = c * (CARD_W_MM + gx) - margin_mm
             y0 = r * (CARD_H_MM + gy) - margin_mm
-            to_crop = np.array([[sx, 0, -sx * x0], [0, sy, -sy * y0], [0, 0, 1.0]])
+            to_crop = np.array([[sx, 0, -sx * x0 - 0.5], [0, sy, -sy * y0 - 0.5], [0, 0, 1.0]])
             m = to_crop @ fit.homography
             crops[r, c] = cv2.warpPerspective(
                 image_rgb,
@@ -498,9 +498,7 @@ def _lattice_index(
         nonzero = index != 0
         ratio = np.divide(excess, index, out=np.zeros_like(excess), where=nonzero)
         slack = np.divide(tol, np.abs(index), out=np.zeros_like(excess), where=nonzero)
-        ok = np.where(
-            nonzero, (ratio >= lo - slack) & (ratio <= hi + slack), np.abs(excess) <= tol
-        )
+        ok = np.where(nonzero, (ratio >= lo - slack) & (ratio <= hi + slack), np.abs(excess) <= tol)
         out.append((index.astype(int), ok))
     (col, ok_c), (row, ok_r) = out
     return col, row, ok_c & ok_r
@@ -618,8 +616,9 @@ def _refine_lattice(
         ],
         axis=1,
     )
-    residual = float(np.median(np.linalg.norm(apply_homography(homography, img_pts) - targets,
-                                              axis=1)))
+    residual = float(
+        np.median(np.linalg.norm(apply_homography(homography, img_pts) - targets, axis=1))
+    )
     return _Lattice(homography, cells, (gap[0], gap[1]), residual)
 
 
@@ -630,12 +629,25 @@ _PX_PER_MM = 1.0
 
 
 def _board_view(
-    image: np.ndarray, homography: np.ndarray, gap: tuple[float, float]
+    image: np.ndarray,
+    homography: np.ndarray,
+    gap: tuple[float, float],
+    extra: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0),
 ) -> np.ndarray:
-    """Warp ``image`` (work px) to the board plane at 1 px/mm with a 30 mm margin."""
+    """Warp ``image`` (work px) to the board plane at 1 px/mm with a 30 mm margin.
+
+    ``extra`` = (left, top, right, bottom) mm added beyond the margin (for cells outside the
+    5x4 window). Board point ``(x, y)`` lands at ``(x + 30 + left, y + 30 + top)``.
+    """
     width, height = _board_size(gap)
-    shift = np.array([[_PX_PER_MM, 0, _MARGIN_MM], [0, _PX_PER_MM, _MARGIN_MM], [0, 0, 1.0]])
-    size = (round(width + 2 * _MARGIN_MM), round(height + 2 * _MARGIN_MM))
+    left, top, right, bottom = extra
+    shift = np.array(
+        [[_PX_PER_MM, 0, _MARGIN_MM + left], [0, _PX_PER_MM, _MARGIN_MM + top], [0, 0, 1.0]]
+    )
+    size = (
+        round(width + 2 * _MARGIN_MM + left + right),
+        round(height + 2 * _MARGIN_MM + top + bottom),
+    )
     return cv2.warpPerspective(
         image, shift @ homography, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
     )
@@ -645,39 +657,40 @@ def _occupancy(
     small_rgb: np.ndarray,
     homography: np.ndarray,
     gap: tuple[float, float],
-    detected: set[tuple[int, int]],
+    detected: set[tuple[int, int]] | None = None,
     cells: list[tuple[int, int]] | None = None,
 ) -> np.ndarray:
     """Card evidence per cell in 0..1 (> 0.5 = occupied); ``cells`` may extend the board.
 
-    Evidence: a card quad detected in the cell (1.0), or the cell interior differing in colour
-    or texture from the table seen in a ring around the board, or a card outline.
+    Evidence: the cell's interior or its left border strip differing in colour, or its interior
+    in texture, from the table seen in a ring around the board. A card quad detected in the
+    cell is not used: an empty cell surrounded by cards looks like a card-shaped hole.
     """
-    view = _board_view(small_rgb, homography, gap)
-    lab = view.astype(np.float32)  # RGB; colour distances below are in RGB units
-    light = lab.mean(axis=2)
-    grad = np.abs(cv2.Sobel(light, cv2.CV_32F, 1, 0, ksize=3)) + np.abs(
-        cv2.Sobel(light, cv2.CV_32F, 0, 1, ksize=3)
-    )
-    width, height = _board_size(gap)
-    m = int(_MARGIN_MM)
-    ring = np.zeros(light.shape, dtype=bool)
-    ring[4 : m - 4, :] = True
-    ring[-(m - 4) : -4, :] = True
-    ring[:, 4 : m - 4] = True
-    ring[:, -(m - 4) : -4] = True
-    table_lab = np.median(lab[ring], axis=0)
-    table_std = float(np.std(light[ring])) + 2.0
-    table_grad = float(np.median(grad[ring])) + 4.0
     if cells is None:
         cells = [(r, c) for r in range(ROWS) for c in range(COLS)]
+    pitch_x, pitch_y = CARD_W_MM + gap[0], CARD_H_MM + gap[1]
+    extra = (
+        max(0, -min(c for _, c in cells)) * pitch_x,
+        max(0, -min(r for r, _ in cells)) * pitch_y,
+        max(0, max(c for _, c in cells) - COLS + 1) * pitch_x,
+        max(0, max(r for r, _ in cells) - ROWS + 1) * pitch_y,
+    )
+    view = _board_view(small_rgb, homography, gap, extra)
+    lab = view.astype(np.float32)  # RGB; colour distances below are in RGB units
+    light = lab.mean(axis=2)
+    width, height = _board_size(gap)
+    m = int(_MARGIN_MM)
+    ox, oy = round(extra[0]), round(extra[1])
+    bw, bh = round(width), round(height)
+    ring = np.zeros(light.shape, dtype=bool)
+    ring[oy + 4 : oy + 2 * m + bh - 4, ox + 4 : ox + 2 * m + bw - 4] = True
+    ring[oy + m - 4 : oy + m + bh + 4, ox + m - 4 : ox + m + bw + 4] = False
+    table_lab = np.median(lab[ring], axis=0)
+    table_std = float(np.std(light[ring])) + 2.0
     scores = {}
     for r, c in cells:
-        if (r, c) in detected:
-            scores[(r, c)] = 1.0
-            continue
-        x0 = m + c * (CARD_W_MM + gap[0])
-        y0 = m + r * (CARD_H_MM + gap[1])
+        x0 = m + extra[0] + c * pitch_x
+        y0 = m + extra[1] + r * pitch_y
         xi0, yi0 = round(x0 + 8), round(y0 + 8)
         xi1, yi1 = round(x0 + CARD_W_MM - 8), round(y0 + CARD_H_MM - 8)
         inner = lab[max(yi0, 0) : max(yi1, 1), max(xi0, 0) : max(xi1, 1)]
@@ -686,13 +699,12 @@ def _occupancy(
             continue
         colour = float(np.linalg.norm(np.median(inner.reshape(-1, 3), axis=0) - table_lab))
         texture = float(np.std(inner[..., 0])) / table_std
-        band = np.zeros(light.shape, dtype=np.uint8)
-        outline = np.array(
-            [[x0, y0], [x0 + CARD_W_MM, y0], [x0 + CARD_W_MM, y0 + CARD_H_MM], [x0, y0 + CARD_H_MM]]
-        )
-        cv2.polylines(band, [np.round(outline).astype(np.int32)], True, 1, 3)
-        edge = float(grad[band.astype(bool)].mean()) / table_grad if band.any() else 0.0
-        evidence = max(colour / 18.0, (texture - 1.0) / 2.0, (edge - 1.0) / 3.0)
+        if inner.size == 0 or x0 < 0 or y0 < 0:
+            scores[(r, c)] = 0.0
+            continue
+        frame = lab[round(y0 + 2) : round(y0 + CARD_H_MM - 2), round(x0 + 2) : round(x0 + 6)]
+        border = float(np.linalg.norm(np.median(frame.reshape(-1, 3), axis=0) - table_lab))
+        evidence = max(colour / 18.0, (texture - 1.0) / 2.0, border / 18.0)
         scores[(r, c)] = float(np.clip(0.5 * evidence, 0.0, 1.0))
     if cells is not None and len(cells) != ROWS * COLS:
         return scores  # type: ignore[return-value]
@@ -702,9 +714,7 @@ def _occupancy(
     return out
 
 
-def _lattice_evidence(
-    gray: np.ndarray, oriented: np.ndarray
-) -> tuple[float, tuple[float, float]]:
+def _lattice_evidence(gray: np.ndarray, oriented: np.ndarray) -> tuple[float, tuple[float, float]]:
     """How well internal card boundaries line up with a 5x4 split of the outer quad.
 
     Returns ``(score, (gx, gy))``: the mean gradient on the predicted internal boundaries over
@@ -756,7 +766,6 @@ def _fit_outer_quad(
     shape = image_rgb.shape
     if gray is None:
         gray, image_to_work = _work_gray(image_rgb)
-    qw = q * image_to_work
     choices = []
     for roll in (0, 1):
         oriented = np.roll(q, -roll, axis=0)
@@ -810,11 +819,7 @@ def _choose_extent(
         )
     ranked = []
     for r0, c0 in windows:
-        inside = {
-            (r - r0, c - c0)
-            for r, c in keys
-            if r0 <= r < r0 + ROWS and c0 <= c < c0 + COLS
-        }
+        inside = {(r - r0, c - c0) for r, c in keys if r0 <= r < r0 + ROWS and c0 <= c < c0 + COLS}
         extra = sum(
             scores.get((r0 + r, c0 + c), 0.0)
             for r in range(ROWS)
@@ -948,9 +953,7 @@ def _blob_fit(
     big = [q for q in quads if quad_area(q) > 0.08 * image_area][:6]
     best = None
     for quad in big:
-        fit = _fit_outer_quad(
-            image_rgb, gray, quad / factor, method="blob", image_to_work=factor
-        )
+        fit = _fit_outer_quad(image_rgb, gray, quad / factor, method="blob", image_to_work=factor)
         if best is None or fit.quality > best.quality:
             best = fit
     return best

@@ -1,0 +1,239 @@
+"""Tests for vision.grid: grid finding on rendered scenes, manual corners, rectification."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.errors import GridNotFoundError
+from vision.geometry import apply_homography
+from vision.grid import (
+    CARD_H_MM,
+    CARD_W_MM,
+    COLS,
+    ROWS,
+    GridFit,
+    draw_overlay,
+    find_grid,
+    fit_from_corners,
+    rectify_cells,
+)
+
+PX_PER_MM = 3.0
+MARGIN_MM = 160.0
+
+
+def _table(rng: np.random.Generator, height: int, width: int, busy: bool) -> np.ndarray:
+    base = np.array(rng.integers(40, 200, 3), dtype=np.float32)
+    noise = rng.normal(0, 1, (height // 8 + 1, width // 8 + 1, 3)).astype(np.float32)
+    noise = cv2.resize(noise, (width, height), interpolation=cv2.INTER_CUBIC)
+    table = base + 12 * noise
+    if busy:
+        for _ in range(60):
+            colour = rng.integers(0, 255, 3).tolist()
+            p1 = (int(rng.integers(0, width)), int(rng.integers(0, height)))
+            p2 = (int(rng.integers(0, width)), int(rng.integers(0, height)))
+            cv2.line(table, p1, p2, colour, int(rng.integers(2, 12)))
+    return np.clip(table, 0, 255).astype(np.uint8)
+
+
+def _card(rng: np.random.Generator) -> np.ndarray:
+    w, h = round(CARD_W_MM * PX_PER_MM), round(CARD_H_MM * PX_PER_MM)
+    card = np.full((h, w, 3), 248, np.uint8)
+    b = round(3 * PX_PER_MM)
+    panel = rng.integers(30, 230, 3).tolist()
+    card[b:-b, b:-b] = panel
+    for _ in range(6):
+        centre = (int(rng.integers(b, w - b)), int(rng.integers(b, h - b)))
+        cv2.circle(card, centre, int(rng.integers(5, 40)), rng.integers(0, 255, 3).tolist(), -1)
+    card[:b] = card[-b:] = 248
+    card[:, :b] = card[:, -b:] = 248
+    return card
+
+
+def render_scene(
+    seed: int,
+    *,
+    gap_mm: float = 2.0,
+    rotation_deg: float | None = None,
+    tilt_deg: float | None = None,
+    fill: float = 0.6,
+    empty: tuple[tuple[int, int], ...] = (),
+    stray: bool = False,
+    busy: bool = False,
+    size: tuple[int, int] = (1200, 900),
+) -> tuple[np.ndarray, np.ndarray]:
+    """A tabletop photo of a 4x5 grid of simple cards: ``(image RGB, outer corners TL..BL)``."""
+    rng = np.random.default_rng(seed)
+    board_w = COLS * CARD_W_MM + (COLS - 1) * gap_mm
+    board_h = ROWS * CARD_H_MM + (ROWS - 1) * gap_mm
+    plane_w = round((board_w + 2 * MARGIN_MM) * PX_PER_MM)
+    plane_h = round((board_h + 2 * MARGIN_MM) * PX_PER_MM)
+    plane = _table(rng, plane_h, plane_w, busy)
+
+    def paste(card: np.ndarray, x_mm: float, y_mm: float, angle: float) -> None:
+        h, w = card.shape[:2]
+        cx = (MARGIN_MM + x_mm + CARD_W_MM / 2) * PX_PER_MM
+        cy = (MARGIN_MM + y_mm + CARD_H_MM / 2) * PX_PER_MM
+        side = w + h
+        x_lo, y_lo = int(cx - side / 2), int(cy - side / 2)
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+        m[:, 2] += (cx - w / 2 - x_lo, cy - h / 2 - y_lo)
+        warped = cv2.warpAffine(card, m, (side, side))
+        mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, (side, side)) > 127
+        roi = plane[y_lo : y_lo + side, x_lo : x_lo + side]
+        roi[mask] = warped[mask]
+
+    for r in range(ROWS):
+        for c in range(COLS):
+            if (r, c) in empty:
+                continue
+            jx, jy = rng.uniform(-0.6, 0.6, 2) * min(1.0, gap_mm / 2 + 0.2)
+            angle = rng.uniform(-1.0, 1.0) if gap_mm > 0 else 0.0
+            paste(_card(rng), c * (CARD_W_MM + gap_mm) + jx, r * (CARD_H_MM + gap_mm) + jy, angle)
+    if stray:
+        paste(_card(rng), board_w + 40, 60, 25.0)
+    rot = math.radians(rng.uniform(0, 360) if rotation_deg is None else rotation_deg)
+    tilt = math.radians(rng.uniform(0, 45) if tilt_deg is None else tilt_deg)
+    corners_mm = np.array([[0, 0], [board_w, 0], [board_w, board_h], [0, board_h]], float)
+    pts3 = np.c_[corners_mm - (board_w / 2, board_h / 2), np.zeros(4)]
+    rz = np.array(
+        [[math.cos(rot), -math.sin(rot), 0], [math.sin(rot), math.cos(rot), 0], [0, 0, 1]]
+    )
+    rx = np.array(
+        [[1, 0, 0], [0, math.cos(tilt), -math.sin(tilt)], [0, math.sin(tilt), math.cos(tilt)]]
+    )
+    cam = (rx @ rz @ pts3.T).T + (0, 0, 900.0)
+    proj = cam[:, :2] / cam[:, 2:3]
+    width, height = size
+    span = proj.max(axis=0) - proj.min(axis=0)
+    scale = math.sqrt(fill) * min(width / span[0], height / span[1])
+    img_corners = (proj - proj.mean(axis=0)) * scale + (width / 2, height / 2)
+    plane_corners = (corners_mm + MARGIN_MM) * PX_PER_MM
+    h = cv2.getPerspectiveTransform(
+        plane_corners.astype(np.float32), img_corners.astype(np.float32)
+    )
+    image = cv2.warpPerspective(plane, h, size, flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
+    image = cv2.GaussianBlur(image, (3, 3), 0.8)
+    return image, img_corners
+
+
+def corner_error(fit: GridFit, truth: np.ndarray) -> float:
+    """Max corner distance as a fraction of a card's width, modulo the 180-degree turn."""
+    truth = np.asarray(truth, float)
+    card_px = np.linalg.norm(truth[1] - truth[0]) / COLS
+    best = math.inf
+    for candidate in (fit.corners, fit.rotated_180().corners):
+        best = min(best, float(np.linalg.norm(candidate - truth, axis=1).max()))
+    return best / card_px
+
+
+def _occupied_modulo_turn(fit: GridFit, empty: tuple[tuple[int, int], ...]) -> bool:
+    truth = np.ones((ROWS, COLS), bool)
+    for r, c in empty:
+        truth[r, c] = False
+    return bool(
+        np.array_equal(fit.occupied, truth) or np.array_equal(fit.rotated_180().occupied, truth)
+    )
+
+
+@pytest.mark.parametrize(
+    ("seed", "kwargs"),
+    [
+        (1, {"gap_mm": 2.0, "tilt_deg": 20.0}),
+        (2, {"gap_mm": 4.0, "rotation_deg": 90.0, "tilt_deg": 0.0}),
+        (3, {"gap_mm": 1.0, "rotation_deg": 180.0, "tilt_deg": 35.0, "busy": True}),
+        (4, {"gap_mm": 0.0, "tilt_deg": 10.0}),  # touching cards
+        (5, {"gap_mm": 2.0, "stray": True, "tilt_deg": 25.0}),
+        (6, {"gap_mm": 2.0, "tilt_deg": 55.0, "fill": 0.8}),
+    ],
+)
+def test_find_grid_corner_error_is_small(seed, kwargs):
+    image, truth = render_scene(seed, **kwargs)
+    fit = find_grid(image)
+    assert corner_error(fit, truth) < 0.035
+    assert fit.occupied.all()
+    assert fit.quality > 0.2
+    assert fit.cell_quads.shape == (ROWS, COLS, 4, 2)
+
+
+def test_mid_game_empties_are_found():
+    empty = ((0, 1), (2, 2), (1, 3))
+    image, truth = render_scene(7, gap_mm=2.0, tilt_deg=15.0, empty=empty)
+    fit = find_grid(image)
+    assert corner_error(fit, truth) < 0.035
+    assert _occupied_modulo_turn(fit, empty)
+
+
+def test_single_row_is_refused_with_a_reason():
+    empty = tuple((r, c) for r in range(1, ROWS) for c in range(COLS))
+    image, _ = render_scene(8, gap_mm=2.0, tilt_deg=10.0, empty=empty)
+    with pytest.raises(GridNotFoundError) as info:
+        find_grid(image)
+    assert info.value.reason
+
+
+def test_no_cards_is_refused_with_a_reason():
+    rng = np.random.default_rng(9)
+    noise = cv2.resize(rng.normal(128, 30, (60, 80, 3)), (800, 600)).clip(0, 255)
+    with pytest.raises(GridNotFoundError, match="no terrarium") as info:
+        find_grid(noise.astype(np.uint8))
+    assert info.value.reason.startswith("no terrarium")
+
+
+def test_rotated_180_round_trip():
+    image, truth = render_scene(10, gap_mm=2.0, tilt_deg=20.0)
+    fit = find_grid(image)
+    turned = fit.rotated_180()
+    assert np.allclose(turned.corners, np.roll(fit.corners, -2, axis=0))
+    assert np.allclose(turned.rotated_180().homography, fit.homography)
+    board = apply_homography(turned.homography, turned.corners)
+    width, height = turned.board_size_mm
+    assert np.allclose(board, [[0, 0], [width, 0], [width, height], [0, height]], atol=1e-6)
+    crops = rectify_cells(image, fit)
+    crops_turned = rectify_cells(image, turned)
+    assert np.abs(crops[0, 0].astype(int) - np.rot90(crops_turned[3, 4], 2)).mean() < 3
+
+
+def test_manual_corners_in_any_order_give_the_same_fit():
+    image, truth = render_scene(11, gap_mm=2.0, tilt_deg=30.0)
+    rng = np.random.default_rng(11)
+    fits = [fit_from_corners(image.shape, truth[rng.permutation(4)]) for _ in range(4)]
+    for fit in fits[1:]:
+        assert np.allclose(fit.corners, fits[0].corners)
+    assert corner_error(fits[0], truth) < 1e-6
+    assert fits[0].method == "corners"
+    with_image = fit_from_corners(image.shape, truth[::-1], image_rgb=image)
+    assert corner_error(with_image, truth) < 1e-6
+    assert with_image.occupied.all()
+
+
+def test_manual_corners_reject_degenerate_input():
+    with pytest.raises(ValueError, match="convex"):
+        fit_from_corners((600, 800), [[0, 0], [100, 100], [200, 200], [300, 300]])
+    with pytest.raises(ValueError, match="4"):
+        fit_from_corners((600, 800), [[0, 0], [1, 1]])
+
+
+def test_rectify_cells_shapes_and_content():
+    image, truth = render_scene(12, gap_mm=3.0, tilt_deg=0.0, rotation_deg=0.0)
+    fit = fit_from_corners(image.shape, truth)
+    crops = rectify_cells(image, fit, cell_size=(63, 88))
+    assert crops.shape == (ROWS, COLS, 88, 63, 3) and crops.dtype == np.uint8
+    # the white card border sits on every crop's edge, the coloured panel inside
+    assert crops[:, :, 44, 1].mean() > 200 and crops[:, :, 44, 61].mean() > 200
+    with pytest.raises(ValueError, match="cell_size"):
+        rectify_cells(image, fit, cell_size=(4, 4))
+
+
+def test_draw_overlay_marks_the_grid():
+    image, truth = render_scene(13, gap_mm=2.0, tilt_deg=10.0)
+    fit = fit_from_corners(image.shape, truth)
+    labels = [[f"{r}{c}" for c in range(COLS)] for r in range(ROWS)]
+    out = draw_overlay(image, fit, labels)
+    assert out.shape == image.shape and out.dtype == np.uint8
+    assert np.abs(out.astype(int) - image).sum() > 0
+    assert out is not image
