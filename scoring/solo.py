@@ -81,7 +81,8 @@ def master_groups(rule: CardRule, n: int) -> tuple[int, list[tuple[int, Tier]]]:
     groups : list of (size, tier)
         Shapes take exactly their tier's count; open-ended tiers ("at least") take any number
         from their count up; an area condition is met at most once. Among equal VP, the
-        grouping that keeps more cards (fewer flipped to Water) wins.
+        grouping that keeps more cards (fewer flipped to Water) wins, then the one with more
+        3-card groups (the ranking's tie-break).
     """
     tiers = [t for t in rule.tiers if t.count is not None]
 
@@ -100,20 +101,26 @@ def master_groups(rule: CardRule, n: int) -> tuple[int, list[tuple[int, Tier]]]:
         sizes = list(range(min(sizes), n + 1)) if sizes else []
 
     @cache
-    def best(k: int) -> tuple[int, int, tuple[tuple[int, str], ...]]:
+    def best(k: int) -> tuple[int, int, int, tuple[tuple[int, str], ...]]:
+        """(vp, cards kept, 3-card groups, groups) of the best grouping of k cards."""
         if k <= 0:
-            return (0, 0, ())
+            return (0, 0, 0, ())
         choice = best(k - 1)  # one card left out
         for size in sizes:
             tier = tier_for(size)
             if size <= k and tier is not None:
-                vp, used, groups = best(k - size)
-                option = (vp + tier.vp, used + size, groups + ((size, tier.name),))
-                if option[:2] > choice[:2]:
+                vp, used, big, groups = best(k - size)
+                option = (
+                    vp + tier.vp,
+                    used + size,
+                    big + (size >= 3),
+                    groups + ((size, tier.name),),
+                )
+                if option[:3] > choice[:3]:
                     choice = option
         return choice
 
-    vp, _, groups = best(n)
+    vp, _, _, groups = best(n)
     return vp, [(size, rule.tier(name)) for size, name in groups]
 
 
