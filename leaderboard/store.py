@@ -200,6 +200,8 @@ class Store:
     ) -> None:
         self.url = resolve_url(url)
         self.retry_s = retry_s
+        #: Transactions retried after a busy/serialisation failure since open (observability).
+        self.retries = 0
         self._rng = random.Random()
         backend = self.url.get_backend_name()
         if backend == "sqlite":
@@ -259,6 +261,7 @@ class Store:
                         f"the leaderboard database stayed busy for {self.retry_s:.0f} s "
                         f"({attempt} attempts); try again"
                     ) from error
+            self.retries += 1
             time.sleep(delay * self._rng.uniform(0.5, 1.5))
             delay = min(delay * 2, 0.5)
 

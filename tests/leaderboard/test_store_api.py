@@ -308,3 +308,42 @@ def test_sqlite_settings(tmp_path) -> None:
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
             assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10_000
             assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+
+
+def test_busy_database_is_retried_then_succeeds(tmp_path) -> None:
+    """Another process holding the write lock longer than busy_timeout: the save waits."""
+    import sqlite3
+
+    path = tmp_path / "busy.sqlite3"
+    with Store(path, busy_timeout_s=0.02) as store:
+        night = store.create_session("n")
+        blocker = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        blocker.execute("BEGIN IMMEDIATE")
+        timer = threading.Timer(0.4, blocker.execute, args=("COMMIT",))
+        timer.start()
+        try:
+            game_id = store.save_game(fixed_game(night.id, {"Ann": 1, "Bo": 2}))
+        finally:
+            timer.join()
+            blocker.close()
+        assert store.retries > 0
+        assert len(store.get_game(game_id).players) == 2
+
+
+def test_database_busy_past_the_deadline_is_a_clear_error(tmp_path) -> None:
+    import sqlite3
+
+    from leaderboard import StoreBusyError
+
+    path = tmp_path / "busy.sqlite3"
+    with Store(path, busy_timeout_s=0.01, retry_s=0.2) as store:
+        night = store.create_session("n")
+        blocker = sqlite3.connect(path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(StoreBusyError, match="stayed busy"):
+                store.save_game(fixed_game(night.id, {"Ann": 1, "Bo": 2}))
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert store.list_games() == []
