@@ -3,7 +3,8 @@
 - ``reptile-tank synth --out DIR --n N --seed S [--deck PACK|stand-in|random] [--partial P]
   [--max-size WxH]`` writes ``scene_%05d.jpg`` + ``.json`` + ``manifest.json``; same seed, same
   bytes.
-- ``reptile-tank deck export --out DIR [--pack PACK]`` writes ``<label>.png`` for the 16 faces.
+- ``reptile-tank deck export --out DIR [--pack PACK | --random-seed S]`` writes ``<label>.png``
+  for the 16 faces (of the stand-in deck, a pack, or a random "unseen" deck).
 - ``reptile-tank deck pdf --out FILE`` lays the stand-in deck out on A4 pages at 63 x 88 mm with
   crop marks (one copy of each face), for print-and-play and real photos.
 """
@@ -46,7 +47,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export = deck_sub.add_parser("export", help="write <card id>.png for the 16 faces")
     export.add_argument("--out", required=True, help="folder to write the faces into")
     export.add_argument("--pack", default=None, help="a deck pack folder (default: stand-in)")
-    export.add_argument("--px-per-mm", type=float, default=8.0, help="resolution (stand-in)")
+    export.add_argument(
+        "--random-seed",
+        type=int,
+        default=None,
+        help="export a random deck drawn from this seed instead (an 'unseen deck' for tests)",
+    )
+    export.add_argument("--px-per-mm", type=float, default=8.0, help="resolution (drawn decks)")
     export.set_defaults(func=run_deck_export)
     pdf = deck_sub.add_parser("pdf", help="the stand-in deck as a print-and-play PDF (A4)")
     pdf.add_argument("--out", required=True, help="the PDF file to write")
@@ -83,13 +90,19 @@ def run_synth(args: argparse.Namespace) -> int:
 
 def run_deck_export(args: argparse.Namespace) -> int:
     from scoring.cards import FACE_LABELS
-    from vision.synth.deck import load_pack_faces, stand_in_deck
+    from vision.synth.deck import load_pack_faces, random_deck, stand_in_deck
 
+    if args.pack is not None and args.random_seed is not None:
+        raise ValueError("--pack and --random-seed: give one or the other")
+    if not 1.0 <= args.px_per_mm <= 40.0:
+        raise ValueError(f"--px-per-mm: must be in [1, 40], got {args.px_per_mm}")
     if args.pack is not None:
         deck = load_pack_faces(args.pack)
+    elif args.random_seed is not None:
+        if not 0 <= args.random_seed < 2**31:
+            raise ValueError(f"--random-seed: must be in [0, 2**31), got {args.random_seed}")
+        deck = random_deck(np.random.default_rng(args.random_seed), px_per_mm=args.px_per_mm)
     else:
-        if not 1.0 <= args.px_per_mm <= 40.0:
-            raise ValueError(f"--px-per-mm: must be in [1, 40], got {args.px_per_mm}")
         deck = stand_in_deck(px_per_mm=args.px_per_mm)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -55,6 +55,7 @@ def test_synth_writes_scenes_and_manifest(tmp_path, capsys):
         (["synth", "--out", "X", "--n", "1", "--seed", "1", "--deck", "/no/such/pack"], "--deck"),
         (["deck", "export", "--out", "X", "--pack", "/no/such/pack"], "no such directory"),
         (["deck", "pdf", "--out", "deck.png"], ".pdf"),
+        (["deck", "export", "--out", "X", "--pack", ".", "--random-seed", "1"], "one or the other"),
         (["deck", "pdf", "--out", "/no/such/dir/deck.pdf"], "no such folder"),
     ],
 )
@@ -85,6 +86,15 @@ def test_deck_export_writes_16_faces_that_load_back(tmp_path, capsys):
     assert np.array_equal(
         cv2.imread(str(again / "rock.png")), cv2.imread(str(tmp_path / "rock.png"))
     )
+
+
+def test_deck_export_of_a_random_deck_is_seeded(tmp_path, capsys):
+    for name in ("a", "b", "c"):
+        seed = "7" if name != "c" else "8"
+        argv = ["deck", "export", "--out", str(tmp_path / name), "--random-seed", seed]
+        assert _run([*argv, "--px-per-mm", "2"], capsys)[0] == 0
+    a, b, c = (cv2.imread(str(tmp_path / n / "golden_pothos.png")) for n in "abc")
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
 
 
 def test_print_sheets_put_63_by_88_mm_cards_on_a4_pages():

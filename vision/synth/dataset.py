@@ -120,4 +120,28 @@ def write_dataset(
     return manifest
 
 
-__all__ = ["parse_size", "resolve_deck", "scene_seed", "write_dataset"]
+def contact_sheet(
+    images: list[np.ndarray], *, cols: int = 4, cell: tuple[int, int] = (480, 360)
+) -> np.ndarray:
+    """Tile scenes (each letterboxed into ``cell`` = (w, h)) into one ``(H, W, 3) uint8 RGB``."""
+    import cv2
+
+    if not images:
+        raise ValueError("images: need at least one scene")
+    cw, ch = cell
+    rows = -(-len(images) // cols)
+    pad = 6
+    sheet = np.full((rows * (ch + pad) + pad, cols * (cw + pad) + pad, 3), 30, np.uint8)
+    for k, img in enumerate(images):
+        h, w = img.shape[:2]
+        s = min(cw / w, ch / h)
+        nw, nh = max(1, round(w * s)), max(1, round(h * s))
+        small = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+        r, c = divmod(k, cols)
+        y = pad + r * (ch + pad) + (ch - nh) // 2
+        x = pad + c * (cw + pad) + (cw - nw) // 2
+        sheet[y : y + nh, x : x + nw] = small
+    return sheet
+
+
+__all__ = ["contact_sheet", "parse_size", "resolve_deck", "scene_seed", "write_dataset"]

@@ -199,6 +199,16 @@ def _fractal_noise(rng: np.random.Generator, shape: tuple[int, int], cell: float
     return out / total
 
 
+def _aniso_noise(
+    rng: np.random.Generator, u: np.ndarray, v: np.ndarray, len_u: float, len_v: float
+) -> np.ndarray:
+    """Value noise in [0, 1] stretched along ``u``: features ``len_u`` x ``len_v`` mm."""
+    g = rng.random((64, 64), dtype=np.float32)
+    mx = np.mod(u / len_u, 64).astype(np.float32)
+    my = np.mod(v / len_v, 64).astype(np.float32)
+    return cv2.remap(g, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_WRAP).clip(0, 1)
+
+
 def _palette(rng: np.random.Generator, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """Two RGB colours (float32) for a table kind."""
 
@@ -244,15 +254,18 @@ def _table_texture(
     if style == "wood":
         plank = rng.uniform(70, 220)
         idx = np.floor(v / plank)
-        grain_noise = _fractal_noise(rng, shape, 40 * px_per_mm)
-        freq = rng.uniform(0.15, 0.5)
-        grain = 0.5 + 0.5 * np.sin(v * freq * 2 * math.pi / 10 + grain_noise * rng.uniform(6, 14))
-        fine = _smooth_noise(rng, shape, max(1.5, 1.2 * px_per_mm))
-        t = (0.65 * grain + 0.35 * fine) * 0.8 + 0.2 * low
-        t = t + (np.sin(idx * 12.9898) * 0.5) * 0.15  # per-plank tint
+        period = rng.uniform(2.5, 9.0)
+        warp = _aniso_noise(rng, u, v, rng.uniform(150, 400), rng.uniform(20, 60))
+        grain = 0.5 + 0.5 * np.sin(2 * math.pi * v / period + rng.uniform(3, 9) * warp + idx * 7.1)
+        streak = _aniso_noise(rng, u, v, rng.uniform(40, 120), rng.uniform(0.4, 1.2))
+        t = 0.45 * grain**2 + 0.35 * streak + 0.2 * low
+        t = t + (np.sin(idx * 12.9898) * 0.5) * 0.2  # per-plank tint
         img = c1[None, None] * (1 - t[..., None]) + c2[None, None] * t[..., None]
-        seam = (np.mod(v, plank) < max(0.6, 1.2 / px_per_mm)).astype(np.float32)
-        img *= (1 - 0.45 * seam)[..., None]
+        joint = rng.uniform(400, 1200)
+        u_plank = u + (np.sin(idx * 78.233) * 0.5 + 0.5) * joint
+        seam_w = max(0.6, 1.2 / px_per_mm)
+        seam = (np.mod(v, plank) < seam_w) | (np.mod(u_plank, joint) < seam_w)
+        img *= (1 - 0.45 * seam.astype(np.float32))[..., None]
     elif style == "cloth":
         period = max(rng.uniform(1.0, 3.0), 2.5 / px_per_mm)
         weave = np.sin(u * 2 * math.pi / period) * np.sin(v * 2 * math.pi / period)
@@ -284,14 +297,23 @@ def _table_texture(
 
 
 def _backdrop(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
-    """What lies beyond the table edge (floor, wall, room), ``(H, W, 3) uint8 RGB``."""
+    """What lies beyond the table edge (floor, wall, furniture), ``(H, W, 3) uint8 RGB``."""
     w, h = size
-    sw, sh = max(8, w // 16), max(6, h // 16)
-    base = rng.uniform(20, 140, 3).astype(np.float32)
-    n = _fractal_noise(rng, (sh, sw), sw / 6)
-    grad = np.linspace(0.7, 1.2, sh, dtype=np.float32)[:, None]
-    small = base[None, None] * (0.6 + 0.8 * n[..., None]) * grad[..., None]
-    small = cv2.GaussianBlur(small, (0, 0), 1.5)
+    sw, sh = max(16, w // 16), max(12, h // 16)
+    wall = rng.uniform(60, 200) * (1 + rng.uniform(-0.15, 0.15, 3))
+    floor = rng.uniform(30, 120) * (1 + rng.uniform(-0.2, 0.2, 3))
+    small = np.empty((sh, sw, 3), np.float32)
+    small[:] = wall.astype(np.float32)
+    line = int(rng.uniform(0.3, 0.9) * sh)
+    small[line:] = floor.astype(np.float32)
+    for _ in range(int(rng.integers(0, 5))):  # furniture, doors, shelves
+        x0, y0 = int(rng.uniform(0, sw)), int(rng.uniform(0, sh))
+        x1, y1 = x0 + int(rng.uniform(0.05, 0.4) * sw), y0 + int(rng.uniform(0.1, 0.6) * sh)
+        colour = (rng.uniform(20, 200) * (1 + rng.uniform(-0.2, 0.2, 3))).tolist()
+        cv2.rectangle(small, (x0, y0), (x1, y1), colour, -1)
+    small *= (0.75 + 0.4 * _fractal_noise(rng, (sh, sw), sw / 4))[..., None]
+    small *= np.linspace(1.1, 0.8, sh, dtype=np.float32)[:, None, None]
+    small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.8, 2.5))
     return cv2.resize(np.clip(small, 0, 255).astype(np.uint8), (w, h))
 
 
@@ -553,8 +575,8 @@ def render_scene(
     h_inv = np.linalg.inv(h_plane)
 
     # --- where the table lies and what part of the plane the camera sees ---------------------
-    table_lo = -rng.uniform(120, 700, 2)
-    table_hi = np.array([grid_w, grid_h]) + rng.uniform(120, 700, 2)
+    table_lo = -rng.uniform(250, 1200, 2)
+    table_hi = np.array([grid_w, grid_h]) + rng.uniform(250, 1200, 2)
     border = np.concatenate(
         [
             np.column_stack([np.linspace(0, w_img - 1, 33), np.zeros(33)]),
@@ -779,10 +801,11 @@ def _warp_layers(
     """Pull the plane canvases into the distorted image; returns ``(H, W, 3) uint8 RGB``."""
     w, h = size
     step = _MAP_STEP
-    # samples at the centres of step x step blocks, so cv2.resize (which aligns pixel centres)
-    # interpolates them back exactly onto the pixel grid
-    gx = (np.arange(math.ceil(w / step)) + 0.5) * step - 0.5
-    gy = (np.arange(math.ceil(h / step)) + 0.5) * step - 0.5
+    # n samples placed where cv2.resize(INTER_LINEAR, n -> w) puts them (it aligns pixel
+    # centres: output x reads source (x + 0.5) * n / w - 0.5), so the resized map is exact there
+    nx, ny = math.ceil(w / step), math.ceil(h / step)
+    gx = (np.arange(nx) + 0.5) * (w / nx) - 0.5
+    gy = (np.arange(ny) + 0.5) * (h / ny) - 0.5
     xx, yy = np.meshgrid(gx, gy)
     pts = np.column_stack([xx.ravel(), yy.ravel()])
     und = _undistort_points(pts, size, *lens)
@@ -793,28 +816,24 @@ def _warp_layers(
     plane[bad] = -1e6
     plane = np.clip(plane, -1e6, 1e6)
 
-    def full_map(origin: np.ndarray, s: float) -> tuple[np.ndarray, np.ndarray]:
-        px = ((plane - origin) * s - 0.5).astype(np.float32).reshape(len(gy), len(gx), 2)
-        # the sample grid spans [0, len*step); resize it to the image and crop
-        big = cv2.resize(px, (len(gx) * step, len(gy) * step), interpolation=cv2.INTER_LINEAR)
-        big = big[:h, :w]
-        mx, my = cv2.split(big)
-        return mx, my
+    def full_map(origin: np.ndarray, s: float) -> np.ndarray:
+        px = ((plane - origin) * s - 0.5).astype(np.float32).reshape(ny, nx, 2)
+        return cv2.resize(px, (w, h), interpolation=cv2.INTER_LINEAR)  # (h, w, 2) CV_32FC2
 
     t_rgb, t_alpha, t_origin, t_s = table
-    mx, my = full_map(t_origin, t_s)
     # the table canvas is opaque inside, so its RGB is already premultiplied
     table_img = cv2.remap(
         cv2.merge([*cv2.split(t_rgb), t_alpha]),
-        mx,
-        my,
+        full_map(t_origin, t_s),
+        None,
         cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_CONSTANT,
     )
     base = _over(table_img, _backdrop(rng, size))
     c_rgba, c_origin, c_s = cards
-    mx, my = full_map(c_origin, c_s)
-    card_img = cv2.remap(c_rgba, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    card_img = cv2.remap(
+        c_rgba, full_map(c_origin, c_s), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+    )
     return _over(card_img, base)
 
 
