@@ -10,7 +10,14 @@ from scoring.engine import Variant, score_board
 from scoring.game import GameError, roach_majorities, score_game
 from scoring.solo import SoloError, master_groups, score_master, score_solo
 
-# Score pads of the rulebook (Michael 72, Barbara 59), realised on full boards
+# Score pads of the rulebook (Charles 61, Michael 72, Barbara 59), realised on full boards
+# that one deck can hold together (Charles's cockroach cell is blank on the pad: 0)
+CHARLES = """
+R   TTB RS  BTS RS
+TTB SS  TTB BTS W
+HL  BA  W   W   W
+CS  CS  RS  RB  RB
+"""
 MICHAEL = """
 BTS BTS BTS W   CBT
 HL  RFT SS  CS  CBT
@@ -34,6 +41,28 @@ def test_rulebook_score_pads_michael_72_and_barbara_59(rules):
     assert [barbara.water, barbara.dry_land, barbara.objectives, barbara.total] == [12, 10, 0, 59]
     assert result.winners == ["Michael"]
     assert [p.name for p in result.ranking] == ["Michael", "Barbara"]
+
+
+def test_rulebook_score_pad_game_of_three(rules):
+    boards = {"Charles": CHARLES, "Michael": MICHAEL, "Barbara": BARBARA}
+    result = score_game([(name, make_board(text)) for name, text in boards.items()], rules)
+    pads = {p.name: p.pad for p in result.players}
+    expected = {
+        "Charles": (11, 17, 12, 0, 8, 13, 61),
+        "Michael": (13, 4, 25, 12, 4, 14, 72),
+        "Barbara": (19, 11, 5, 2, 12, 10, 59),
+    }
+    for name, values in expected.items():
+        pad = pads[name]
+        got = (pad.lizards, pad.snakes, pad.turtles, pad.cockroach, pad.water, pad.dry_land)
+        assert got + (pad.total,) == values, name
+        assert not pad.pending and not pad.warnings
+    assert [p.name for p in result.ranking] == ["Michael", "Charles", "Barbara"]
+    # the three terrariums fit in one deck
+    for card_id, rule in rules.cards.items():
+        if card_id != "water":
+            in_play = sum(make_board(text).count(card_id) for text in boards.values())
+            assert in_play <= rule.copies, card_id
 
 
 def test_roach_majorities():
