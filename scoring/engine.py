@@ -57,8 +57,8 @@ class Variant:
     """Game options that change what is legal (never global state).
 
     ``players``: players at the table (``None``: unknown). ``star_cards_removed``: whether the
-    star cards were taken out; ``None`` means "as the rulebook recommends" (removed with 2–3
-    players).
+    star cards were taken out. The rulebook only *recommends* removing them with 2–3 players
+    (its own 3-player score pad example uses them), so ``None`` (not stated) never warns.
     """
 
     players: int | None = None
@@ -66,9 +66,7 @@ class Variant:
 
     @property
     def stars_removed(self) -> bool:
-        if self.star_cards_removed is not None:
-            return self.star_cards_removed
-        return self.players in (2, 3)
+        return bool(self.star_cards_removed)
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,14 @@ def test_score_grid_table_and_objectives(tmp_path, capsys):
     assert re.search(r"Objectives +16\n", out)  # objective 3 (10) + objective 7 (6)
 
 
+def test_score_grid_stars_removed_warns(tmp_path, capsys):
+    path = write(tmp_path, "board.json", {"rows": MICHAEL})
+    status, out, _ = run(["score-grid", path, "--players", "3", "--stars-removed"], capsys)
+    assert status == 0 and "Warnings" in out and "corn_snake is a star card" in out
+    status, out, _ = run(["score-grid", path, "--players", "3"], capsys)
+    assert "Warnings" not in out
+
+
 def test_score_grid_with_a_rules_file(tmp_path, capsys):
     board = write(tmp_path, "board.json", {"rows": MICHAEL})
     rules = write(tmp_path, "house.toml", "[cards.scarlet_star.tiers.advanced]\nvp = 20\n")

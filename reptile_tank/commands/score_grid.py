@@ -42,8 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     grid.add_argument("file", help="board JSON file ('-' for stdin)")
     grid.add_argument("--objectives", default=None, help="objective numbers in play, e.g. 3,11")
+    grid.add_argument("--players", type=int, default=None, help="players at the table")
     grid.add_argument(
-        "--players", type=int, default=None, help="players at the table (star-card warnings)"
+        "--stars-removed",
+        action="store_true",
+        help="the star cards (corn snake, brown anole, rock) were removed: warn if present",
     )
     _common(grid)
     grid.set_defaults(func=run_score_grid)
@@ -96,8 +99,15 @@ def _object(obj: Any, where: str) -> dict:
     return obj
 
 
+def _stars_removed(obj: dict, path: str) -> bool:
+    value = obj.get("star_cards_removed", False)
+    if not isinstance(value, bool):
+        raise InputFileError(f'{path}: "star_cards_removed" must be true or false')
+    return value
+
+
 def parse_game(obj: Any, path: str, rules: Rules) -> tuple[list[tuple[str, Board]], tuple]:
-    """Players and objectives from a game file's JSON."""
+    """Players and objectives from a game file's JSON (``star_cards_removed``: see run)."""
     obj = _object(obj, path)
     players = obj.get("players")
     if not isinstance(players, list) or not players:
@@ -127,6 +137,7 @@ def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
         "level": master.get("level", "normal"),
         "objectives": parse_objectives(obj.get("objectives") or [], rules),
         "player_name": name,
+        "variant": Variant(players=1, star_cards_removed=_stars_removed(obj, path)),
     }
 
 
@@ -205,7 +216,8 @@ def run_score_grid(args: argparse.Namespace) -> int:
     rules = load_rules(args.rules)
     board = _board(read_json(args.file), args.file)
     objectives = parse_objectives(args.objectives, rules)
-    pad = score_board(board, rules, objectives=objectives, variant=Variant(players=args.players))
+    variant = Variant(players=args.players, star_cards_removed=args.stars_removed)
+    pad = score_board(board, rules, objectives=objectives, variant=variant)
     if args.json:
         _print_json({"board": board.to_json(), **pad.to_json()})
     else:
@@ -215,8 +227,10 @@ def run_score_grid(args: argparse.Namespace) -> int:
 
 def run_score_game(args: argparse.Namespace) -> int:
     rules = load_rules(args.rules)
-    players, objectives = parse_game(read_json(args.file), args.file, rules)
-    result = score_game(players, rules, objectives=objectives)
+    data = read_json(args.file)
+    players, objectives = parse_game(data, args.file, rules)
+    variant = Variant(players=len(players), star_cards_removed=_stars_removed(data, args.file))
+    result = score_game(players, rules, objectives=objectives, variant=variant)
     if args.json:
         _print_json(result.to_json())
     else:

@@ -117,13 +117,13 @@ def test_game_errors_and_json(rules):
 
 def test_star_card_and_copy_warnings(rules):
     board = make_board("BA BA BA BA BA\nBA BA BA BA .\n. . . . .\n. . . . .")
-    pad = score_board(board, rules, variant=Variant(players=3))
+    removed = Variant(players=3, star_cards_removed=True)
+    pad = score_board(board, rules, variant=removed)
     assert any("deck holds only 8" in w for w in pad.warnings)
-    assert any("star card" in w for w in pad.warnings)
-    assert not any("star" in w for w in score_board(board, rules, variant=Variant(4)).warnings)
-    forced = Variant(players=5, star_cards_removed=True)
-    assert any("star" in w for w in score_board(board, rules, variant=forced).warnings)
-    result = score_game([("A", board), ("B", Board.empty())], rules)
+    assert any("star card, removed in 3-player game" in w for w in pad.warnings)
+    # removal is only recommended: a 3-player game that does not say so gets no star warning
+    assert not any("star" in w for w in score_board(board, rules, variant=Variant(3)).warnings)
+    result = score_game([("A", board), ("B", Board.empty())], rules, variant=removed)
     assert any("star card" in w for w in result.players[0].pad.warnings)
 
 
