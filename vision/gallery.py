@@ -54,6 +54,9 @@ class Gallery:
     prototype_rotations: np.ndarray
     model_id: str
     _label_index: np.ndarray = field(init=False, repr=False)
+    _order: np.ndarray = field(init=False, repr=False)
+    _starts: np.ndarray = field(init=False, repr=False)
+    _groups: np.ndarray = field(init=False, repr=False)
     labels: tuple[str, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -66,6 +69,12 @@ class Gallery:
         self.labels = tuple(ordered)
         lookup = {lab: i for i, lab in enumerate(self.labels)}
         self._label_index = np.array([lookup[lab] for lab in self.prototype_labels], np.int64)
+        # prototypes sorted by class (label, rotation) so that scoring is one reduceat
+        klass = self._label_index * 4 + (self.prototype_rotations // 90) % 4
+        self._order = np.argsort(klass, kind="stable")
+        sorted_klass = klass[self._order]
+        self._starts = np.flatnonzero(np.r_[True, sorted_klass[1:] != sorted_klass[:-1]])
+        self._groups = sorted_klass[self._starts]
 
     @classmethod
     def build(
@@ -139,14 +148,13 @@ class Gallery:
             Indexed by :attr:`labels` and rotation // 90; ``-inf`` where no prototype exists
             (``empty`` has only rotation 0 prototypes: its score is copied to all four).
         """
-        sims = embeddings @ self.embeddings.T  # (N, P)
-        out = np.full((len(embeddings), len(self.labels), 4), -np.inf, np.float32)
-        rot_index = (self.prototype_rotations // 90) % 4
-        for li in range(len(self.labels)):
-            for ri in range(4):
-                mask = (self._label_index == li) & (rot_index == ri)
-                if mask.any():
-                    out[:, li, ri] = sims[:, mask].max(axis=1)
+        # einsum, not BLAS: a threaded BLAS spins on a busy machine for this tiny product
+        sims = np.einsum("nd,pd->np", embeddings, self.embeddings)  # (N, P)
+        out = np.full((len(embeddings), len(self.labels) * 4), -np.inf, np.float32)
+        if sims.shape[1]:
+            grouped = np.maximum.reduceat(sims[:, self._order], self._starts, axis=1)
+            out[:, self._groups] = grouped
+        out = out.reshape(len(embeddings), len(self.labels), 4)
         if EMPTY in self.labels:
             e = self.labels.index(EMPTY)
             out[:, e, :] = out[:, e, :].max(axis=1, keepdims=True)

@@ -45,7 +45,10 @@ class BoardRead:
     orientation : vision.orientation.Orientation
         How the board was turned upright, and whether that was ambiguous.
     timings_ms : dict str → float
-        ``load``, ``grid``, ``rectify``, ``classify``, ``orient`` and ``total``.
+        Wall-clock ``load``, ``grid``, ``rectify``, ``classify``, ``orient`` and ``total``.
+    cpu_ms : dict str → float
+        The same stages in CPU time of this process (what one free core would take; robust to
+        other processes sharing the machine).
     image : (H, W, 3) uint8 RGB
         The loaded (possibly downscaled, EXIF-upright) photo the fit refers to.
     scale : float
@@ -59,6 +62,7 @@ class BoardRead:
     fit: GridFit
     orientation: Orientation
     timings_ms: dict[str, float]
+    cpu_ms: dict[str, float]
     image: np.ndarray
     scale: float
     crops: np.ndarray
@@ -99,6 +103,7 @@ class BoardRead:
                 "corners": np.round(self.fit.corners / self.scale, 1).tolist(),
             },
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+            "cpu_ms": {k: round(v, 2) for k, v in self.cpu_ms.items()},
         }
 
 
@@ -181,12 +186,10 @@ class TerrariumReader:
         vision.errors.GridNotFoundError
             No terrarium was found (give ``corners``).
         """
-        start = time.perf_counter()
+        start = _Clock()
         loaded = self.load(photo_bytes)
-        t_load = time.perf_counter()
-        return self._read_loaded(
-            loaded.rgb, loaded.scale, start, t_load, corners, star_cards_removed
-        )
+        start.mark("load")
+        return self._read_loaded(loaded.rgb, loaded.scale, start, corners, star_cards_removed)
 
     def read_image(
         self,
@@ -196,17 +199,18 @@ class TerrariumReader:
         star_cards_removed: bool = False,
     ) -> BoardRead:
         """Like :meth:`read` for an already decoded (H, W, 3) uint8 RGB photo."""
-        start = time.perf_counter()
-        return self._read_loaded(image_rgb, 1.0, start, start, corners, star_cards_removed)
+        clock = _Clock()
+        clock.mark("load")
+        return self._read_loaded(image_rgb, 1.0, clock, corners, star_cards_removed)
 
-    def _read_loaded(self, rgb, scale, start, t_load, corners, star_cards_removed) -> BoardRead:
+    def _read_loaded(self, rgb, scale, clock, corners, star_cards_removed) -> BoardRead:
         if corners is None:
             fit = find_grid(rgb)
         else:
             fit = fit_from_corners(rgb.shape, np.asarray(corners, float), image_rgb=rgb)
-        t_grid = time.perf_counter()
+        clock.mark("grid")
         crops = rectify_cells(rgb, fit, cell_size=self.cell_size)
-        t_rect = time.perf_counter()
+        clock.mark("rectify")
         reads = classify_cells(
             crops,
             self.embedder,
@@ -214,27 +218,20 @@ class TerrariumReader:
             copies=self.copies,
             star_cards_removed=star_cards_removed,
         )
-        t_class = time.perf_counter()
+        clock.mark("classify")
         orientation = vote_orientation(reads)
         if orientation.rotation == 180:
             reads = turn_reads(reads)
             crops = turn_crops(crops)
             fit = fit.rotated_180()
-        t_orient = time.perf_counter()
-        timings = {
-            "load": t_load - start,
-            "grid": t_grid - t_load,
-            "rectify": t_rect - t_grid,
-            "classify": t_class - t_rect,
-            "orient": t_orient - t_class,
-            "total": t_orient - start,
-        }
+        clock.mark("orient")
         return BoardRead(
             rows=reads.rows(),
             cells=reads.cells,
             fit=fit,
             orientation=orientation,
-            timings_ms={k: 1000 * v for k, v in timings.items()},
+            timings_ms=clock.wall_ms(),
+            cpu_ms=clock.cpu_ms(),
             image=rgb,
             scale=scale,
             crops=crops,
@@ -259,3 +256,26 @@ class TerrariumReader:
             self.pack.add_examples(label, crop[None], self.embedder)
         else:
             self.gallery.add_examples(label, crop[None], self.embedder)
+
+
+class _Clock:
+    """Stage timer: wall-clock and process CPU time between marks, in milliseconds."""
+
+    def __init__(self) -> None:
+        self._marks = [("", time.perf_counter(), time.process_time())]
+
+    def mark(self, stage: str) -> None:
+        self._marks.append((stage, time.perf_counter(), time.process_time()))
+
+    def _ms(self, index: int) -> dict[str, float]:
+        out = {}
+        for (_, *before), (stage, *after) in zip(self._marks, self._marks[1:], strict=False):
+            out[stage] = 1000 * (after[index] - before[index])
+        out["total"] = 1000 * (self._marks[-1][index + 1] - self._marks[0][index + 1])
+        return out
+
+    def wall_ms(self) -> dict[str, float]:
+        return self._ms(0)
+
+    def cpu_ms(self) -> dict[str, float]:
+        return self._ms(1)

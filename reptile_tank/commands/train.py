@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_train(args: argparse.Namespace) -> int:
     try:
-        importlib.import_module("torch")
+        import torch  # noqa: F401  (the train extra)
     except ImportError:
         raise TrainExtraMissing(
             "training needs torch: install the train extra (pip install -e '.[train]')"

@@ -30,7 +30,9 @@ def main() -> None:
     for name, seed, partial, (lo, hi) in SAMPLES:
         for attempt in range(200):
             rng = np.random.default_rng([seed, attempt])
-            image, truth = render_scene(rng, deck, partial=partial, max_size=(1600, 1200))
+            image, truth = render_scene(
+                rng, deck, partial=partial, max_size=(1600, 1200), fill=(0.6, 0.9)
+            )
             rotation = truth["rotation_deg"]
             if lo <= rotation <= hi or lo <= rotation + 360 <= hi:
                 break

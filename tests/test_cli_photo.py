@@ -1,0 +1,168 @@
+"""``reptile-tank score``, ``enroll``, ``bench`` and ``train`` through the real CLI entry point."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from reptile_tank.cli import main
+from scoring.cards import FACE_LABELS
+
+SAMPLES = Path(__file__).resolve().parents[1] / "reptile_tank" / "samples"
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code: int, err: str, *fragments: str) -> None:
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("reptile-tank: error: ")
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_score_photo_json_gives_board_pad_and_timings(capsys):
+    truth = json.loads((SAMPLES / "sample_1.json").read_text())
+    code, out, _ = run_cli(
+        capsys, "score", str(SAMPLES / "sample_1.jpg"), "--objectives", "3,11", "--json"
+    )
+    assert code == 0
+    result = json.loads(out)
+    assert result["board"] == truth["board"]
+    assert result["total"] == sum(
+        result[k]
+        for k in ("lizards", "snakes", "turtles", "cockroach", "water", "dry_land", "objectives")
+    )
+    assert len(result["cells"]) == 4 and len(result["cells"][0]) == 5
+    assert {"grid", "classify", "score", "total"} <= set(result["timings_ms"])
+    assert result["orientation"]["ambiguous"] is False
+
+
+def test_score_photo_text_shows_board_and_pad(capsys):
+    code, out, _ = run_cli(capsys, "score", str(SAMPLES / "sample_2.jpg"))
+    assert code == 0
+    assert "Orientation: turned 180 degrees" in out
+    assert "Total" in out and "Timings (ms)" in out
+
+
+def test_score_refuses_a_non_image_in_one_line(capsys, tmp_path):
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("not a photo at all")
+    code, _, err = run_cli(capsys, "score", str(bad))
+    assert_one_line_error(code, err)
+
+
+def test_score_refuses_a_missing_file_in_one_line(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "score", str(tmp_path / "nope.jpg"))
+    assert_one_line_error(code, err, "nope.jpg")
+
+
+def test_score_says_when_no_terrarium_is_found(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    blank = cv2.GaussianBlur(rng.integers(90, 110, size=(600, 800, 3), dtype=np.uint8), (0, 0), 3)
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), blank)
+    code, _, err = run_cli(capsys, "score", str(path))
+    assert_one_line_error(code, err, "no terrarium found")
+
+
+def test_score_refuses_bad_corners_in_one_line(capsys):
+    code, _, err = run_cli(capsys, "score", str(SAMPLES / "sample_1.jpg"), "--corners", "1,2,3")
+    assert_one_line_error(code, err, "--corners")
+
+
+def test_score_refuses_a_missing_pack_in_one_line(capsys, tmp_path):
+    code, _, err = run_cli(
+        capsys, "score", str(SAMPLES / "sample_1.jpg"), "--pack", str(tmp_path / "nopack")
+    )
+    assert_one_line_error(code, err, "not a deck pack")
+
+
+def test_enroll_refuses_an_incomplete_folder_in_one_line(capsys, tmp_path):
+    faces = tmp_path / "faces"
+    faces.mkdir()
+    cv2.imwrite(str(faces / "rock.png"), np.full((88, 63, 3), 120, np.uint8))
+    code, _, err = run_cli(capsys, "enroll", "--from-dir", str(faces), "--out", str(tmp_path / "p"))
+    assert_one_line_error(code, err, "missing a face image for", "water")
+
+
+def test_enroll_refuses_unknown_file_names_in_one_line(capsys, tmp_path):
+    faces = tmp_path / "faces"
+    faces.mkdir()
+    cv2.imwrite(str(faces / "dragon.png"), np.full((88, 63, 3), 120, np.uint8))
+    code, _, err = run_cli(capsys, "enroll", "--from-dir", str(faces), "--out", str(tmp_path / "p"))
+    assert_one_line_error(code, err, "dragon.png")
+
+
+@pytest.mark.slow
+def test_enroll_then_score_with_the_pack(capsys, tmp_path):
+    from vision.synth.deck import stand_in_deck
+
+    faces = tmp_path / "faces"
+    faces.mkdir()
+    for label, face in stand_in_deck(px_per_mm=4.0).items():
+        # a photo of the single card on a table: enroll must crop it out
+        canvas = np.full((520, 420, 3), (40, 90, 60), np.uint8)
+        canvas[80:432, 84:336] = face
+        cv2.imwrite(str(faces / f"{label}.jpg"), canvas[..., ::-1])
+    code, out, _ = run_cli(
+        capsys, "enroll", "--from-dir", str(faces), "--out", str(tmp_path / "pack")
+    )
+    assert code == 0 and "wrote deck pack" in out
+    assert sorted(p.stem for p in (tmp_path / "pack" / "faces").glob("*.png")) == sorted(
+        FACE_LABELS
+    )
+    truth = json.loads((SAMPLES / "sample_1.json").read_text())
+    code, out, _ = run_cli(
+        capsys, "score", str(SAMPLES / "sample_1.jpg"), "--pack", str(tmp_path / "pack"), "--json"
+    )
+    assert code == 0
+    assert json.loads(out)["board"] == truth["board"]
+
+
+def test_bench_on_the_samples(capsys, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    for name in ("sample_1", "sample_2"):
+        shutil.copy(SAMPLES / f"{name}.jpg", data)
+        shutil.copy(SAMPLES / f"{name}.json", data)
+    code, out, _ = run_cli(capsys, "bench", "--data", str(data), "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["scenes"] == 2
+    assert report["grid_found_pct"] == 100.0
+    assert report["per_card_error_pct"] == 0.0
+    assert report["whole_board_right_pct"] == 100.0
+    assert "baseline" in report
+    assert report["median_cpu_ms"]["classify"] > 0
+
+
+def test_bench_refuses_a_folder_without_scenes_in_one_line(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "bench", "--data", str(tmp_path))
+    assert_one_line_error(code, err, "no scenes")
+
+
+def test_train_without_torch_says_install_the_extra(capsys, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_torch(name, *args, **kwargs):
+        if name == "torch" or name.startswith("torch."):
+            raise ImportError("No module named 'torch'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_torch)
+    code, _, err = run_cli(capsys, "train", "--steps", "1")
+    assert_one_line_error(code, err, "install the train extra")
