@@ -421,7 +421,7 @@ def find_adjacency_groups(ctx: _Context, rule: CardRule) -> _Found:
             tier = _best_tier(rule.tiers, value, "min")
             vp = tier.vp if tier else 0
         if tier is not None and vp > 0:
-            why = f"{tier.text} At {_where([i])}: {value} {noun} ({which})."
+            why = f"{tier.text} At {_where([i])}: {value} {noun}: {which}."
             found.groups.append(_group(rule, ctx.rules, [i], tier, vp, why))
         elif value == 0:
             found.non_scoring.append(f"{rule.id} at {_where([i])}: no {noun}")
@@ -559,6 +559,7 @@ def score_board(
         if group.condition in THREE_CARD_SET_CONDITIONS and len(group.cells) >= 3:
             pad.three_card_sets += 1
     pad.dry_land_cards = sum(1 for label in ctx.labels if rules.category_of(label) == "dry_land")
+    pad.groups.sort(key=lambda g: PAD_COLUMNS.index(g.column))  # pad order, stable
     met, failed = check_objectives(board, rules, objectives, pad.groups)
     pad.groups += met
     pad.objectives_met = [int(g.card_type.split("_")[1]) for g in met]
