@@ -80,6 +80,7 @@ class ScoringGroup:
     vp: int
     reason: str
     condition: str = ""
+    provenance: str = ""  # of the tier's VP: "rulebook", "derived" or "assumed"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -90,6 +91,7 @@ class ScoringGroup:
             "vp": self.vp,
             "reason": self.reason,
             "condition": self.condition,
+            "provenance": self.provenance,
         }
 
 
@@ -183,6 +185,7 @@ def _group(rule: CardRule, rules: Rules, cells: Iterable[int], tier: Tier, vp: i
         vp=vp,
         reason=f"{rule.name}: {why}",
         condition=rule.condition,
+        provenance=tier.provenance,
     )
 
 

@@ -189,6 +189,7 @@ def check_objectives(
                 vp=objective.vp,
                 reason=f"Objective {number}: {objective.text}",
                 condition=objective.kind,
+                provenance=objective.provenance,
             )
         )
     return met, failed

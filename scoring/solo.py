@@ -175,9 +175,18 @@ def _check_pairs(pairs: Any, counts: Mapping[str, int]) -> list[tuple[str, str]]
     return out
 
 
-def _group(rules: Rules, card_type: str, column: str, tier: str, vp: int, reason: str):
+def _group(
+    rules: Rules, card_type: str, column: str, tier: str, vp: int, reason: str, provenance=None
+):
     return ScoringGroup(
-        card_type=card_type, column=column, cells=(), tier=tier, vp=vp, reason=reason
+        card_type=card_type,
+        column=column,
+        cells=(),
+        tier=tier,
+        vp=vp,
+        reason=reason,
+        condition="solo",
+        provenance=provenance or rules.solo.provenance,
     )
 
 
@@ -236,7 +245,9 @@ def score_master(
             for size, tier in groups:
                 used += size
                 why = f"{rule.name}: {size} cards meet '{tier.text}' (no Environments needed)."
-                pad.groups.append(_group(rules, card_id, column, tier.name, tier.vp, why))
+                pad.groups.append(
+                    _group(rules, card_id, column, tier.name, tier.vp, why, tier.provenance)
+                )
             leftovers += [card_id] * (n - used)
 
     # Environments: equal pairs score their advanced (hardest) tier, the rest pair up mixed
@@ -248,7 +259,9 @@ def score_master(
         top = rule.tiers[-1]
         for _ in range(n // 2):
             why = f"{rule.name}: a pair of the same type scores its {top.name} VP."
-            pad.groups.append(_group(rules, card_id, "dry_land", top.name, top.vp, why))
+            pad.groups.append(
+                _group(rules, card_id, "dry_land", top.name, top.vp, why, top.provenance)
+            )
         singles += [card_id] * (n % 2)
     env_pairs, env_left, proposed = _take_pairs(singles, given, "Environment")
     for a, b in env_pairs:

@@ -37,6 +37,7 @@ def test_michael_skink_sets_score_13_and_5(rules):
     ]
     assert pad.lizards == 18
     assert "golden_pothos" in sets[0].reason and "rock" in sets[0].reason
+    assert sets[0].provenance == "rulebook"
     assert pad.three_card_sets == 1
 
 
