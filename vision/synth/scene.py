@@ -575,8 +575,8 @@ def render_scene(
     h_inv = np.linalg.inv(h_plane)
 
     # --- where the table lies and what part of the plane the camera sees ---------------------
-    table_lo = -rng.uniform(250, 1200, 2)
-    table_hi = np.array([grid_w, grid_h]) + rng.uniform(250, 1200, 2)
+    table_lo = -rng.uniform(400, 1500, 2)
+    table_hi = np.array([grid_w, grid_h]) + rng.uniform(400, 1500, 2)
     border = np.concatenate(
         [
             np.column_stack([np.linspace(0, w_img - 1, 33), np.zeros(33)]),
