@@ -25,6 +25,21 @@ def _sync_select(key: str, value: str) -> None:
         st.session_state[key] = value
 
 
+#: Tighter buttons for the 20 board cells, so "🐢 Tortoise" fits a 390 px phone's fifth of a
+#: row. Constant CSS (no user text), scoped to the board's widget keys.
+BOARD_CSS = """<style>
+div[class*="st-key-check_cell_"] button, div[class*="st-key-solo_cell_"] button {
+  padding: 0.2rem 0.15rem; min-height: 3.2rem; font-size: 0.8rem; line-height: 1.1;
+}
+div[class*="st-key-check_cell_"] button p { white-space: normal; word-break: break-word; }
+</style>"""
+
+
+def board_grid():
+    """A 5-column grid that keeps its 5 columns on a 390 px phone (it never wraps)."""
+    return st.grid(COLS, wrap=False, min_column_width=56, gap="xxsmall")
+
+
 def grid_editor_ui(
     rows: list[list[str]],
     on_change: Callable[[int, int, str], None],
@@ -46,12 +61,12 @@ def grid_editor_ui(
     def changed(r: int, c: int, widget_key: str) -> None:
         on_change(r, c, st.session_state[widget_key])
 
+    grid = board_grid()
     for r in range(ROWS):
-        grid = st.columns(COLS, gap="xsmall")
         for c in range(COLS):
             widget_key = f"{key}_{r}_{c}"
             _sync_select(widget_key, rows[r][c])
-            grid[c].selectbox(
+            grid.selectbox(
                 cell_name(r, c),
                 CELL_LABELS,
                 format_func=cell_text,
@@ -76,8 +91,9 @@ def tap_board_ui(
     Low-confidence cells carry a warning sign on an orange background, fixed cells a check mark,
     the selected cell is the primary (filled) button.
     """
+    st.html(BOARD_CSS)
+    grid = board_grid()
     for r in range(ROWS):
-        grid = st.columns(COLS, gap="xsmall")
         for c in range(COLS):
             label = rows[r][c]
             text = cell_text(label)
@@ -85,7 +101,7 @@ def tap_board_ui(
                 text = f"✓ {text}"
             elif confidence is not None and confidence[r][c] < S.LOW_CONFIDENCE:
                 text = f":orange-background[⚠ {text}]"
-            grid[c].button(
+            grid.button(
                 text,
                 key=f"{key}_{r}_{c}",
                 type="primary" if selected == (r, c) else "secondary",
@@ -94,6 +110,7 @@ def tap_board_ui(
                 on_click=on_select,
                 args=(r, c),
                 width="stretch",
+                wrap=True,
             )
 
 
@@ -105,9 +122,9 @@ def label_picker_ui(
     thumbnails: bool = True,
 ) -> None:
     """The 17 labels as buttons with a thumbnail of each face: one tap sets the cell."""
-    grid = st.columns(4, gap="small")
-    for i, label in enumerate(CELL_LABELS):
-        with grid[i % 4]:
+    grid = st.grid("auto", min_column_width=104, gap="xsmall")
+    for label in CELL_LABELS:
+        with grid.cell():
             if thumbnails:
                 thumb = face_thumbnail(label)
                 if thumb is not None:

@@ -31,9 +31,17 @@ def require_browser() -> None:
 
 def pick_player(page, key: str, name: str) -> None:
     """Choose ``name`` in the selectbox with widget key ``key``."""
-    page.locator(f".st-key-{key} [data-baseweb='select']").click()
-    page.get_by_role("option", name=name).first.click()
+    box = page.locator(f".st-key-{key} input[role='combobox']").first
+    box.click()
+    box.fill(name)
+    page.get_by_role("option", name=name).first.wait_for()
+    box.press("Enter")
     wait_idle(page)
+
+
+def button(page, key: str):
+    """The visible button with widget key ``key`` (a button with help text is drawn twice)."""
+    return page.locator(f".st-key-{key} button").locator("visible=true").first
 
 
 def upload_sample(page, player: str) -> None:
@@ -61,7 +69,7 @@ def test_photo_fix_confirm_leaderboard(tmp_path):
             page.get_by_role("button", name="Create").click()
             wait_idle(page)
             page.locator(".st-key-setup_players textarea").fill("Ann\nBen")
-            page.locator(".st-key-setup_start button").click()
+            button(page, "setup_start").click()
             wait_idle(page)
             page.get_by_text("Game started with 2 players.").wait_for()
             # Photograph both terrariums
@@ -72,15 +80,15 @@ def test_photo_fix_confirm_leaderboard(tmp_path):
             # Check Ann's read and fix one cell with one tap in the picker
             goto_page(page, "Check the read")
             pick_player(page, "check_player", "Ann")
-            page.locator(".st-key-check_cell_0_0 button").click()
+            button(page, "check_cell_0_0").click()
             wait_idle(page)
-            page.locator(".st-key-check_pick_neon_day_gecko button").click()
+            button(page, "check_pick_neon_day_gecko").click()
             wait_idle(page)
-            fixed = page.locator(".st-key-check_cell_0_0 button").inner_text()
+            fixed = button(page, "check_cell_0_0").inner_text()
             assert "✓" in fixed and "Gecko" in fixed, fixed
             # Confirm and save
             goto_page(page, "Confirm & save")
-            page.locator(".st-key-confirm_save button").click()
+            button(page, "confirm_save").click()
             wait_idle(page)
             page.get_by_text("saved to the leaderboard").wait_for()
             # The leaderboard shows both players with one game each
