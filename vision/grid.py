@@ -525,36 +525,103 @@ def _hypothesis_inliers(
     return ok, row, col
 
 
-def _find_lattice(quads: list[np.ndarray]) -> _Lattice | None:
+def _aspect_penalty(lattice: _Lattice, shape: tuple[int, ...]) -> float:
+    """Penalty when the found cells' block has the wrong real-world aspect (e.g. a checked
+    table cloth, whose squares the lattice would stretch into 63 x 88 cards)."""
+    rows = [r for r, _ in lattice.cells]
+    cols = [c for _, c in lattice.cells]
+    if max(rows) == min(rows) and max(cols) == min(cols):
+        return 0.0
+    gx, gy = lattice.gap
+    x0, x1 = min(cols) * (CARD_W_MM + gx), max(cols) * (CARD_W_MM + gx) + CARD_W_MM
+    y0, y1 = min(rows) * (CARD_H_MM + gy), max(rows) * (CARD_H_MM + gy) + CARD_H_MM
+    board = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    image_quad = apply_homography(np.linalg.inv(lattice.homography), board)
+    if not np.all(np.isfinite(image_quad)) or not is_convex_quad(image_quad):
+        return 10.0
+    measured = rectangle_aspect(image_quad, (shape[1] / 2, shape[0] / 2), _focal_prior(shape))
+    if not math.isfinite(measured) or measured <= 0:
+        return 10.0
+    error = abs(math.log(measured / ((x1 - x0) / (y1 - y0))))
+    return 0.0 if error < 0.2 else 5.0
+
+
+def _find_lattice(quads: list[np.ndarray], shape: tuple[int, ...]) -> _Lattice | None:
     """RANSAC over card candidates: the hypothesis that explains the most lattice cells."""
     if len(quads) < 2:
         return None
     stack = np.stack(quads)  # (N, 4, 2)
     card = rect_corners(CARD_W_MM, CARD_H_MM).astype(np.float32)
-    best: tuple[int, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    ranked: list[tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     for quad in quads:
         for roll in (0, 1):
             src = np.roll(quad, -roll, axis=0).astype(np.float32)
             h = cv2.getPerspectiveTransform(src, card).astype(np.float64)
             ok, row, col = _hypothesis_inliers(h, stack)
-            if ok.sum() < 2:
+            if ok.sum() < 3:
                 continue
-            cells = set(zip(row[ok].tolist(), col[ok].tolist(), strict=True))
-            score = len(cells)
-            span_penalty = 0.0
-            if cells:
-                rows = [r for r, _ in cells]
-                cols = [c for _, c in cells]
-                span_penalty = max(0, max(rows) - min(rows) + 1 - ROWS) + max(
-                    0, max(cols) - min(cols) + 1 - COLS
-                )
-            key = score - 0.5 * span_penalty
-            if best is None or key > best[0] + 1e-9:
-                best = (key, 0.0, h, ok, row, col)
-    if best is None or best[0] < 3:
+            ranked.append((_lattice_score(row[ok], col[ok]), h, ok, row, col))
+    if not ranked:
         return None
-    _, _, h, ok, row, col = best
-    return _refine_lattice(h, stack[ok], row[ok], col[ok])
+    ranked.sort(key=lambda item: -item[0])
+    best: tuple[float, float, _Lattice] | None = None
+    seen: list[frozenset[int]] = []
+    for score, h, ok, row, col in ranked:
+        members = frozenset(np.flatnonzero(ok).tolist())
+        if any(len(members & other) > 0.8 * len(members) for other in seen):
+            continue
+        seen.append(members)
+        if len(seen) > 4 or score < 3:
+            break
+        lattice = _refine_lattice(h, stack[ok], row[ok], col[ok])
+        for _ in range(2):
+            if lattice is None:
+                break
+            ok2, row2, col2 = _guided_inliers(lattice, stack)
+            if ok2.sum() < 3:
+                break
+            lattice = _refine_lattice(lattice.homography, stack[ok2], row2[ok2], col2[ok2])
+        if lattice is None:
+            continue
+        keys = list(lattice.cells)
+        final = _lattice_score(np.array([k[0] for k in keys]), np.array([k[1] for k in keys]))
+        final -= _aspect_penalty(lattice, shape)
+        if best is None or (final, -lattice.residual_mm) > (best[0], best[1]):
+            best = (final, -lattice.residual_mm, lattice)
+    return None if best is None else best[2]
+
+
+def _lattice_score(row: np.ndarray, col: np.ndarray) -> float:
+    """Distinct lattice cells explained, minus a penalty for spans beyond 4 rows x 5 columns."""
+    cells = set(zip(row.tolist(), col.tolist(), strict=True))
+    span_r = int(row.max() - row.min() + 1)
+    span_c = int(col.max() - col.min() + 1)
+    return len(cells) - 1.0 * (max(0, span_r - ROWS) + max(0, span_c - COLS))
+
+
+def _guided_inliers(
+    lattice: _Lattice, quads: np.ndarray, tol: float = 7.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Re-collect inlier quads with a refined lattice (known pitch): ``(ok, row, col)``."""
+    projected = apply_homography(lattice.homography, quads)
+    size = projected.max(axis=1) - projected.min(axis=1)
+    centres = np.nan_to_num(projected.mean(axis=1))
+    pitch = (CARD_W_MM + lattice.gap[0], CARD_H_MM + lattice.gap[1])
+    col = np.round((centres[:, 0] - CARD_W_MM / 2) / pitch[0])
+    row = np.round((centres[:, 1] - CARD_H_MM / 2) / pitch[1])
+    dx = centres[:, 0] - CARD_W_MM / 2 - col * pitch[0]
+    dy = centres[:, 1] - CARD_H_MM / 2 - row * pitch[1]
+    ok = (
+        (np.abs(dx) < tol)
+        & (np.abs(dy) < tol)
+        & (size[:, 0] > 0.85 * CARD_W_MM)
+        & (size[:, 0] < 1.18 * CARD_W_MM)
+        & (size[:, 1] > 0.88 * CARD_H_MM)
+        & (size[:, 1] < 1.14 * CARD_H_MM)
+        & (np.abs(col) <= 2 * COLS)
+        & (np.abs(row) <= 2 * ROWS)
+    )
+    return ok, row.astype(int), col.astype(int)
 
 
 def _refine_lattice(
@@ -666,6 +733,7 @@ def _occupancy(
     in texture, from the table seen in a ring around the board. A card quad detected in the
     cell is not used: an empty cell surrounded by cards looks like a card-shaped hole.
     """
+    full_board = cells is None
     if cells is None:
         cells = [(r, c) for r in range(ROWS) for c in range(COLS)]
     pitch_x, pitch_y = CARD_W_MM + gap[0], CARD_H_MM + gap[1]
@@ -706,7 +774,7 @@ def _occupancy(
         border = float(np.linalg.norm(np.median(frame.reshape(-1, 3), axis=0) - table_lab))
         evidence = max(colour / 18.0, (texture - 1.0) / 2.0, border / 18.0)
         scores[(r, c)] = float(np.clip(0.5 * evidence, 0.0, 1.0))
-    if cells is not None and len(cells) != ROWS * COLS:
+    if not full_board:
         return scores  # type: ignore[return-value]
     out = np.zeros((ROWS, COLS))
     for (r, c), s in scores.items():
@@ -842,6 +910,11 @@ def _choose_extent(
     return shift @ lattice.homography, inside, ""
 
 
+_REFINE_IN_MM = 1.5
+_REFINE_OUT_MM = 6.0
+_REFINE_SIGNIFICANT = 0.35
+
+
 def _refine_outer_corners(
     gray: np.ndarray, corners: np.ndarray, board_mm: tuple[float, float]
 ) -> np.ndarray | None:
@@ -849,24 +922,27 @@ def _refine_outer_corners(
 
     Card candidates are sometimes a card's inner panel rather than its outline, which pulls
     the lattice a few millimetres inwards; the outer edge of the block of cards is the
-    outermost strong edge within ``[-4, +6]`` mm of the estimate (outwards positive).
+    outermost clear edge (>= 35 % of the strongest, on the side's mean profile) within
+    ``[-1.5, +6]`` mm of the
+    estimate (outwards positive).
 
     ``corners`` ``(4, 2)`` TL, TR, BR, BL in ``gray`` pixels; ``board_mm`` the board's
     ``(width, height)`` in mm, to convert the search window to pixels.
     """
-    lines = []
+    lines: list[tuple[np.ndarray, np.ndarray]] = []
     gray_f = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
         length = float(np.linalg.norm(b - a))
         if length < 20:
             return None
+        original = (a.astype(float), (b - a) / length)
         px_per_mm = length / (board_mm[0] if k % 2 == 0 else board_mm[1])
         direction = (b - a) / length
         normal = np.array([direction[1], -direction[0]])  # outward for clockwise quads
         ts = np.linspace(0.06, 0.94, 60)
         step = 0.5
-        offsets = np.arange(-4.0 * px_per_mm, 6.0 * px_per_mm + step, step)
+        offsets = np.arange(-_REFINE_IN_MM * px_per_mm, _REFINE_OUT_MM * px_per_mm + step, step)
         base = a[None, :] + ts[:, None] * (b - a)[None, :]
         pts = base[:, None, :] + offsets[None, :, None] * normal[None, None, :]
         samples = cv2.remap(
@@ -876,19 +952,27 @@ def _refine_outer_corners(
             cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        deriv = np.abs(samples[:, 2:] - samples[:, :-2])  # centred at offsets[1:-1]
-        top = deriv.max(axis=1)
-        significant = deriv >= 0.5 * top[:, None]
-        # local maxima that are significant; take the outermost
-        local = np.zeros_like(significant)
-        local[:, 1:-1] = (deriv[:, 1:-1] >= deriv[:, :-2]) & (deriv[:, 1:-1] >= deriv[:, 2:])
-        candidates = significant & local
+        signed = samples[:, 2:] - samples[:, :-2]  # centred at offsets[1:-1]
+        deriv = np.abs(signed)
         n = deriv.shape[1]
-        last = n - 1 - np.argmax(candidates[:, ::-1], axis=1)
-        has = candidates.any(axis=1) & (top > 10.0)
-        rows = np.where(has & (last > 0) & (last < n - 1))[0]
+        # the side's edge: outermost clear peak of the mean signed profile (weak edges add up)
+        profile = np.abs(signed.mean(axis=0))
+        is_peak = np.zeros(n, dtype=bool)
+        is_peak[1:-1] = (profile[1:-1] >= profile[:-2]) & (profile[1:-1] >= profile[2:])
+        is_peak &= profile >= _REFINE_SIGNIFICANT * profile.max()
+        if not is_peak.any() or profile.max() < 1.0:
+            lines.append(original)
+            continue
+        centre = int(np.flatnonzero(is_peak)[-1])
+        half = max(2, round(0.8 * px_per_mm / step))
+        lo_i, hi_i = max(1, centre - half), min(n - 1, centre + half + 1)
+        window = deriv[:, lo_i:hi_i]
+        last = lo_i + np.argmax(window, axis=1)
+        top = window.max(axis=1)
+        rows = np.where((top > 4.0) & (last > 0) & (last < n - 1))[0]
         if len(rows) < 15:
-            return None
+            lines.append(original)
+            continue
         peak = last[rows]
         left = deriv[rows, peak - 1]
         mid = deriv[rows, peak]
@@ -899,7 +983,8 @@ def _refine_outer_corners(
         med = float(np.median(offset))
         keep = np.abs(offset - med) < max(1.0, 0.8 * px_per_mm)
         if keep.sum() < 12:
-            return None
+            lines.append(original)
+            continue
         edge_pts = base[rows][keep] + offset[keep, None] * normal[None, :]
         vx, vy, x0, y0 = cv2.fitLine(
             edge_pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
@@ -950,10 +1035,26 @@ def _blob_fit(
 ) -> GridFit | None:
     """Fallback for touching cards: the best large quad taken as the grid's outer edge."""
     image_area = gray.shape[0] * gray.shape[1]
-    big = [q for q in quads if quad_area(q) > 0.08 * image_area][:6]
+    h, w = gray.shape
+    big = [
+        q
+        for q in quads
+        if quad_area(q) > 0.02 * image_area
+        and q[:, 0].min() > 2
+        and q[:, 1].min() > 2
+        and q[:, 0].max() < w - 3
+        and q[:, 1].max() < h - 3
+    ][:6]
     best = None
     for quad in big:
         fit = _fit_outer_quad(image_rgb, gray, quad / factor, method="blob", image_to_work=factor)
+        if fit.occupied.sum() < 15:
+            continue
+        board_w, board_h = fit.board_size_mm
+        corners_work = fit.corners * factor
+        aspect = rectangle_aspect(corners_work, (w / 2, h / 2), _focal_prior(gray.shape))
+        if not math.isfinite(aspect) or abs(math.log(aspect * board_h / board_w)) > 0.3:
+            continue
         if best is None or fit.quality > best.quality:
             best = fit
     return best
@@ -988,7 +1089,7 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
         small = cv2.resize(image_rgb, (gray.shape[1], gray.shape[0]), interpolation=cv2.INTER_AREA)
     quads = _dedupe(_card_candidates(gray))
     card_quads = [q for q in quads if quad_area(q) < 0.2 * gray.size][:200]
-    lattice = _find_lattice(card_quads)
+    lattice = _find_lattice(card_quads, gray.shape)
     reason = "no card-shaped outlines found"
     attempted = None
     if lattice is not None:
