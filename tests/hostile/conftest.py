@@ -1,0 +1,242 @@
+"""Fixtures of the hostile-input tests: the generated corpus, an embedder, and a bounded CLI run.
+
+The photo pipeline needs the trained embedder (``models/card_embedder.onnx``). Where it has not
+been trained yet, a *stand-in embedder* is built here: a real ONNX network (one random
+convolution, pooled) with the same input contract, plus its gallery of the stand-in deck. It
+cannot name cards, but the loader and the grid finder (what hostile files exercise) run for real;
+tests that need correct card names skip with a visible reason instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.hostile.corpus import build_corpus
+
+REPO = Path(__file__).resolve().parents[2]
+TRAINED_MODEL = REPO / "models" / "card_embedder.onnx"
+TRAINED_GALLERY = REPO / "models" / "stand_in_gallery.npz"
+
+#: Address-space cap of every CLI child (bytes): a decoded bomb would need ~2.7 GB more.
+MEMORY_LIMIT = 3 * 1024**3
+#: Wall-clock cap of one CLI child (s). Generous because the test machine's CPUs are shared;
+#: the per-child CPU time, which load does not inflate, is what the tests bound tightly.
+WALL_LIMIT_S = float(os.environ.get("HOSTILE_WALL_LIMIT_S", "60"))
+#: CPU seconds one CLI child may use (import + load + grid + classify + score).
+CPU_LIMIT_S = 8.0
+
+
+def trained_model_available() -> bool:
+    return TRAINED_MODEL.is_file() and TRAINED_GALLERY.is_file()
+
+
+def build_stand_in_embedder(out_dir: Path) -> tuple[Path, Path]:
+    """Write a random-weight ONNX embedder (input contract of the real one) and its gallery.
+
+    Returns
+    -------
+    model_path, gallery_path : Path
+    """
+    onnx = pytest.importorskip("onnx", reason="building the stand-in embedder needs onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    from vision.classifier import CardEmbedder
+    from vision.gallery import Gallery
+    from vision.synth.deck import stand_in_deck
+
+    width, height, dim = 48, 64, 32
+    rng = np.random.default_rng(1234)
+    weight = rng.normal(0, 0.2, size=(dim, 3, 8, 8)).astype(np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["crops", "w"], ["c"], strides=[4, 4]),
+            helper.make_node("Relu", ["c"], ["r"]),
+            helper.make_node("GlobalAveragePool", ["r"], ["p"]),
+            helper.make_node("Flatten", ["p"], ["embedding"]),
+        ],
+        "stand_in_embedder",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["batch", 3, height, width])],
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", dim])],
+        [numpy_helper.from_array(weight, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    model_path = out_dir / "card_embedder.onnx"
+    onnx.save(model, str(model_path))
+    meta = {
+        "input": {
+            "name": "crops",
+            "layout": "NCHW",
+            "channel_order": "RGB",
+            "width": width,
+            "height": height,
+            "dtype": "float32",
+            "scale": 1 / 255,
+            "mean": [0.5, 0.5, 0.5],
+            "std": [0.25, 0.25, 0.25],
+        },
+        "embedding_dim": dim,
+        "note": "random-weight stand-in built by tests/hostile/conftest.py",
+    }
+    model_path.with_suffix(".json").write_text(json.dumps(meta))
+    embedder = CardEmbedder(model_path)
+    faces = dict(stand_in_deck(px_per_mm=4.0))
+    gallery = Gallery.build(embedder, faces, np.random.default_rng(5), views=1, empties=8)
+    gallery_path = out_dir / "stand_in_gallery.npz"
+    gallery.save(gallery_path)
+    return model_path, gallery_path
+
+
+@dataclass(frozen=True)
+class Embedder:
+    """Where the CLI and the reader find the embedder; ``trained`` says if it can name cards."""
+
+    model: Path
+    gallery: Path
+    trained: bool
+
+
+@pytest.fixture(scope="session")
+def embedder(tmp_path_factory) -> Embedder:
+    if trained_model_available():
+        return Embedder(TRAINED_MODEL, TRAINED_GALLERY, True)
+    model, gallery = build_stand_in_embedder(tmp_path_factory.mktemp("stand_in_model"))
+    return Embedder(model, gallery, False)
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> dict[str, Path]:
+    """The hostile corpus (``tests/hostile/corpus.py``), written once per session."""
+    return build_corpus(tmp_path_factory.mktemp("hostile_corpus"))
+
+
+@pytest.fixture(scope="session")
+def reader(embedder):
+    """A :class:`vision.reader.TerrariumReader` on ``embedder`` (one per session)."""
+    from vision.reader import TerrariumReader
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("vision.gallery.DEFAULT_GALLERY", embedder.gallery)
+        return TerrariumReader(model_path=embedder.model)
+
+
+@dataclass(frozen=True)
+class CliRun:
+    """One finished CLI child: exit status, output and what it cost."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_s: float
+    cpu_s: float
+    max_rss_mb: float
+
+
+#: Every CLI run of the session: (argv tail, CliRun); read by the summary hook.
+CLI_RUNS: list[tuple[tuple[str, ...], CliRun]] = []
+
+
+def _limit_memory() -> None:  # runs in the child between fork and exec
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def cli_command(embedder: Embedder | None) -> list[str]:
+    """``python -m reptile_tank`` (trained model), or the same ``main`` on the stand-in model."""
+    if embedder is None or embedder.trained:
+        return [sys.executable, "-m", "reptile_tank"]
+    code = (
+        "import sys, vision.classifier as c, vision.gallery as g;"
+        f"c.DEFAULT_MODEL = {str(embedder.model)!r}; g.DEFAULT_GALLERY = {str(embedder.gallery)!r};"
+        "from pathlib import Path; c.DEFAULT_MODEL = Path(c.DEFAULT_MODEL);"
+        "g.DEFAULT_GALLERY = Path(g.DEFAULT_GALLERY);"
+        "from reptile_tank.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    return [sys.executable, "-c", code]
+
+
+def run_cli(*argv: str, embedder: Embedder | None = None, stdin: str | None = None) -> CliRun:
+    """Run ``reptile-tank ARGV`` as a child with a memory cap and a wall-clock limit.
+
+    The child's own CPU time and peak RSS come from ``os.wait4``; output goes through files so
+    the child is reaped by ``wait4`` (and not by ``communicate``) without risk of a pipe stall.
+    """
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    env.pop("REPTILE_TANK_DEBUG", None)
+    with tempfile.TemporaryFile("w+b") as out, tempfile.TemporaryFile("w+b") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            [*cli_command(embedder), *argv],
+            cwd=REPO,
+            env=env,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            preexec_fn=_limit_memory,
+        )
+        if stdin is not None:
+            proc.stdin.write(stdin.encode("utf-8"))
+            proc.stdin.close()
+        deadline = start + WALL_LIMIT_S
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                proc.returncode = -9
+                pytest.fail(f"reptile-tank {' '.join(argv)} did not finish in {WALL_LIMIT_S} s")
+            time.sleep(0.02)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", errors="replace")
+        stderr = err.read().decode("utf-8", errors="replace")
+    run = CliRun(
+        proc.returncode,
+        stdout,
+        stderr,
+        wall,
+        usage.ru_utime + usage.ru_stime,
+        usage.ru_maxrss / 1024,
+    )
+    CLI_RUNS.append((tuple(argv), run))
+    return run
+
+
+def assert_clean_refusal(run: CliRun, *fragments: str) -> str:
+    """Exit status 2 and exactly one stderr line ``reptile-tank: error: ...``; returns it."""
+    assert "Traceback" not in run.stderr, run.stderr
+    assert run.returncode == 2, (run.returncode, run.stderr[-2000:])
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("reptile-tank: error: "), lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """One line with the worst CLI child of the session (for RELIABILITY.md)."""
+    if not CLI_RUNS:
+        return
+    wall = max(CLI_RUNS, key=lambda item: item[1].wall_s)
+    cpu = max(CLI_RUNS, key=lambda item: item[1].cpu_s)
+    rss = max(CLI_RUNS, key=lambda item: item[1].max_rss_mb)
+    terminalreporter.write_line(
+        f"hostile CLI runs: {len(CLI_RUNS)}; max wall {wall[1].wall_s:.2f} s ({wall[0][:2]}), "
+        f"max CPU {cpu[1].cpu_s:.2f} s ({cpu[0][:2]}), "
+        f"max RSS {rss[1].max_rss_mb:.0f} MB ({rss[0][:2]})"
+    )
