@@ -30,6 +30,8 @@ RULES_PATH_ENV = "REPTILE_TANK_RULES"
 PACK_DIR_ENV = "REPTILE_TANK_PACK"
 #: Long side of the photo thumbnail stored with a game (JPEG, pixels).
 THUMBNAIL_SIDE = 320
+#: Long side of the photo shown on the check page (JPEG, pixels); a phone screen needs no more.
+DISPLAY_SIDE = 1024
 
 
 def user_data_dir() -> Path:
@@ -148,11 +150,12 @@ class PhotoRead:
         4x5 cell labels, row 0 farthest from the owner (``None`` when no grid).
     confidence : list of list of float or None
         Per-cell confidence in [0, 1], same shape.
-    overlay_png : bytes
-        PNG of the (downscaled) photo with the fitted grid and labels drawn; the plain photo
-        when no grid was found.
+    overlay_jpeg : bytes
+        JPEG (long side <= :data:`DISPLAY_SIDE`) of the photo with the fitted grid and labels
+        drawn; the plain photo when no grid was found.
     image_size : tuple of int
-        ``(width, height)`` of the image in ``overlay_png``; corners are given in this frame.
+        ``(width, height)`` of the reader's image (``TerrariumReader.load``); corners are given
+        in this frame, whatever the resolution of ``overlay_jpeg``.
     photo_sha256 : str
         Hex SHA-256 of the photo's bytes.
     thumbnail_jpeg : bytes
@@ -166,7 +169,7 @@ class PhotoRead:
     grid_found: bool
     rows: list[list[str]] | None
     confidence: list[list[float]] | None
-    overlay_png: bytes
+    overlay_jpeg: bytes
     image_size: tuple[int, int]
     photo_sha256: str
     thumbnail_jpeg: bytes
@@ -181,13 +184,18 @@ def png_bytes(image_rgb: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def thumbnail_jpeg(image_rgb: np.ndarray, side: int = THUMBNAIL_SIDE) -> bytes:
-    """A small JPEG of an ``(H, W, 3)`` uint8 RGB image, long side at most ``side`` pixels."""
+def thumbnail_jpeg(image_rgb: np.ndarray, side: int = THUMBNAIL_SIDE, quality: int = 70) -> bytes:
+    """A JPEG of an ``(H, W, 3)`` uint8 RGB image, long side at most ``side`` pixels."""
     image = Image.fromarray(np.ascontiguousarray(image_rgb, dtype=np.uint8))
     image.thumbnail((side, side))
     buffer = io.BytesIO()
-    image.save(buffer, format="JPEG", quality=70)
+    image.save(buffer, format="JPEG", quality=quality)
     return buffer.getvalue()
+
+
+def display_jpeg(image_rgb: np.ndarray) -> bytes:
+    """The photo (or overlay) as shown in the app: JPEG, long side <= :data:`DISPLAY_SIDE`."""
+    return thumbnail_jpeg(image_rgb, DISPLAY_SIDE, quality=85)
 
 
 def read_photo(
@@ -234,7 +242,7 @@ def read_photo(
             grid_found=False,
             rows=None,
             confidence=None,
-            overlay_png=png_bytes(image),
+            overlay_jpeg=display_jpeg(image),
             image_size=(int(image.shape[1]), int(image.shape[0])),
             photo_sha256=digest,
             thumbnail_jpeg=thumbnail_jpeg(image),
@@ -249,7 +257,7 @@ def read_photo(
         grid_found=True,
         rows=rows,
         confidence=confidence,
-        overlay_png=png_bytes(overlay),
+        overlay_jpeg=display_jpeg(overlay),
         image_size=(int(read.image.shape[1]), int(read.image.shape[0])),
         photo_sha256=digest,
         thumbnail_jpeg=thumbnail_jpeg(read.image),

@@ -71,7 +71,7 @@ def check_corners(
     return points
 
 
-def tap_chart(png: bytes, width: int, height: int, *, param: str) -> Any:
+def tap_chart(jpeg: bytes, width: int, height: int, *, param: str) -> Any:
     """An Altair chart of the photo with a grid of invisible points to tap.
 
     The y axis runs downwards like image rows, so the axes read as pixel coordinates.
@@ -83,7 +83,7 @@ def tap_chart(png: bytes, width: int, height: int, *, param: str) -> Any:
     points = [
         {"x": round(i * step, 1), "y": round(j * step, 1)} for j in range(ny) for i in range(nx)
     ]
-    url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    url = "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
     x = alt.X("x:Q", scale=alt.Scale(domain=[0, width], nice=False), title="x (px)")
     y = alt.Y("y:Q", scale=alt.Scale(domain=[0, height], nice=False, reverse=True), title="y (px)")
     photo = (
@@ -108,7 +108,7 @@ def corners_ui(read: Any, *, key: str) -> list[tuple[float, float]] | None:
     Parameters
     ----------
     read : ui.backend.PhotoRead
-        The failed read (its ``overlay_png`` is the plain photo, ``image_size`` its frame).
+        The failed read (its ``overlay_jpeg`` is the plain photo, ``image_size`` its frame).
     key : str
         Prefix of this widget group's keys.
     """
@@ -135,7 +135,7 @@ def corners_ui(read: Any, *, key: str) -> list[tuple[float, float]] | None:
         "(the outer corner of the corner card), or type the four corners below."
     )
     st.altair_chart(
-        tap_chart(read.overlay_png, width, height, param="tap"),
+        tap_chart(read.overlay_jpeg, width, height, param="tap"),
         key=f"{key}_chart",
         on_select=tapped,
         selection_mode="tap",

@@ -58,7 +58,7 @@ class TerrariumEntry:
         Hex digest of the photo's bytes, stored with the game instead of the photo.
     thumbnail_jpeg : bytes or None
         A small JPEG of the photo (long side <= 320 px) stored with the game.
-    overlay_png : bytes or None
+    overlay_jpeg : bytes or None
         The photo (downscaled) with the fitted grid and labels drawn, for the check page.
     corrected : set of tuple of int
         ``(row, col)`` cells the user changed after the read.
@@ -71,7 +71,7 @@ class TerrariumEntry:
     source: str = "manual"
     photo_sha256: str | None = None
     thumbnail_jpeg: bytes | None = None
-    overlay_png: bytes | None = None
+    overlay_jpeg: bytes | None = None
     corrected: set[tuple[int, int]] = field(default_factory=set)
     read_ms: float | None = None
 
@@ -289,7 +289,7 @@ def store_read(state: MutableMapping[str, Any], player: str, photo: bytes, read:
             source="photo",
             photo_sha256=read.photo_sha256,
             thumbnail_jpeg=read.thumbnail_jpeg,
-            overlay_png=read.overlay_png,
+            overlay_jpeg=read.overlay_jpeg,
             read_ms=read.read_ms,
         ),
     )

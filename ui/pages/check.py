@@ -50,9 +50,9 @@ def check_ui() -> None:
     def typed(r: int, c: int, label: str) -> None:
         S.set_cell(st.session_state, player, r, c, label)
 
-    if entry.overlay_png is not None:
+    if entry.overlay_jpeg is not None:
         left, right = st.columns([1, 1])
-        left.image(entry.overlay_png, caption="The photo as read", width="stretch")
+        left.image(entry.overlay_jpeg, caption="The photo as read", width="stretch")
         board_box = right
     else:
         st.caption("Entered by hand. Tap a cell to set it, or type the whole grid below.")

@@ -88,7 +88,7 @@ def photo_ui() -> None:
             f"Read in {entry.read_ms:.0f} ms. "
             f"{len(S.low_confidence_cells(entry, S.LOW_CONFIDENCE))} cell(s) to check."
         )
-        st.image(entry.overlay_png, width="stretch")
+        st.image(entry.overlay_jpeg, width="stretch")
         st.page_link(page_path("check.py"), label="Next: check the read", icon="🔎")
 
 

@@ -52,7 +52,7 @@ def board_ui() -> S.TerrariumEntry:
                 source="photo",
                 photo_sha256=read.photo_sha256,
                 thumbnail_jpeg=read.thumbnail_jpeg,
-                overlay_png=read.overlay_png,
+                overlay_jpeg=read.overlay_jpeg,
                 read_ms=read.read_ms,
             )
             st.session_state[S.SOLO_ENTRY] = entry
@@ -62,8 +62,8 @@ def board_ui() -> S.TerrariumEntry:
     def typed(r: int, c: int, label: str) -> None:
         st.session_state[S.SOLO_ENTRY].rows[r][c] = label
 
-    if entry.overlay_png is not None:
-        st.image(entry.overlay_png, width="stretch")
+    if entry.overlay_jpeg is not None:
+        st.image(entry.overlay_jpeg, width="stretch")
     grid_editor_ui(entry.rows, typed, key=KEY_GRID)
     return entry
 

@@ -1,0 +1,96 @@
+"""AppTest drives of the photo path: upload, read with the shipped model, check and fix,
+the "no grid found" corner fallback, and unusable files."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import no_errors, start_game
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
+MODEL = ROOT / "models" / "card_embedder.onnx"
+
+needs_reader = pytest.mark.skipif(
+    not (MODEL.exists() and SAMPLE.exists()),
+    reason="the card reader's model or the sample photo is not built yet",
+)
+
+
+def plain_table_photo() -> bytes:
+    """A 900x700 JPEG of a smooth, empty table (seeded): no terrarium in it."""
+    rng = np.random.default_rng(7)
+    base = np.full((700, 900, 3), (96, 120, 88), np.uint8)
+    noise = rng.normal(0, 4, base.shape)
+    image = np.clip(base + noise, 0, 255).astype(np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(image).save(buffer, format="JPEG", quality=90)
+    return buffer.getvalue()
+
+
+@needs_reader
+@pytest.mark.slow
+def test_upload_reads_the_board_and_a_fix_sticks(app):
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    no_errors(at)
+    at.file_uploader(key="photo_upload_Ann").upload("table.jpg", SAMPLE.read_bytes(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    entry = at.session_state["rt_entries"]["Ann"]
+    assert entry.source == "photo"
+    assert len(entry.rows) == 4 and all(len(r) == 5 for r in entry.rows)
+    assert entry.overlay_jpeg.startswith(b"\xff\xd8") and entry.thumbnail_jpeg.startswith(
+        b"\xff\xd8"
+    )
+    assert len(entry.photo_sha256) == 64
+    assert any("Read in" in s.value for s in at.success)
+    # a rerun (any widget) never reads the photo again nor undoes a fix
+    at.switch_page("ui/pages/check.py").run()
+    at.button(key="check_cell_3_4").click().run()
+    at.button(key="check_pick_water").click().run()
+    no_errors(at)
+    assert at.session_state["rt_entries"]["Ann"].rows[3][4] == "water"
+    assert (3, 4) in at.session_state["rt_entries"]["Ann"].corrected
+    at.switch_page("ui/pages/photo.py").run()
+    assert at.session_state["rt_entries"]["Ann"].rows[3][4] == "water"
+
+
+@needs_reader
+@pytest.mark.slow
+def test_no_grid_asks_for_the_four_corners(app):
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    at.file_uploader(key="photo_upload_Ann").upload("table.jpg", plain_table_photo(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    assert any("No terrarium found" in w.value for w in at.warning)
+    assert "Ann" not in at.session_state["rt_entries"]
+    # corners that do not go clockwise are refused with a message
+    at.number_input(key="corners_Ann_x0").set_value(810.0)  # left and right swapped
+    at.number_input(key="corners_Ann_x1").set_value(90.0)
+    at.button(key="corners_Ann_go").click().run()
+    assert any("clockwise" in e.value for e in at.error)
+    for i, (x, y) in enumerate([(150, 100), (750, 100), (750, 600), (150, 600)]):
+        at.number_input(key=f"corners_Ann_x{i}").set_value(float(x))
+        at.number_input(key=f"corners_Ann_y{i}").set_value(float(y))
+    at.button(key="corners_Ann_go").click().run()
+    no_errors(at)
+    entry = at.session_state["rt_entries"]["Ann"]
+    assert entry.source == "photo" and len(entry.rows) == 4
+
+
+def test_unusable_file_is_refused_with_a_message(app):
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    at.file_uploader(key="photo_upload_Ann").upload(
+        "notes.jpg", b"not a photo at all", "image/jpeg"
+    )
+    at.run()
+    assert not at.exception
+    assert any("cannot be used" in e.value for e in at.error)
+    assert "Ann" not in at.session_state["rt_entries"]

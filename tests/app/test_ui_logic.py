@@ -1,0 +1,162 @@
+"""The app's logic without Streamlit: state bookkeeping, pads as columns, corners, the user's
+rules file, labels and deck uploads."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from conftest import FULL_BOARD
+from PIL import Image
+
+from scoring.board import Board
+from scoring.cards import CELL_LABELS
+from scoring.engine import score_board
+from scoring.rules import load_rules
+from ui import rules_file
+from ui import state as S
+from ui.backend import PhotoRead
+from ui.corners import check_corners, default_corners
+from ui.deck import faces_from_uploads
+from ui.journey import escape_markdown, pad_columns, pad_row
+from ui.labels import FULL_NAMES, ICONS, SHORT_NAMES
+
+
+def test_player_names_are_trimmed_checked_and_distinct():
+    assert S.parse_player_names("  Ann  \n\nBen   Jr\n") == ["Ann", "Ben Jr"]
+    assert S.parse_player_names("<b>Zoë</b> 🦎\nAnn") == ["<b>Zoë</b> 🦎", "Ann"]
+    for bad in ["", "Ann\nANN", "a\nb\nc\nd\ne", "x" * 41, "Ann\x07"]:
+        with pytest.raises(ValueError):
+            S.parse_player_names(bad)
+
+
+def test_set_cell_marks_corrections_of_a_read_only():
+    state: dict = {}
+    S.start_game(state, ["Ann", "Ben"], star_cards_out=False, objectives=[])
+    assert S.missing_players(state) == ["Ann", "Ben"]
+    assert S.set_cell(state, "Ann", 0, 0, "rock") is True
+    assert S.set_cell(state, "Ann", 0, 0, "rock") is False
+    assert S.entry_for(state, "Ann").corrected == set()  # typed by hand: nothing "corrected"
+    with pytest.raises(ValueError):
+        S.set_cell(state, "Ann", 4, 0, "rock")
+    with pytest.raises(ValueError):
+        S.set_cell(state, "Ann", 0, 0, "dragon")
+    with pytest.raises(ValueError):
+        S.set_cell(state, "Cara", 0, 0, "rock")
+    read = PhotoRead(
+        grid_found=True,
+        rows=[row[:] for row in FULL_BOARD],
+        confidence=[[0.5] * 5 for _ in range(3)] + [[0.5, 0.01, 0.5, 0.5, 0.05]],
+        overlay_jpeg=b"\xff\xd8",
+        image_size=(800, 600),
+        photo_sha256="a" * 64,
+        thumbnail_jpeg=b"\xff\xd8",
+        read_ms=12.0,
+    )
+    S.store_read(state, "Ben", b"photo", read)
+    entry = S.entry_for(state, "Ben")
+    assert S.low_confidence_cells(entry, S.LOW_CONFIDENCE) == [(3, 1), (3, 4)]
+    S.set_cell(state, "Ben", 3, 1, "water")
+    assert entry.corrected == {(3, 1)}
+    assert S.low_confidence_cells(entry, S.LOW_CONFIDENCE) == [(3, 4)]
+    assert S.missing_players(state) == []  # a cell set by hand enters the board
+
+
+def test_a_photo_is_read_once_and_a_failed_read_waits_for_corners():
+    state: dict = {}
+    S.start_game(state, ["Ann", "Ben"], star_cards_out=False, objectives=[])
+    photo = b"some jpeg bytes"
+    failed = PhotoRead(
+        grid_found=False,
+        rows=None,
+        confidence=None,
+        overlay_jpeg=b"",
+        image_size=(800, 600),
+        photo_sha256=__import__("hashlib").sha256(photo).hexdigest(),
+        thumbnail_jpeg=b"",
+        read_ms=5.0,
+        message="no grid",
+    )
+    assert S.photo_is_new(state, "Ann", photo)
+    S.store_read(state, "Ann", photo, failed)
+    assert not S.photo_is_new(state, "Ann", photo)
+    assert S.photo_is_new(state, "Ben", photo)
+    assert S.pending_corners(state, "Ann").photo == photo
+    assert "Ann" not in state[S.ENTRIES]
+
+
+def test_start_game_refuses_one_objective():
+    with pytest.raises(ValueError):
+        S.start_game({}, ["Ann", "Ben"], star_cards_out=False, objectives=[3])
+
+
+def test_pad_columns_sum_to_the_total_and_carry_every_group():
+    rules = load_rules()
+    pad = score_board(Board.from_rows(FULL_BOARD), rules, objectives=(3, 11))
+    columns = pad_columns(pad)
+    assert sum(c.vp for c in columns) == pad.total
+    assert sum(len(c.reasons) for c in columns) == len(pad.groups)
+    row = pad_row("Ann", pad)
+    assert row["Total"] == pad.total and row["Player"] == "Ann"
+
+
+def test_escape_markdown_neutralises_markup():
+    text = escape_markdown("**Bo** :red[x] <b>")
+    assert "**" not in text.replace("\\*", "")
+    assert text == "\\*\\*Bo\\*\\* \\:red\\[x\\] \\<b\\>"
+
+
+def test_corners_must_be_clockwise_inside_and_large_enough():
+    good = default_corners(800, 600)
+    assert check_corners(good, 800, 600) == [tuple(map(float, p)) for p in good]
+    with pytest.raises(ValueError, match="clockwise"):
+        check_corners(list(reversed(good)), 800, 600)
+    with pytest.raises(ValueError, match="outside"):
+        check_corners([(-5, 0), (100, 0), (100, 100), (0, 100)], 800, 600)
+    with pytest.raises(ValueError, match="too small"):
+        check_corners([(0, 0), (20, 0), (20, 20), (0, 20)], 800, 600)
+    with pytest.raises(ValueError, match="four"):
+        check_corners(good[:3], 800, 600)
+
+
+def test_rules_file_round_trip_through_the_loader(tmp_path):
+    defaults = load_rules()
+    tiers = rules_file.tier_values(defaults)
+    edited = dict(tiers)
+    edited[("neon_day_gecko", "advanced")] = 14
+    changed = rules_file.changed_values(tiers, edited)
+    assert changed == {("neon_day_gecko", "advanced"): 14}
+    objectives = rules_file.changed_values(
+        rules_file.objective_values(defaults), {1: 7, 2: defaults.objectives[2].vp}
+    )
+    path = tmp_path / "rules.toml"
+    rules_file.save_overrides(path, changed, objectives)
+    house = load_rules(path)
+    assert house.cards["neon_day_gecko"].tier("advanced").vp == 14
+    assert house.objectives[1].vp == 7
+    assert house.cards["blue_tongued_skink"].tier("advanced").vp == 13
+    rules_file.save_overrides(path, {}, {})
+    assert not path.exists()
+    with pytest.raises(ValueError):
+        rules_file.changed_values(tiers, {("dragon", "basic"): 3})
+    with pytest.raises(ValueError):
+        rules_file.changed_values(tiers, {("rock", "basic"): -1})
+
+
+def test_every_label_has_a_name_a_short_name_and_an_icon():
+    assert set(FULL_NAMES) == set(SHORT_NAMES) == set(ICONS) == set(CELL_LABELS)
+    assert all(len(name) <= 8 for name in SHORT_NAMES.values())
+
+
+def test_deck_uploads_map_file_names_to_faces():
+    buffer = io.BytesIO()
+    rng = np.random.default_rng(3)
+    Image.fromarray(rng.integers(0, 255, (440, 315, 3), dtype=np.uint8)).save(buffer, "PNG")
+    png = buffer.getvalue()
+    faces, problems = faces_from_uploads(
+        {"rock.png": png, "Water.PNG": png, "dragon.png": png, "hollow_log.png": b"junk"}
+    )
+    assert sorted(faces) == ["rock", "water"]
+    assert faces["rock"].shape == (440, 315, 3) and faces["rock"].dtype == np.uint8
+    assert len(problems) == 2
