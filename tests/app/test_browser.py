@@ -44,6 +44,22 @@ def button(page, key: str):
     return page.locator(f".st-key-{key} button").locator("visible=true").first
 
 
+def fix_cell(page, row: int, col: int, label: str) -> None:
+    """Tap a board cell, then the label in the picker."""
+    button(page, f"check_cell_{row}_{col}").click()
+    wait_idle(page)
+    button(page, f"check_pick_{label}").click()
+    wait_idle(page)
+
+
+def fill_empty_cells(page) -> None:
+    """Fix every cell the reader saw as empty to Water (the sample terrarium is complete)."""
+    for row in range(4):
+        for col in range(5):
+            if "empty" in button(page, f"check_cell_{row}_{col}").inner_text():
+                fix_cell(page, row, col, "water")
+
+
 def upload_sample(page, player: str) -> None:
     page.locator(f".st-key-photo_upload_{player} input[type=file]").set_input_files(str(SAMPLE))
     wait_idle(page)
@@ -80,12 +96,13 @@ def test_photo_fix_confirm_leaderboard(tmp_path):
             # Check Ann's read and fix one cell with one tap in the picker
             goto_page(page, "Check the read")
             pick_player(page, "check_player", "Ann")
-            button(page, "check_cell_0_0").click()
-            wait_idle(page)
-            button(page, "check_pick_neon_day_gecko").click()
-            wait_idle(page)
+            fix_cell(page, 0, 0, "neon_day_gecko")
             fixed = button(page, "check_cell_0_0").inner_text()
             assert "✓" in fixed and "Gecko" in fixed, fixed
+            # cells the reader left empty would block saving a finished game: fill them
+            fill_empty_cells(page)
+            pick_player(page, "check_player", "Ben")
+            fill_empty_cells(page)
             # Confirm and save
             goto_page(page, "Confirm & save")
             button(page, "confirm_save").click()
@@ -97,5 +114,8 @@ def test_photo_fix_confirm_leaderboard(tmp_path):
             table.wait_for()
             text = table.inner_text()
             assert "Ann" in text and "Ben" in text, text
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
+            raise
         finally:
             browser.close()
