@@ -599,7 +599,7 @@ def render_scene(
     # --- the table canvas ---------------------------------------------------------------------
     need = max(_local_scale(h_plane, p) for p in grid_outer)
     area = float(np.prod(np.maximum(vis_hi - vis_lo, 1)))
-    s_table = min(need, 4.0, math.sqrt(_MAX_TABLE_CANVAS_PX / area))
+    s_table = min(need, 4.0, math.sqrt(min(_MAX_TABLE_CANVAS_PX, 1.5 * w_img * h_img) / area))
     t_w = max(2, int(math.ceil((vis_hi[0] - vis_lo[0]) * s_table)))
     t_h = max(2, int(math.ceil((vis_hi[1] - vis_lo[1]) * s_table)))
     table_kind = str(rng.choice(TABLE_KINDS))
@@ -941,14 +941,16 @@ def _degrade(
         k = cv2.warpAffine(k, rot, (length, length))
         k /= max(k.sum(), 1e-6)
         out = cv2.filter2D(out, -1, k)
-    # sensor noise (luma + chroma), at half resolution for big frames
+    # sensor noise (luma + chroma), at half resolution for big frames; stored as uint8 around
+    # 128 so that adding it is one saturating uint8 operation
     sigma = float(rng.uniform(1.0, 7.0))
-    if w * h > 3_000_000:
-        n_small = rng.standard_normal((h // 2 + 1, w // 2 + 1, 3), dtype=np.float32) * sigma
-        noise = cv2.resize(n_small, (w, h), interpolation=cv2.INTER_NEAREST)
-    else:
-        noise = rng.standard_normal((h, w, 3), dtype=np.float32) * sigma
-    return cv2.add(out, noise, dtype=cv2.CV_8U)
+    big = w * h > 3_000_000
+    nh, nw = (h // 2 + 1, w // 2 + 1) if big else (h, w)
+    noise = rng.standard_normal((nh, nw, 3), dtype=np.float32) * sigma + 128.0
+    noise8 = np.clip(noise, 0, 255).astype(np.uint8)
+    if big:
+        noise8 = cv2.resize(noise8, (w, h), interpolation=cv2.INTER_NEAREST)
+    return cv2.addWeighted(out, 1.0, noise8, 1.0, -128.0)
 
 
 def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
