@@ -269,9 +269,13 @@ def _table_texture(
     elif style == "cloth":
         period = max(rng.uniform(1.0, 3.0), 2.5 / px_per_mm)
         weave = np.sin(u * 2 * math.pi / period) * np.sin(v * 2 * math.pi / period)
-        folds = _fractal_noise(rng, shape, 80 * px_per_mm)
+        folds = _fractal_noise(rng, shape, rng.uniform(30, 90) * px_per_mm)
         t = 0.5 + 0.12 * weave
-        img = c1[None, None] * (0.85 + 0.3 * folds[..., None]) * (0.9 + 0.2 * t[..., None])
+        img = (
+            c1[None, None]
+            * (0.92 + rng.uniform(0.05, 0.18) * folds[..., None])
+            * (0.9 + 0.2 * t[..., None])
+        )
     elif style == "patterned":
         sub = str(rng.choice(["gingham", "stripes", "dots", "flowers"]))
         period = rng.uniform(12, 60)
@@ -916,7 +920,7 @@ def _degrade(
                 rng.uniform(0, 180),
                 0,
                 360,
-                float(rng.uniform(0.3, 0.9)),
+                float(rng.uniform(0.2, 0.55)),
                 -1,
             )
             add = cv2.GaussianBlur(add, (0, 0), max(1.0, axes[1] * 0.8))
