@@ -227,3 +227,16 @@ def test_water_and_every_front_appear_in_rendered_scenes():
         _, truth = render_scene(seed, _flat_deck(), size=(160, 120), distractors=False)
         seen.update(x for r in truth["board"]["rows"] for x in r)
     assert {WATER, *CARD_IDS} <= seen
+
+
+@pytest.mark.slow
+def test_a_12_megapixel_scene_keeps_its_ground_truth_on_the_cards():
+    deck = _flat_deck()
+    image, truth = render_scene(77, deck, size=(4032, 3024), degrade=False, distractors=False)
+    assert image.shape == (3024, 4032, 3)
+    rows = truth["board"]["rows"]
+    for r in range(ROWS):
+        for c in range(COLS):
+            colour = _cell_colour(image, truth["cells"][r][c])
+            dists = {lab: np.abs(colour - deck[lab][44, 31]).sum() for lab in FACE_LABELS}
+            assert min(dists, key=dists.get) == rows[r][c]
