@@ -525,25 +525,37 @@ def _hypothesis_inliers(
     return ok, row, col
 
 
+def _metric_error(board_to_image: np.ndarray, shape: tuple[int, ...]) -> float:
+    """How far a board->image homography is from a real camera view of a flat board.
+
+    With square pixels and the principal point at the image centre, ``K^-1 H`` has two
+    orthogonal columns of equal length for the right focal length. A lattice fitted the
+    wrong way round (cards taken as 88 x 63, which an anisotropic stretch can make look
+    consistent) or a lattice of square table-cloth checks fails this for every focal length.
+    Returns the smallest ``|log(|a| / |b|)| + |cos(a, b)|`` over plausible focal lengths.
+    """
+    h, w = shape[:2]
+    centre = np.array([[1.0, 0, -w / 2], [0, 1.0, -h / 2], [0, 0, 1.0]])
+    m = centre @ board_to_image
+    best = math.inf
+    prior = _focal_prior(shape)
+    for f in prior * np.geomspace(0.3, 8.0, 40):
+        a = np.array([m[0, 0] / f, m[1, 0] / f, m[2, 0]])
+        b = np.array([m[0, 1] / f, m[1, 1] / f, m[2, 1]])
+        na, nb = np.linalg.norm(a), np.linalg.norm(b)
+        if na <= 0 or nb <= 0:
+            continue
+        best = min(best, abs(math.log(na / nb)) + abs(float(a @ b)) / (na * nb))
+    return best
+
+
 def _aspect_penalty(lattice: _Lattice, shape: tuple[int, ...]) -> float:
-    """Penalty when the found cells' block has the wrong real-world aspect (e.g. a checked
-    table cloth, whose squares the lattice would stretch into 63 x 88 cards)."""
-    rows = [r for r, _ in lattice.cells]
-    cols = [c for _, c in lattice.cells]
-    if max(rows) == min(rows) and max(cols) == min(cols):
-        return 0.0
-    gx, gy = lattice.gap
-    x0, x1 = min(cols) * (CARD_W_MM + gx), max(cols) * (CARD_W_MM + gx) + CARD_W_MM
-    y0, y1 = min(rows) * (CARD_H_MM + gy), max(rows) * (CARD_H_MM + gy) + CARD_H_MM
-    board = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
-    image_quad = apply_homography(np.linalg.inv(lattice.homography), board)
-    if not np.all(np.isfinite(image_quad)) or not is_convex_quad(image_quad):
+    """Penalty for a lattice that no real camera could see as cards (see _metric_error)."""
+    try:
+        error = _metric_error(np.linalg.inv(lattice.homography), shape)
+    except np.linalg.LinAlgError:
         return 10.0
-    measured = rectangle_aspect(image_quad, (shape[1] / 2, shape[0] / 2), _focal_prior(shape))
-    if not math.isfinite(measured) or measured <= 0:
-        return 10.0
-    error = abs(math.log(measured / ((x1 - x0) / (y1 - y0))))
-    return 0.0 if error < 0.2 else 5.0
+    return 8.0 * error
 
 
 def _find_lattice(quads: list[np.ndarray], shape: tuple[int, ...]) -> _Lattice | None:
@@ -565,13 +577,17 @@ def _find_lattice(quads: list[np.ndarray], shape: tuple[int, ...]) -> _Lattice |
         return None
     ranked.sort(key=lambda item: -item[0])
     best: tuple[float, float, _Lattice] | None = None
-    seen: list[frozenset[int]] = []
+    seen: list[tuple[frozenset[int], float]] = []
     for score, h, ok, row, col in ranked:
         members = frozenset(np.flatnonzero(ok).tolist())
-        if any(len(members & other) > 0.8 * len(members) for other in seen):
+        axis = _x_axis_angle(h, stack[ok])
+        if any(
+            len(members & other) > 0.8 * len(members) and abs(axis - other_axis) % 180 < 30
+            for other, other_axis in seen
+        ):
             continue
-        seen.append(members)
-        if len(seen) > 4 or score < 3:
+        seen.append((members, axis))
+        if len(seen) > 5 or score < 3:
             break
         lattice = _refine_lattice(h, stack[ok], row[ok], col[ok])
         for _ in range(2):
@@ -589,6 +605,15 @@ def _find_lattice(quads: list[np.ndarray], shape: tuple[int, ...]) -> _Lattice |
         if best is None or (final, -lattice.residual_mm) > (best[0], best[1]):
             best = (final, -lattice.residual_mm, lattice)
     return None if best is None else best[2]
+
+
+def _x_axis_angle(h: np.ndarray, quads: np.ndarray) -> float:
+    """Image direction (degrees, mod 180) of the lattice's x axis at the quads' centre."""
+    centre = quads.reshape(-1, 2).mean(axis=0)
+    board = apply_homography(h, centre[None, :])[0]
+    ends = apply_homography(np.linalg.inv(h), np.array([board, board + (10.0, 0.0)]))
+    d = ends[1] - ends[0]
+    return math.degrees(math.atan2(d[1], d[0])) % 180.0
 
 
 def _lattice_score(row: np.ndarray, col: np.ndarray) -> float:
@@ -748,11 +773,11 @@ def _occupancy(
     light = lab.mean(axis=2)
     width, height = _board_size(gap)
     m = int(_MARGIN_MM)
-    ox, oy = round(extra[0]), round(extra[1])
-    bw, bh = round(width), round(height)
+    # the table: the view's outer band, around every cell asked about (for a partial
+    # lattice that is the union of all candidate windows, so no card lies in it)
     ring = np.zeros(light.shape, dtype=bool)
-    ring[oy + 4 : oy + 2 * m + bh - 4, ox + 4 : ox + 2 * m + bw - 4] = True
-    ring[oy + m - 4 : oy + m + bh + 4, ox + m - 4 : ox + m + bw + 4] = False
+    ring[4:-4, 4:-4] = True
+    ring[m - 4 : -(m - 4), m - 4 : -(m - 4)] = False
     table_lab = np.median(lab[ring], axis=0)
     table_std = float(np.std(light[ring])) + 2.0
     scores = {}
@@ -859,6 +884,107 @@ def _fit_outer_quad(
 
 
 # --------------------------------------------------------------------------- find_grid
+
+
+def _table_colour(small_rgb: np.ndarray, lattice: _Lattice) -> tuple[np.ndarray, float]:
+    """Median RGB and spread of the table in a band around the found cells."""
+    rows = [r for r, _ in lattice.cells]
+    cols = [c for _, c in lattice.cells]
+    gx, gy = lattice.gap
+    shift = np.array(
+        [
+            [1.0, 0, _MARGIN_MM - min(cols) * (CARD_W_MM + gx)],
+            [0, 1.0, _MARGIN_MM - min(rows) * (CARD_H_MM + gy)],
+            [0, 0, 1.0],
+        ]
+    )
+    width = (max(cols) - min(cols) + 1) * (CARD_W_MM + gx) + 2 * _MARGIN_MM
+    height = (max(rows) - min(rows) + 1) * (CARD_H_MM + gy) + 2 * _MARGIN_MM
+    view = cv2.warpPerspective(
+        small_rgb,
+        shift @ lattice.homography,
+        (round(width), round(height)),
+        borderMode=cv2.BORDER_REFLECT,
+    ).astype(np.float32)
+    m = int(_MARGIN_MM)
+    ring = np.zeros(view.shape[:2], dtype=bool)
+    ring[4:-4, 4:-4] = True
+    ring[m - 4 : -(m - 4), m - 4 : -(m - 4)] = False
+    colours = view[ring]
+    median = np.median(colours, axis=0)
+    spread = float(np.median(np.linalg.norm(colours - median, axis=1)))
+    return median, spread
+
+
+def _correct_for_panels(small_rgb: np.ndarray, lattice: _Lattice) -> _Lattice:
+    """Grow the lattice's cards when the candidates were their inner panels.
+
+    The strip between two neighbouring cards should look like the table; the part of it that
+    does not (a card's border, printed in a different colour than its panel) belongs to the
+    cards. With touching cards the whole strip is border. The lattice plane is rescaled so
+    the grown card is 63 x 88 mm again, and the gaps shrink accordingly.
+    """
+    table, spread = _table_colour(small_rgb, lattice)
+    threshold = max(25.0, 3.0 * spread)
+    inverse = np.linalg.inv(lattice.homography)
+    borders = [0.0, 0.0]
+    for axis in (0, 1):
+        gap = lattice.gap[axis]
+        if gap < 1.0:
+            continue
+        pairs = [
+            (r, c)
+            for r, c in lattice.cells
+            if ((r, c + 1) if axis == 0 else (r + 1, c)) in lattice.cells
+        ]
+        if not pairs:
+            continue
+        across = np.linspace(0.0, gap, 9)
+        along = np.linspace(10.0, (CARD_H_MM if axis == 0 else CARD_W_MM) - 10.0, 12)
+        pts = []
+        for r, c in pairs:
+            x0 = c * (CARD_W_MM + lattice.gap[0])
+            y0 = r * (CARD_H_MM + lattice.gap[1])
+            if axis == 0:
+                xs = x0 + CARD_W_MM + across[:, None] + 0 * along[None, :]
+                ys = y0 + along[None, :] + 0 * across[:, None]
+            else:
+                xs = x0 + along[None, :] + 0 * across[:, None]
+                ys = y0 + CARD_H_MM + across[:, None] + 0 * along[None, :]
+            pts.append(np.stack([xs, ys], axis=-1))
+        board = np.stack(pts)  # (P, 9, 12, 2)
+        image_pts = apply_homography(inverse, board).astype(np.float32)
+        colours = (
+            cv2.remap(
+                small_rgb,
+                image_pts[..., 0].reshape(-1, 12),
+                image_pts[..., 1].reshape(-1, 12),
+                cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+            .reshape(len(pairs), 9, 12, 3)
+            .astype(np.float32)
+        )
+        distance = np.linalg.norm(colours - table, axis=-1)  # (P, 9, 12)
+        profile = np.median(distance.reshape(-1, 9, 12).transpose(1, 0, 2).reshape(9, -1), axis=1)
+        table_like = profile < threshold
+        if not table_like.any():
+            borders[axis] = gap / 2.0
+            continue
+        first = int(np.argmax(table_like))
+        last = 8 - int(np.argmax(table_like[::-1]))
+        step = gap / 8.0
+        left = max(0.0, (first - 0.5) * step) if first > 0 else 0.0
+        right = max(0.0, (8 - last - 0.5) * step) if last < 8 else 0.0
+        borders[axis] = 0.5 * (left + right)
+    if max(borders) < 0.5:
+        return lattice
+    bx, by = borders
+    sx = CARD_W_MM / (CARD_W_MM + 2 * bx)
+    sy = CARD_H_MM / (CARD_H_MM + 2 * by)
+    adjust = np.array([[sx, 0, sx * bx], [0, sy, sy * by], [0, 0, 1.0]])
+    gap = ((lattice.gap[0] - 2 * bx) * sx, (lattice.gap[1] - 2 * by) * sy)
+    return replace(lattice, homography=adjust @ lattice.homography, gap=gap)
 
 
 def _choose_extent(
@@ -1093,6 +1219,7 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
     reason = "no card-shaped outlines found"
     attempted = None
     if lattice is not None:
+        lattice = _correct_for_panels(small, lattice)
         h_work, inside, reason = _choose_extent(lattice, small)
         if h_work is not None:
             fit = _fit_from_homography(
