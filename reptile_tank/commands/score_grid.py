@@ -122,6 +122,31 @@ def parse_game(obj: Any, path: str, rules: Rules) -> tuple[list[tuple[str, Board
     return out, parse_objectives(obj.get("objectives") or [], rules)
 
 
+def _master_cards(obj: Any, path: str, rules: Rules) -> dict:
+    """The Master's card counts; a count above the deck's copies of that card is refused.
+
+    Without the cap a count like 10**18 made the Master's grouping search recurse, allocate or
+    loop without bound (RecursionError, MemoryError or a hang instead of a message).
+    """
+    cards = _object(obj, f'{path}: "master.cards"')
+    for card_id, count in cards.items():
+        rule = rules.cards.get(card_id)
+        if rule is None or not isinstance(count, int) or isinstance(count, bool):
+            continue  # unknown ids and non-integers: score_solo's own message
+        if count > rule.copies:
+            raise InputFileError(
+                f'{path}: "master.cards": {card_id} count {count} is more than the deck\'s '
+                f"{rule.copies} copies"
+            )
+    return cards
+
+
+def _level(level: Any, path: str) -> Any:
+    if not isinstance(level, str):
+        raise InputFileError(f'{path}: "master.level" must be a string like "normal"')
+    return level
+
+
 def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
     """Keyword arguments of :func:`scoring.solo.score_solo` from a solo file's JSON."""
     obj = _object(obj, path)
@@ -132,9 +157,9 @@ def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
         raise InputFileError(f'{path}: "player": needs a non-empty "name"')
     return {
         "board": _board(player.get("board"), f"{path}: player"),
-        "master_cards": _object(master.get("cards"), f'{path}: "master.cards"'),
+        "master_cards": _master_cards(master.get("cards"), path, rules),
         "pairs": master.get("pairs"),
-        "level": master.get("level", "normal"),
+        "level": _level(master.get("level", "normal"), path),
         "objectives": parse_objectives(obj.get("objectives") or [], rules),
         "player_name": name,
         "variant": Variant(players=1, star_cards_removed=_stars_removed(obj, path)),
