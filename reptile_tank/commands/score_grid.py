@@ -99,6 +99,15 @@ def _object(obj: Any, where: str) -> dict:
     return obj
 
 
+def _objectives(value: Any, path: str, rules: Rules) -> tuple[int, ...]:
+    """``"objectives"`` of a game or solo file: a list of numbers (or ``"3,11"``), or absent."""
+    if value is None:
+        return ()
+    if not isinstance(value, list | str):
+        raise InputFileError(f'{path}: "objectives" must be a list of numbers like [3, 11]')
+    return parse_objectives(value, rules)
+
+
 def _stars_removed(obj: dict, path: str) -> bool:
     value = obj.get("star_cards_removed", False)
     if not isinstance(value, bool):
@@ -119,7 +128,7 @@ def parse_game(obj: Any, path: str, rules: Rules) -> tuple[list[tuple[str, Board
         if not isinstance(name, str) or not name.strip():
             raise InputFileError(f'{path}: players[{k}]: needs a non-empty "name"')
         out.append((name, _board(entry.get("board"), f"{path}: players[{k}] ({name})")))
-    return out, parse_objectives(obj.get("objectives") or [], rules)
+    return out, _objectives(obj.get("objectives"), path, rules)
 
 
 def _master_cards(obj: Any, path: str, rules: Rules) -> dict:
@@ -160,7 +169,7 @@ def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
         "master_cards": _master_cards(master.get("cards"), path, rules),
         "pairs": master.get("pairs"),
         "level": _level(master.get("level", "normal"), path),
-        "objectives": parse_objectives(obj.get("objectives") or [], rules),
+        "objectives": _objectives(obj.get("objectives"), path, rules),
         "player_name": name,
         "variant": Variant(players=1, star_cards_removed=_stars_removed(obj, path)),
     }
