@@ -84,6 +84,10 @@ def read_json(path: str) -> Any:
         raise InputFileError(
             f"{path}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
         ) from None
+    except RecursionError:  # e.g. 100 000 nested brackets
+        raise InputFileError(f"{path}: JSON nested too deeply") from None
+    except ValueError as error:  # e.g. an integer of more than 4300 digits
+        raise InputFileError(f"{path}: unreadable JSON value ({error})") from None
 
 
 def _board(obj: Any, where: str) -> Board:
