@@ -318,7 +318,10 @@ def load_rules(path: str | Path | None = None, *, overrides: Mapping | None = No
     ]
     source = str(DEFAULT_RULES_PATH)
     if path is not None:
-        user_text = Path(path).read_text(encoding="utf-8")
+        try:
+            user_text = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise RulesError(f"rules: {path}: not a UTF-8 text file (byte {error.start})") from None
         layers.append((str(path), user_text, _parse_toml(user_text, str(path))))
         source = str(path)
     if overrides:
