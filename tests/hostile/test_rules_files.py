@@ -1,0 +1,137 @@
+"""Bad house-rules files: one clear line naming the file, the key and its line; defaults survive.
+
+Each file goes through ``reptile-tank score-grid --rules BAD.toml`` (a bounded child process) and
+:func:`scoring.rules.load_rules`; random edits of the whole rules data go through ``overrides``.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+from hypothesis import given
+
+from scoring.rules import DEFAULT_RULES_PATH, RulesError, load_rules
+from tests.hostile.conftest import assert_clean_refusal, run_cli
+from tests.hostile.fuzzing import FAST, VALID, mutations
+
+#: (id, file text, fragments the one-line message must hold). ``{file}`` is the file's path.
+BAD_FILES = [
+    ("typo_in_key", "[cards.blue_tongued_skink.tiers.basic]\nvpp = 3\n", ["vpp", "line 2"]),
+    (
+        "typo_in_card_id",
+        '[cards.blue_tonged_skink]\nname = "Skink"\n',
+        ["blue_tonged_skink", "line 1"],
+    ),
+    (
+        "string_for_number",
+        '\n\n[cards.rock.tiers.basic]\nvp = "five"\n',
+        ["cards.rock.tiers.basic.vp", "line 4", "int"],
+    ),
+    ("float_for_number", "[objectives.3]\nvp = 7.5\n", ["objectives.3.vp", "line 2"]),
+    ("bool_for_number", "[objectives.3]\nvp = true\n", ["objectives.3.vp", "line 2"]),
+    ("negative_vp", "[cards.water.tiers.lake]\nvp = -4\n", ["vp", "line 2", "negative"]),
+    ("unknown_objective", "[objectives.42]\nvp = 6\n", ["42", "line 1"]),
+    ("unknown_top_level", "[scoring]\nbonus = 3\n", ["scoring", "line 1"]),
+    ("table_is_a_number", "cards = 5\n", ["cards", "line 1", "table"]),
+    ("tiers_is_a_string", '[cards.rock]\ntiers = "many"\n', ["cards.rock.tiers", "line 2"]),
+    (
+        "mask_wrong_shape",
+        '[masks.golden_pothos]\nrows = ["XX", ".."]\n',
+        ["masks.golden_pothos.rows", "line 2"],
+    ),
+    ("grid_resized", "[grid]\nrows = 5\n", ["grid", "4x5"]),
+    ("toml_syntax_error", "[cards.rock.tiers.basic\nvp = 3\n", ["invalid TOML", "line 1"]),
+    ("unclosed_string", '[objectives.3]\ntext = "oops\n', ["invalid TOML", "line 2"]),
+    ("duplicate_key", "[objectives.3]\nvp = 6\nvp = 8\n", ["invalid TOML", "line 3"]),
+    (
+        "missing_count_of_new_tier",
+        "[cards.dubia_roach.tiers.swarm]\nvp = 9\n",
+        ["cards.dubia_roach.tiers.swarm", "count", "line 1"],
+    ),
+]
+
+
+def write(tmp_path, name: str, content: str | bytes):
+    path = tmp_path / f"{name}.toml"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def board_file(tmp_path):
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(VALID["grid"]))
+    return path
+
+
+@pytest.mark.parametrize("name, text, fragments", BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_load_rules_names_the_key_and_line(tmp_path, name, text, fragments):
+    path = write(tmp_path, name, text)
+    with pytest.raises(RulesError) as caught:
+        load_rules(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert str(path) in message
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+    # The defaults are untouched and still score.
+    assert load_rules().cards["blue_tongued_skink"].tiers[-1].vp == 13
+
+
+@pytest.mark.parametrize("name, text, fragments", BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_cli_refuses_bad_rules_in_one_line(tmp_path, board_file, name, text, fragments):
+    path = write(tmp_path, name, text)
+    run = run_cli("score-grid", str(board_file), "--rules", str(path))
+    assert_clean_refusal(run, str(path), *fragments)
+    again = run_cli("score-grid", str(board_file), "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["total"] > 0
+
+
+@pytest.mark.parametrize(
+    "name, content, fragment",
+    [
+        ("not_utf8", b"[objectives.3]\nvp = 6\n# \xff\xfe caf\xe9\n", "UTF-8"),
+        ("binary", bytes(range(256)) * 4, "UTF-8"),
+    ],
+)
+def test_undecodable_rules_file_is_named(tmp_path, board_file, name, content, fragment):
+    path = write(tmp_path, name, content)
+    with pytest.raises(RulesError, match=fragment):
+        load_rules(path)
+    run = run_cli("score-grid", str(board_file), "--rules", str(path))
+    assert_clean_refusal(run, str(path), fragment)
+
+
+def test_missing_or_folder_rules_path_is_one_line(tmp_path, board_file):
+    for path in (tmp_path / "nope.toml", tmp_path):
+        run = run_cli("score-grid", str(board_file), "--rules", str(path))
+        assert_clean_refusal(run)
+
+
+def test_empty_rules_file_means_the_defaults(tmp_path, board_file):
+    path = write(tmp_path, "empty", "")
+    default = run_cli("score-grid", str(board_file), "--json")
+    house = run_cli("score-grid", str(board_file), "--json", "--rules", str(path))
+    assert house.returncode == default.returncode == 0
+    assert json.loads(house.stdout)["total"] == json.loads(default.stdout)["total"]
+
+
+DEFAULT_DATA = tomllib.loads(DEFAULT_RULES_PATH.read_text(encoding="utf-8"))
+
+
+@FAST
+@given(data=mutations(DEFAULT_DATA))
+def test_random_edits_of_the_rules_data_are_refused_cleanly(data):
+    """Only RulesError (one line) may come out of any edit of the rules data."""
+    if not isinstance(data, dict):
+        return  # overrides must be a table; the file reader never yields anything else
+    try:
+        load_rules(overrides=data)
+    except RulesError as error:
+        assert "\n" not in str(error)
