@@ -71,10 +71,19 @@ def check_corners(
     return points
 
 
-def tap_chart(jpeg: bytes, width: int, height: int, *, param: str) -> Any:
+def tap_chart(
+    jpeg: bytes,
+    width: int,
+    height: int,
+    *,
+    param: str,
+    corners: Sequence[Sequence[float]] = (),
+) -> Any:
     """An Altair chart of the photo with a grid of invisible points to tap.
 
-    The y axis runs downwards like image rows, so the axes read as pixel coordinates.
+    The y axis runs downwards like image rows, so the axes read as pixel coordinates of the
+    ``width`` x ``height`` image frame (whatever the resolution of ``jpeg``). The corners given
+    so far are drawn as an outline with their names.
     """
     import altair as alt
 
@@ -88,7 +97,7 @@ def tap_chart(jpeg: bytes, width: int, height: int, *, param: str) -> Any:
     y = alt.Y("y:Q", scale=alt.Scale(domain=[0, height], nice=False, reverse=True), title="y (px)")
     photo = (
         alt.Chart(alt.Data(values=[{"x": width / 2, "y": height / 2, "url": url}]))
-        .mark_image(width={"expr": "width"}, height={"expr": "height"})
+        .mark_image(width={"expr": "width"}, height={"expr": "height"}, aspect=False)
         .encode(x=x, y=y, url="url:N")
     )
     tap = alt.selection_point(name=param, on="click", nearest=True, fields=["x", "y"])
@@ -98,8 +107,25 @@ def tap_chart(jpeg: bytes, width: int, height: int, *, param: str) -> Any:
         .encode(x=x, y=y)
         .add_params(tap)
     )
-    aspect = height / width
-    return alt.layer(photo, grid).properties(width="container", height=int(360 * aspect) or 1)
+    layers = [photo, grid]
+    if corners:
+        outline = [
+            {"x": float(cx), "y": float(cy), "order": i, "name": CORNER_NAMES[i % 4]}
+            for i, (cx, cy) in enumerate([*corners, corners[0]])
+        ]
+        data = alt.Data(values=outline)
+        layers.append(
+            alt.Chart(data)
+            .mark_line(color="#ffd400", strokeWidth=2)
+            .encode(x=x, y=y, order="order:Q")
+        )
+        layers.append(
+            alt.Chart(alt.Data(values=outline[:-1]))
+            .mark_text(color="#ffd400", fontWeight="bold", dy=-10)
+            .encode(x=x, y=y, text="name:N")
+        )
+    chart_height = int(min(max(520 * height / width, 240), 640))
+    return alt.layer(*layers).properties(width="container", height=chart_height)
 
 
 def corners_ui(read: Any, *, key: str) -> list[tuple[float, float]] | None:
@@ -134,8 +160,9 @@ def corners_ui(read: Any, *, key: str) -> list[tuple[float, float]] | None:
         f"Tap the **{CORNER_NAMES[st.session_state[next_key]]}** corner of the terrarium "
         "(the outer corner of the corner card), or type the four corners below."
     )
+    typed = [(st.session_state[f"{key}_x{i}"], st.session_state[f"{key}_y{i}"]) for i in range(4)]
     st.altair_chart(
-        tap_chart(read.overlay_jpeg, width, height, param="tap"),
+        tap_chart(read.overlay_jpeg, width, height, param="tap", corners=typed),
         key=f"{key}_chart",
         on_select=tapped,
         selection_mode="tap",

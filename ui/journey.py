@@ -168,10 +168,10 @@ def game_rows(games: Sequence[Any]) -> list[dict[str, Any]]:
         out.append(
             {
                 "Game": game.id,
-                "Played": (game.played_at or "")[:16].replace("T", " "),
-                "Mode": game.mode,
                 "Winner": " & ".join(winners),
                 "Scores": ", ".join(f"{p.name} {p.total}" for p in game.players),
+                "Played": (game.played_at or "")[:16].replace("T", " "),
+                "Mode": game.mode,
             }
         )
     return out

@@ -92,22 +92,25 @@ def serve_app(env: Mapping[str, str], *, port: int | None = None) -> Iterator[st
 
 
 def wait_idle(page, timeout_ms: int = 60_000) -> None:
-    """Wait for the app's script run to finish: the "Running…" status widget gone.
+    """Wait for the app's script run to finish and the page to settle.
+
+    Streamlit marks its root element with ``data-test-script-state`` (``running``,
+    ``rerunRequested``, ``notRunning``, ...); a run may only just have been requested when this
+    is called, so the state must read ``notRunning`` twice, a moment apart.
 
     Parameters
     ----------
     page : playwright.sync_api.Page
     """
+    script = """() => {
+        const app = document.querySelector('[data-testid="stApp"]');
+        return app && app.getAttribute('data-test-script-state') === 'notRunning';
+    }"""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
-    page.wait_for_timeout(300)  # a rerun may only just have been scheduled
-    page.wait_for_function(
-        """() => {
-            const w = document.querySelector('[data-testid="stStatusWidget"]');
-            return !w || !w.innerText.includes('Running');
-        }""",
-        timeout=timeout_ms,
-    )
-    page.wait_for_timeout(200)
+    for _ in range(2):
+        page.wait_for_timeout(250)
+        page.wait_for_function(script, timeout=timeout_ms)
+    page.wait_for_timeout(150)
 
 
 def goto_page(page, title: str) -> None:

@@ -31,7 +31,14 @@ BOARD_CSS = """<style>
 div[class*="st-key-check_cell_"] button, div[class*="st-key-solo_cell_"] button {
   padding: 0.2rem 0.15rem; min-height: 3.2rem; font-size: 0.8rem; line-height: 1.1;
 }
-div[class*="st-key-check_cell_"] button p { white-space: normal; word-break: break-word; }
+div[class*="st-key-check_cell_"] button p, div[class*="st-key-solo_cell_"] button p {
+  white-space: normal; overflow-wrap: anywhere;
+}
+@media (max-width: 640px) {
+  div[class*="st-key-check_cell_"] button, div[class*="st-key-solo_cell_"] button {
+    font-size: 0.68rem; padding: 0.15rem 0.05rem;
+  }
+}
 </style>"""
 
 
@@ -100,7 +107,7 @@ def tap_board_ui(
             if (r, c) in corrected:
                 text = f"✓ {text}"
             elif confidence is not None and confidence[r][c] < S.LOW_CONFIDENCE:
-                text = f":orange-background[⚠ {text}]"
+                text = f"⚠ {text}" if selected == (r, c) else f":orange-background[⚠ {text}]"
             grid.button(
                 text,
                 key=f"{key}_{r}_{c}",
@@ -122,13 +129,13 @@ def label_picker_ui(
     thumbnails: bool = True,
 ) -> None:
     """The 17 labels as buttons with a thumbnail of each face: one tap sets the cell."""
-    grid = st.grid("auto", min_column_width=104, gap="xsmall")
+    grid = st.grid("auto", min_column_width=92, gap="xsmall")
     for label in CELL_LABELS:
         with grid.cell():
             if thumbnails:
                 thumb = face_thumbnail(label)
                 if thumb is not None:
-                    st.image(thumb, width=72)
+                    st.image(thumb, width=60)
             st.button(
                 picker_text(label),
                 key=f"{key}_{label}",
@@ -136,7 +143,59 @@ def label_picker_ui(
                 on_click=on_pick,
                 args=(label,),
                 width="stretch",
+                wrap=True,
             )
+
+
+def board_fix_ui(
+    entry: S.TerrariumEntry,
+    on_set: Callable[[int, int, str], None],
+    *,
+    key: str,
+    selected_key: str,
+    thumbnails: bool = True,
+) -> None:
+    """Tap a cell, then tap its label in the picker: the board's two-tap correction.
+
+    Parameters
+    ----------
+    entry : TerrariumEntry
+        The board shown (its confidences and corrections drive the highlighting).
+    on_set : callable(row, col, label)
+        Called when a label is picked for the selected cell.
+    key : str
+        Prefix of the widget keys: cells ``f"{key}_cell_{r}_{c}"``, picker buttons
+        ``f"{key}_pick_{label}"``.
+    selected_key : str
+        Session-state key holding the selected ``(row, col)`` or ``None``.
+    """
+    if selected_key not in st.session_state:
+        st.session_state[selected_key] = None
+
+    def select(r: int, c: int) -> None:
+        current = st.session_state[selected_key]
+        st.session_state[selected_key] = None if current == (r, c) else (r, c)
+
+    def pick(label: str) -> None:
+        cell = st.session_state[selected_key]
+        if cell is not None:
+            on_set(cell[0], cell[1], label)
+        st.session_state[selected_key] = None
+
+    tap_board_ui(
+        entry.rows,
+        confidence=entry.confidence,
+        corrected=entry.corrected,
+        selected=st.session_state[selected_key],
+        on_select=select,
+        key=f"{key}_cell",
+    )
+    selected = st.session_state[selected_key]
+    if selected is not None:
+        r, c = selected
+        with st.container(border=True):
+            st.write(f"**{cell_name(r, c)}** — now {full_name(entry.rows[r][c])}. Pick the card:")
+            label_picker_ui(entry.rows[r][c], pick, key=f"{key}_pick", thumbnails=thumbnails)
 
 
 def score_pad_ui(name: str, pad: Any, *, key: str, partial: bool = False) -> None:

@@ -11,19 +11,18 @@ import streamlit as st
 
 from ui import state as S
 from ui.backend import load_rules
-from ui.journey import cell_name, is_complete, score_entry
-from ui.labels import full_name
+from ui.journey import is_complete, score_entry
 from ui.navigation import page_path
 from ui.pages_common import player_picker_ui, require_game
-from ui.widgets import grid_editor_ui, label_picker_ui, tap_board_ui
+from ui.widgets import board_fix_ui, grid_editor_ui
 
-KEY_BOARD = "check_cell"
-KEY_PICK = "check_pick"
 KEY_GRID = "check_grid"
 KEY_THUMBS = "check_thumbs"
 
 
 def check_ui() -> None:
+    # Photo and board side by side need the width a laptop has; a phone stacks them anyway.
+    st.set_page_config(layout="wide")
     st.title("🔎 Check the read")
     if not require_game():
         return
@@ -36,16 +35,6 @@ def check_ui() -> None:
             st.rerun()
         st.page_link(page_path("photo.py"), label="Photograph it", icon="📷")
         return
-
-    def select(r: int, c: int) -> None:
-        current = st.session_state[S.SELECTED_CELL]
-        st.session_state[S.SELECTED_CELL] = None if current == (r, c) else (r, c)
-
-    def pick(label: str) -> None:
-        cell = st.session_state[S.SELECTED_CELL]
-        if cell is not None:
-            S.set_cell(st.session_state, player, cell[0], cell[1], label)
-        st.session_state[S.SELECTED_CELL] = None
 
     def typed(r: int, c: int, label: str) -> None:
         S.set_cell(st.session_state, player, r, c, label)
@@ -61,25 +50,13 @@ def check_ui() -> None:
         todo = S.low_confidence_cells(entry, S.LOW_CONFIDENCE)
         if todo:
             st.warning(f"{len(todo)} cell(s) marked ⚠ may be misread: tap to check.")
-        tap_board_ui(
-            entry.rows,
-            confidence=entry.confidence,
-            corrected=entry.corrected,
-            selected=st.session_state[S.SELECTED_CELL],
-            on_select=select,
-            key=KEY_BOARD,
+        board_fix_ui(
+            entry,
+            typed,
+            key="check",
+            selected_key=S.SELECTED_CELL,
+            thumbnails=st.session_state.get(KEY_THUMBS, True),
         )
-    selected = st.session_state[S.SELECTED_CELL]
-    if selected is not None:
-        r, c = selected
-        with st.container(border=True):
-            st.write(f"**{cell_name(r, c)}** — now {full_name(entry.rows[r][c])}. Pick the card:")
-            label_picker_ui(
-                entry.rows[r][c],
-                pick,
-                key=KEY_PICK,
-                thumbnails=st.session_state.get(KEY_THUMBS, True),
-            )
     with st.expander("Type the whole board (no photo needed)", expanded=entry.source == "manual"):
         grid_editor_ui(entry.rows, typed, key=KEY_GRID)
     pad = score_entry(

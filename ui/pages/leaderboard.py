@@ -38,13 +38,18 @@ def scope_ui(store) -> int | None:
 
 
 def standings_ui(store, session_id: int | None) -> None:
-    rows = standings_rows(store.leaderboard(session_id))
-    if not rows:
+    standings = store.leaderboard(session_id)
+    if not standings:
         st.info("No confirmed games yet.")
         return
+    rows = standings_rows(standings)
     # A plain table: a handful of rows, readable on a phone and by screen readers.
-    st.table(rows, hide_index=True, border="horizontal")
-    st.bar_chart(rows, x="Player", y=["Wins", "Average VP"], stack=False, height=260)
+    st.table(
+        [{**row, "Average VP": f"{row['Average VP']:.1f}"} for row in rows],
+        hide_index=True,
+        border="horizontal",
+    )
+    st.bar_chart(rows, x="Player", y="Average VP", horizontal=True, height=60 + 40 * len(rows))
 
 
 def games_ui(store, session_id: int | None) -> None:

@@ -21,6 +21,14 @@ KEY_MANUAL = "photo_manual"
 PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
 
 
+def no_grid_message(reason: str) -> str:
+    """The reader's reason, as one sentence that starts by saying what happened."""
+    reason = reason.strip()
+    if reason.lower().startswith("no terrarium found"):
+        return reason[0].upper() + reason[1:]
+    return f"No terrarium found: {reason}"
+
+
 def take_read(player: str, photo: bytes, corners=None) -> None:
     """Read ``photo`` for ``player`` and store the result (or the corner request) in the state."""
     with st.spinner("Reading the terrarium…", show_time=True):
@@ -76,7 +84,7 @@ def photo_ui() -> None:
         take_read(player, photo)
     pending = S.pending_corners(st.session_state, player)
     if pending is not None:
-        st.warning(f"No terrarium found: {pending.read.message}")
+        st.warning(no_grid_message(pending.read.message))
         corners = corners_ui(pending.read, key=f"corners_{player}")
         if corners is not None:
             take_read(player, pending.photo, corners)

@@ -13,7 +13,7 @@ from ui import state as S
 from ui.backend import get_store, load_rules, read_photo_cached, rules_fingerprint
 from ui.journey import score_solo_entry, solo_record
 from ui.labels import full_name, picker_text
-from ui.widgets import flash_ui, grid_editor_ui, score_pad_ui
+from ui.widgets import board_fix_ui, flash_ui, grid_editor_ui, score_pad_ui
 
 KEY_NAME = "solo_name"
 KEY_PHOTO = "solo_photo"
@@ -60,20 +60,25 @@ def board_ui() -> S.TerrariumEntry:
             st.warning(f"No terrarium found ({read.message}); type the board below.")
 
     def typed(r: int, c: int, label: str) -> None:
-        st.session_state[S.SOLO_ENTRY].rows[r][c] = label
+        solo = st.session_state[S.SOLO_ENTRY]
+        solo.rows[r][c] = label
+        if solo.confidence is not None:
+            solo.corrected.add((r, c))
 
     if entry.overlay_jpeg is not None:
         st.image(entry.overlay_jpeg, width="stretch")
-    grid_editor_ui(entry.rows, typed, key=KEY_GRID)
+    board_fix_ui(entry, typed, key="solo", selected_key="solo_selected")
+    with st.expander("Type the whole board"):
+        grid_editor_ui(entry.rows, typed, key=KEY_GRID)
     return entry
 
 
 def master_ui() -> tuple[dict[str, int], list[tuple[str, str]]]:
     """The Master's cards as counts, and his mixed Environment pairs as drawn."""
     counts: dict[str, int] = {}
-    cols = st.columns(3)
-    for i, card in enumerate(CARD_IDS):
-        counts[card] = cols[i % 3].number_input(
+    grid = st.grid("auto", min_column_width=150, gap="small")
+    for card in CARD_IDS:
+        counts[card] = grid.number_input(
             picker_text(card), min_value=0, max_value=9, step=1, key=count_key(card)
         )
     n_pairs = st.number_input(

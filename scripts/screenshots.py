@@ -1,0 +1,191 @@
+"""Screenshots of every page of the app at phone (390 px) and laptop (1280 px) width.
+
+Starts ``streamlit run app.py`` headless on a throw-away database seeded with two scored games,
+drives one game through the journey in Debian's Chromium (Playwright), and writes
+``docs/screenshots/<page>-<phone|laptop>.png``.
+
+Usage: ``python scripts/screenshots.py [--out docs/screenshots]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from leaderboard.records import GamePlayer, GameRecord  # noqa: E402
+from leaderboard.store import Store  # noqa: E402
+from scoring.board import Board  # noqa: E402
+from scoring.game import score_game  # noqa: E402
+from scoring.rules import load_rules  # noqa: E402
+from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle  # noqa: E402
+
+SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
+WIDTHS = {"phone": (390, 844), "laptop": (1280, 900)}
+
+#: Two finished terrariums for the seeded games (card ids, row 0 farthest from the owner).
+BOARDS = {
+    "Ann": [
+        ["blue_tongued_skink", "blue_tongued_skink", "blue_tongued_skink", "rock", "water"],
+        ["golden_pothos", "corn_snake", "rock", "hollow_log", "dubia_roach"],
+        ["water", "three_toed_box_turtle", "scarlet_star", "three_toed_box_turtle", "water"],
+        ["scarlet_star", "rosy_boa", "rosy_boa", "silver_inch_plant", "silver_inch_plant"],
+    ],
+    "Ben": [
+        ["dubia_roach", "dubia_roach", "rock", "water", "water"],
+        ["three_toed_box_turtle", "hollow_log", "three_toed_box_turtle", "water", "neon_day_gecko"],
+        ["silver_inch_plant", "silver_inch_plant", "silver_inch_plant", "rosy_boa", "rosy_boa"],
+        ["water", "brown_anole", "golden_pothos", "water", "golden_pothos"],
+    ],
+}
+
+
+def seed(url: str) -> None:
+    """Two scored games on one game night, so the leaderboard has something to show."""
+    store = Store(url)
+    night = store.create_session("Friday at Chloé's").id
+    rules = load_rules()
+    for order in (("Ann", "Ben"), ("Ben", "Ann")):
+        result = score_game([(n, Board.from_rows(BOARDS[n])) for n in order], rules)
+        store.save_game(
+            GameRecord(
+                session_id=night,
+                players=tuple(
+                    GamePlayer(p.name, p.board.to_json(), p.pad.to_json(), p.rank)
+                    for p in result.players
+                ),
+            )
+        )
+    store.close()
+
+
+def plain_table_jpeg() -> bytes:
+    """A photo of an empty table (seeded noise): the reader finds no grid in it."""
+    rng = np.random.default_rng(7)
+    image = np.clip(96 + rng.normal(0, 4, (700, 900, 3)), 0, 255).astype(np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(image).save(buffer, format="JPEG", quality=90)
+    return buffer.getvalue()
+
+
+def button(page, key: str):
+    return page.locator(f".st-key-{key} button").locator("visible=true").first
+
+
+def shoot(page, out: Path, name: str, width: str) -> None:
+    """Screenshot the whole page: Streamlit scrolls inside its own container, so the viewport
+    is made as tall as the content for the shot, then restored."""
+    wait_idle(page)
+    page.mouse.move(0, 0)  # no hover tooltip in the picture
+    page.wait_for_timeout(1200)  # charts and images finish drawing after the script run
+    size = dict(page.viewport_size)
+    height = page.evaluate(
+        """() => Math.max(...['stMain', 'stAppViewContainer', 'stSidebarContent'].map(
+            id => document.querySelector(`[data-testid="${id}"]`)?.scrollHeight || 0))"""
+    )
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], height)})
+    page.wait_for_timeout(800)
+    path = out / f"{name}-{width}.png"
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(size)
+    print(f"wrote {path}")
+
+
+def journey(page, out: Path, width: str, tmp: Path) -> None:
+    page.locator(".st-key-setup_players textarea").fill("Ann\nBen")
+    page.locator(".st-key-setup_use_objectives label").first.click()
+    wait_idle(page)
+    box = page.locator(".st-key-setup_objectives input").first
+    for number in ("3", "11"):
+        box.click()
+        box.fill(f"{number}:")
+        page.get_by_role("option", name=re.compile(f"^{number}:")).first.click()
+        wait_idle(page)
+    page.keyboard.press("Escape")
+    page.locator("h1").first.click()  # close the options list
+    shoot(page, out, "1-setup", width)
+    button(page, "setup_start").click()
+    wait_idle(page)
+    page.get_by_text("Game started with").first.wait_for()
+    goto_page(page, "Photograph")
+    page.locator(".st-key-photo_upload_Ann input[type=file]").set_input_files(str(SAMPLE))
+    wait_idle(page)
+    page.get_by_text("Read in").first.wait_for(timeout=60_000)
+    shoot(page, out, "2-photograph", width)
+    goto_page(page, "Check the read")
+    button(page, "check_cell_0_3").click()
+    wait_idle(page)
+    shoot(page, out, "3-check", width)
+    button(page, "check_pick_water").click()
+    wait_idle(page)
+    goto_page(page, "Score pad")
+    page.locator('[data-testid="stExpander"] summary', has_text="Turtles").first.click()
+    shoot(page, out, "4-score-pad", width)
+    goto_page(page, "Confirm & save")
+    shoot(page, out, "5-confirm", width)
+    goto_page(page, "Leaderboard")
+    shoot(page, out, "6-leaderboard", width)
+    goto_page(page, "Solo vs the Master")
+    shoot(page, out, "7-solo", width)
+    goto_page(page, "Rules")
+    page.locator('[data-testid="stExpander"] summary').nth(8).click()
+    shoot(page, out, "8-rules", width)
+    goto_page(page, "My deck")
+    shoot(page, out, "9-deck", width)
+    # the "no grid found" fallback: Ben's photo shows only the table
+    goto_page(page, "Photograph")
+    box = page.locator(".st-key-photo_player input[role='combobox']").first
+    box.click()
+    box.fill("Ben")
+    box.press("Enter")
+    wait_idle(page)
+    photo = tmp / "table.jpg"
+    photo.write_bytes(plain_table_jpeg())
+    page.locator(".st-key-photo_upload_Ben input[type=file]").set_input_files(str(photo))
+    wait_idle(page)
+    page.get_by_text("No terrarium found").first.wait_for(timeout=60_000)
+    shoot(page, out, "2b-corners", width)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--width", choices=sorted(WIDTHS), action="append")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    for width in args.width or list(WIDTHS):
+        with tempfile.TemporaryDirectory() as tmp_name:
+            tmp = Path(tmp_name)
+            url = f"sqlite:///{tmp / 'leaderboard.sqlite3'}"
+            seed(url)
+            env = {"REPTILE_TANK_DB_URL": url, "REPTILE_TANK_HOME": str(tmp / "home")}
+            with serve_app(env) as base, sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                w, h = WIDTHS[width]
+                page = browser.new_page(viewport={"width": w, "height": h})
+                page.goto(base)
+                wait_idle(page)
+                try:
+                    journey(page, args.out, width, tmp)
+                except Exception:
+                    page.screenshot(path=str(tmp.parent / "screenshots-failure.png"))
+                    print(f"failed; see {tmp.parent / 'screenshots-failure.png'}")
+                    raise
+                finally:
+                    browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
