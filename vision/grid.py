@@ -942,7 +942,7 @@ def _choose_extent(
 
 _REFINE_IN_MM = 1.5
 _REFINE_OUT_MM = 6.0
-_REFINE_SIGNIFICANT = 0.6
+_REFINE_SIGNIFICANT = 0.35
 
 
 def _refine_outer_corners(
@@ -952,21 +952,22 @@ def _refine_outer_corners(
 
     Card candidates are sometimes a card's inner panel rather than its outline, which pulls
     the lattice a few millimetres inwards; the outer edge of the block of cards is the
-    outermost clear edge (>= 60 % of the strongest, on the side's mean profile) within
+    outermost clear edge (>= 35 % of the strongest, on the side's mean profile) within
     ``[-1.5, +6]`` mm of the
     estimate (outwards positive).
 
     ``corners`` ``(4, 2)`` TL, TR, BR, BL in ``gray`` pixels; ``board_mm`` the board's
     ``(width, height)`` in mm, to convert the search window to pixels.
     """
-    lines: list[tuple[np.ndarray, np.ndarray]] = []
+    lines: list[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]] = []
     gray_f = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
         length = float(np.linalg.norm(b - a))
         if length < 20:
             return None
-        original = (a.astype(float), (b - a) / length)
+        straight = (a.astype(float), (b - a) / length)
+        original = (straight, straight)
         px_per_mm = length / (board_mm[0] if k % 2 == 0 else board_mm[1])
         direction = (b - a) / length
         normal = np.array([direction[1], -direction[0]])  # outward for clockwise quads
@@ -1016,13 +1017,15 @@ def _refine_outer_corners(
             lines.append(original)
             continue
         edge_pts = base[rows][keep] + offset[keep, None] * normal[None, :]
-        vx, vy, x0, y0 = cv2.fitLine(
-            edge_pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
-        ).ravel()
-        lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
+        along = ts[rows][keep]
+        whole = _fit_line(edge_pts)
+        # lens distortion bows long sides: fit each corner from the side's nearby part
+        near_start = _fit_line(edge_pts[along < 0.45]) if (along < 0.45).sum() >= 8 else whole
+        near_end = _fit_line(edge_pts[along > 0.55]) if (along > 0.55).sum() >= 8 else whole
+        lines.append((near_start, near_end))
     out = np.empty((4, 2))
     for k in range(4):
-        (p1, d1), (p2, d2) = lines[(k - 1) % 4], lines[k]
+        (p1, d1), (p2, d2) = lines[(k - 1) % 4][1], lines[k][0]
         m = np.array([d1, -d2]).T
         if abs(np.linalg.det(m)) < 1e-6:
             return None
@@ -1033,6 +1036,12 @@ def _refine_outer_corners(
     ):
         return None
     return out
+
+
+def _fit_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Robust (Huber) line through ``(N, 2)`` points: ``(point, unit direction)``."""
+    vx, vy, x0, y0 = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    return np.array([x0, y0], float), np.array([vx, vy], float)
 
 
 def _gap_from_extent(
