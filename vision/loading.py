@@ -78,6 +78,11 @@ def _register_heif() -> None:
     _heif_registered = True
 
 
+def _one_line(error: BaseException) -> str:
+    """A decoder's error text on one line (libheif's messages span several)."""
+    return " ".join(str(error).split())
+
+
 def _open_header(data: bytes) -> Image.Image:
     """Open the image lazily: Pillow reads only the header here, no pixel data."""
     with warnings.catch_warnings():
@@ -87,14 +92,15 @@ def _open_header(data: bytes) -> Image.Image:
             return Image.open(io.BytesIO(data))
         except Image.DecompressionBombError as error:
             raise ImageLoadError(
-                f"image is over the pixel limit, refused as a possible decompression bomb ({error})"
+                "image is over the pixel limit, refused as a possible decompression bomb "
+                f"({_one_line(error)})"
             ) from None
         except UnidentifiedImageError:
             raise ImageLoadError(
                 "not an image (expected a JPEG, PNG, WebP or HEIC photo)"
             ) from None
         except (OSError, SyntaxError, ValueError, EOFError) as error:
-            raise ImageLoadError(f"unreadable image header ({error})") from None
+            raise ImageLoadError(f"unreadable image header ({_one_line(error)})") from None
 
 
 def _oriented_size(img: Image.Image, width: int, height: int) -> tuple[int, int]:
@@ -189,9 +195,9 @@ def load_image(
             img.load()
             upright = ImageOps.exif_transpose(img)
     except Image.DecompressionBombError as error:
-        raise ImageLoadError(f"image is over the pixel limit ({error})") from None
+        raise ImageLoadError(f"image is over the pixel limit ({_one_line(error)})") from None
     except (OSError, SyntaxError, ValueError, EOFError, IndexError, MemoryError) as error:
-        raise ImageLoadError(f"truncated or corrupt image file ({error})") from None
+        raise ImageLoadError(f"truncated or corrupt image file ({_one_line(error)})") from None
     original_size = _oriented_size(img, width, height)
     rgb = _to_rgb_array(upright)
     if max_side is not None and max(rgb.shape[:2]) > max_side:
