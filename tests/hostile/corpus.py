@@ -268,6 +268,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("truncated_jpeg", ".jpg", "refuse", "truncated"),
     Kind("truncated_png", ".png", "refuse", "truncated"),
     Kind("header_only_png", ".png", "refuse", ""),
+    Kind("truncated_heic", ".heic", "refuse", "truncated"),
     Kind("text_as_jpg", ".jpg", "refuse", "not an image"),
     Kind("zip_as_jpg", ".jpg", "refuse", "not an image"),
     Kind("one_pixel", ".png", "refuse", "1x1"),
@@ -294,8 +295,10 @@ def build_corpus(out_dir: Path) -> dict[str, Path]:
     rgb = sample_rgb("sample_1")
     jpeg = (SAMPLES / "sample_1.jpg").read_bytes()
     png = encode(rgb, "PNG")
+    heic_bytes = heic(rgb)
     data = {
         "empty": b"",
+        "truncated_heic": heic_bytes[:430],
         "truncated_jpeg": truncated(jpeg, 0.5),
         "truncated_png": truncated(png, 0.5),
         "header_only_png": png[:64],
@@ -311,7 +314,7 @@ def build_corpus(out_dir: Path) -> dict[str, Path]:
         "gray_jpeg": gray_jpeg(rgb)[0],
         "exif_6": exif_rotated_jpeg(rgb, 6)[0],
         "exif_8": exif_rotated_jpeg(rgb, 8)[0],
-        "heic": heic(rgb),
+        "heic": heic_bytes,
         "webp": encode(rgb, "WEBP", quality=90),
         "no_cards": no_cards_photo(),
         "two_terrariums": two_terrariums()[0],
