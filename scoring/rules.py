@@ -550,7 +550,7 @@ def _build_cards(read: _Reader, table: Any, categories: dict, masks: dict) -> di
             measure = read.choice(entry, "measure", ADJACENCY_MEASURES, path)
         cats = tuple(read.get(entry, "categories", list, path, []))
         for cat in cats:
-            if cat not in categories:
+            if not isinstance(cat, str) or cat not in categories:
                 raise read.sources.error(path + ("categories",), f"unknown category {cat!r}")
         per_unit = read.get(entry, "per_unit", bool, path, False)
         if per_unit and len(tiers) != 1:
