@@ -235,8 +235,8 @@ def fit_from_corners(
         edge evidence and each cell's occupancy is measured (otherwise all cells are marked
         occupied with occupancy 1).
     gap_mm : float, optional
-        Gap between cards; measured from the photo when ``image_rgb`` is given, else
-        :data:`DEFAULT_GAP_MM`.
+        Gap between cards; :data:`DEFAULT_GAP_MM` when not given (the edge evidence inside
+        the quad cannot tell a card's border from a gap reliably).
 
     Returns
     -------
@@ -261,9 +261,7 @@ def fit_from_corners(
         h = _outer_homography(oriented, gap)
         fit = _fit_from_homography(h, gap, method="corners", quality=1.0)
         return _upright_first(fit)
-    fit = _fit_outer_quad(
-        image_rgb, None, quad, method="corners", gap=None if gap_mm is None else gap
-    )
+    fit = _fit_outer_quad(image_rgb, None, quad, method="corners", gap=gap)
     return _upright_first(fit)
 
 
@@ -752,18 +750,43 @@ def _board_view(
     )
 
 
+def _colour_bins(rgb: np.ndarray, shift: int) -> np.ndarray:
+    """Coarse colour bin (8 levels per channel, offset by ``shift``) of ``(..., 3)`` pixels."""
+    q = np.clip((rgb.astype(np.int32) + shift) >> 5, 0, 7)
+    return (q[..., 0] << 6) | (q[..., 1] << 3) | q[..., 2]
+
+
+def _cell_regions(view: np.ndarray, x0: float, y0: float) -> list[np.ndarray]:
+    """A cell's interior (8 mm inset) and its frame strip (2-5 mm inside the outline)."""
+    x1, y1 = x0 + CARD_W_MM, y0 + CARD_H_MM
+    interior = view[round(y0 + 8) : round(y1 - 8), round(x0 + 8) : round(x1 - 8)]
+    strips = [
+        view[round(y0 + 2) : round(y0 + 5), round(x0 + 2) : round(x1 - 2)],
+        view[round(y1 - 5) : round(y1 - 2), round(x0 + 2) : round(x1 - 2)],
+        view[round(y0 + 5) : round(y1 - 5), round(x0 + 2) : round(x0 + 5)],
+        view[round(y0 + 5) : round(y1 - 5), round(x1 - 5) : round(x1 - 2)],
+    ]
+    frame = np.concatenate([strip.reshape(-1, 3) for strip in strips], axis=0)
+    return [interior, frame]
+
+
 def _occupancy(
     small_rgb: np.ndarray,
     homography: np.ndarray,
     gap: tuple[float, float],
-    detected: set[tuple[int, int]] | None = None,
     cells: list[tuple[int, int]] | None = None,
 ) -> np.ndarray:
     """Card evidence per cell in 0..1 (> 0.5 = occupied); ``cells`` may extend the board.
 
-    Evidence: the cell's interior or its left border strip differing in colour, or its interior
-    in texture, from the table seen in a ring around the board. A card quad detected in the
-    cell is not used: an empty cell surrounded by cards looks like a card-shaped hole.
+    The table is learnt from a band around every cell asked about: a coarse colour
+    histogram (two bin grids offset by half a bin, so a colour near a bin edge is not
+    missed). A cell is empty when most of its interior and most of its frame strip (where a
+    card's border lies) show colours the table shows. A card
+    quad detected in the cell is not used: an empty cell surrounded by cards looks like a
+    card-shaped hole.
+
+    Returns a ``(4, 5)`` array for the board, or a ``{(row, col): score}`` dict when
+    ``cells`` is given.
     """
     full_board = cells is None
     if cells is None:
@@ -776,41 +799,36 @@ def _occupancy(
         max(0, max(r for r, _ in cells) - ROWS + 1) * pitch_y,
     )
     view = _board_view(small_rgb, homography, gap, extra)
-    lab = view.astype(np.float32)  # RGB; colour distances below are in RGB units
-    light = lab.mean(axis=2)
-    width, height = _board_size(gap)
     m = int(_MARGIN_MM)
-    # the table: the view's outer band, around every cell asked about (for a partial
-    # lattice that is the union of all candidate windows, so no card lies in it)
-    ring = np.zeros(light.shape, dtype=bool)
+    ring = np.zeros(view.shape[:2], dtype=bool)
     ring[4:-4, 4:-4] = True
     ring[m - 4 : -(m - 4), m - 4 : -(m - 4)] = False
-    table_lab = np.median(lab[ring], axis=0)
-    table_std = float(np.std(light[ring])) + 2.0
+    table = view[ring]
+    seen = []
+    for shift in (0, 16):
+        counts = np.bincount(_colour_bins(table, shift), minlength=512)
+        seen.append(counts > max(2, 0.002 * len(table)))
     scores = {}
     for r, c in cells:
         x0 = m + extra[0] + c * pitch_x
         y0 = m + extra[1] + r * pitch_y
-        xi0, yi0 = round(x0 + 8), round(y0 + 8)
-        xi1, yi1 = round(x0 + CARD_W_MM - 8), round(y0 + CARD_H_MM - 8)
-        inner = lab[max(yi0, 0) : max(yi1, 1), max(xi0, 0) : max(xi1, 1)]
-        if inner.size == 0:
+        if x0 < 0 or y0 < 0:
             scores[(r, c)] = 0.0
             continue
-        colour = float(np.linalg.norm(np.median(inner.reshape(-1, 3), axis=0) - table_lab))
-        texture = float(np.std(inner[..., 0])) / table_std
-        if inner.size == 0 or x0 < 0 or y0 < 0:
-            scores[(r, c)] = 0.0
-            continue
-        frame = lab[round(y0 + 2) : round(y0 + CARD_H_MM - 2), round(x0 + 2) : round(x0 + 6)]
-        border = float(np.linalg.norm(np.median(frame.reshape(-1, 3), axis=0) - table_lab))
-        evidence = max(colour / 18.0, (texture - 1.0) / 2.0, border / 18.0)
-        scores[(r, c)] = float(np.clip(0.5 * evidence, 0.0, 1.0))
+        fractions = []
+        for region in _cell_regions(view, x0, y0):
+            if region.size == 0:
+                continue
+            pixels = region.reshape(-1, 3)
+            table_like = seen[0][_colour_bins(pixels, 0)] | seen[1][_colour_bins(pixels, 16)]
+            fractions.append(float(table_like.mean()))
+        fraction = min(fractions) if fractions else 1.0
+        scores[(r, c)] = float(np.clip(0.5 + (0.7 - fraction) / 0.4, 0.0, 1.0))
     if not full_board:
         return scores  # type: ignore[return-value]
     out = np.zeros((ROWS, COLS))
-    for (r, c), s in scores.items():
-        out[r, c] = s
+    for (r, c), value in scores.items():
+        out[r, c] = value
     return out
 
 
@@ -835,7 +853,7 @@ def _lattice_evidence(gray: np.ndarray, oriented: np.ndarray) -> tuple[float, tu
         profile = cv2.GaussianBlur(profile.reshape(1, -1), (0, 0), 2.0).ravel()
         base = float(np.median(profile)) + 1e-6
         best_axis, best_g = 0.0, DEFAULT_GAP_MM
-        for g in (0.0, 1.0, 2.0, 3.0, 4.5, 6.0, 8.0, 11.0):
+        for g in (0.0, 1.0, 2.0, 3.0, 4.5, 6.0):
             total = count * pitch + (count - 1) * g
             positions = []
             for k in range(1, count):
@@ -880,7 +898,7 @@ def _fit_outer_quad(
     _, evidence, oriented, use_gap = choices[0]
     h_image = _outer_homography(oriented, use_gap)
     h_work = h_image @ np.diag([1 / image_to_work, 1 / image_to_work, 1.0])
-    occupancy = _occupancy(small, h_work, use_gap, set())
+    occupancy = _occupancy(small, h_work, use_gap)
     margin = choices[0][0] - choices[1][0]
     quality = float(np.clip(0.5 * (evidence - 1.0), 0.0, 1.0) * np.clip(margin / 0.3, 0.3, 1.0))
     return _fit_from_homography(
@@ -913,7 +931,7 @@ def _choose_extent(
     scores = {}
     if span_r < ROWS or span_c < COLS:
         scores = _occupancy(
-            small_rgb, lattice.homography, lattice.gap, set(), cells=sorted(set(extra_cells))
+            small_rgb, lattice.homography, lattice.gap, cells=sorted(set(extra_cells))
         )
     ranked = []
     for r0, c0 in windows:
@@ -1145,7 +1163,7 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
             if refined is not None:
                 gap = _gap_from_extent(h_work, refined, lattice.gap)
                 h_work = _outer_homography(refined, gap)
-            occupancy = _occupancy(small, h_work, gap, inside)
+            occupancy = _occupancy(small, h_work, gap)
             quality = math.exp(-lattice.residual_mm / 4.0) * (
                 0.4 + 0.6 * len(inside) / max(1, int((occupancy > 0.5).sum()))
             )
