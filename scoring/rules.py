@@ -600,11 +600,15 @@ def _build_objectives(read: _Reader, table: Any, masks, categories, cards) -> di
         allowed = ("kind", "vp", "provenance", "text") + _OBJECTIVE_PARAMS[kind]
         read.no_unknown_keys(entry, allowed, path)
         params = {k: entry[k] for k in _OBJECTIVE_PARAMS[kind] if k in entry}
-        if "mask" in params and params["mask"] not in masks:
+        if "mask" in params and (
+            not isinstance(params["mask"], str) or params["mask"] not in masks
+        ):
             raise read.sources.error(path + ("mask",), f"unknown mask {params['mask']!r}")
         whats = params.get("what")
+        if whats is not None and not isinstance(whats, str | list):
+            raise read.sources.error(path + ("what",), "must be a string or an array of strings")
         for what in [whats] if isinstance(whats, str) else whats or []:
-            if what not in OBJECTIVE_WHATS:
+            if not isinstance(what, str) or what not in OBJECTIVE_WHATS:
                 raise read.sources.error(path + ("what",), f"unknown card group {what!r}")
         for name in ("min", "max", "types", "count"):
             if name in params:
