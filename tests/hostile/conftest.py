@@ -228,15 +228,16 @@ def assert_clean_refusal(run: CliRun, *fragments: str) -> str:
     return lines[0]
 
 
-def pytest_terminal_summary(terminalreporter) -> None:
-    """One line with the worst CLI child of the session (for RELIABILITY.md)."""
-    if not CLI_RUNS:
+@pytest.fixture(scope="session", autouse=True)
+def cli_cost_report():
+    """At the end of the session, write the worst CLI child (wall, CPU, RSS) to the JSON file
+    named by ``HOSTILE_REPORT`` (the numbers of RELIABILITY.md)."""
+    yield
+    target = os.environ.get("HOSTILE_REPORT")
+    if not target or not CLI_RUNS:
         return
-    wall = max(CLI_RUNS, key=lambda item: item[1].wall_s)
-    cpu = max(CLI_RUNS, key=lambda item: item[1].cpu_s)
-    rss = max(CLI_RUNS, key=lambda item: item[1].max_rss_mb)
-    terminalreporter.write_line(
-        f"hostile CLI runs: {len(CLI_RUNS)}; max wall {wall[1].wall_s:.2f} s ({wall[0][:2]}), "
-        f"max CPU {cpu[1].cpu_s:.2f} s ({cpu[0][:2]}), "
-        f"max RSS {rss[1].max_rss_mb:.0f} MB ({rss[0][:2]})"
-    )
+    report = {"cli_runs": len(CLI_RUNS)}
+    for field in ("wall_s", "cpu_s", "max_rss_mb"):
+        argv, run = max(CLI_RUNS, key=lambda item: getattr(item[1], field))
+        report[field] = {"max": round(getattr(run, field), 3), "argv": list(argv)}
+    Path(target).write_text(json.dumps(report, indent=1))

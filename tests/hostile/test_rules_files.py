@@ -10,11 +10,11 @@ import json
 import tomllib
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 from scoring.rules import DEFAULT_RULES_PATH, RulesError, load_rules
 from tests.hostile.conftest import assert_clean_refusal, run_cli
-from tests.hostile.fuzzing import FAST, VALID, mutations
+from tests.hostile.fuzzing import FAST, FAST_EXAMPLES, SLOW, VALID, mutations
 
 #: (id, file text, fragments the one-line message must hold). ``{file}`` is the file's path.
 BAD_FILES = [
@@ -45,6 +45,14 @@ BAD_FILES = [
     ("toml_syntax_error", "[cards.rock.tiers.basic\nvp = 3\n", ["invalid TOML", "line 1"]),
     ("unclosed_string", '[objectives.3]\ntext = "oops\n', ["invalid TOML", "line 2"]),
     ("duplicate_key", "[objectives.3]\nvp = 6\nvp = 8\n", ["invalid TOML", "line 3"]),
+    # Regressions found by the rules-data fuzz (each raised TypeError with a traceback):
+    ("what_is_a_number", "[objectives.16]\nwhat = 5\n", ["objectives.16.what", "line 2"]),
+    ("mask_is_an_array", '[objectives.16]\nmask = ["M1"]\n', ["objectives.16.mask", "line 2"]),
+    (
+        "category_is_an_array",
+        '[cards.brown_anole]\ncategories = [["lizard"]]\n',
+        ["cards.brown_anole.categories", "line 2"],
+    ),
     (
         "missing_count_of_new_tier",
         "[cards.dubia_roach.tiers.swarm]\nvp = 9\n",
@@ -125,10 +133,21 @@ def test_empty_rules_file_means_the_defaults(tmp_path, board_file):
 DEFAULT_DATA = tomllib.loads(DEFAULT_RULES_PATH.read_text(encoding="utf-8"))
 
 
-@FAST
+@settings(FAST, max_examples=max(FAST_EXAMPLES // 3, 10))
 @given(data=mutations(DEFAULT_DATA))
 def test_random_edits_of_the_rules_data_are_refused_cleanly(data):
     """Only RulesError (one line) may come out of any edit of the rules data."""
+    check_rules_data(data)
+
+
+@pytest.mark.slow
+@SLOW
+@given(data=mutations(DEFAULT_DATA))
+def test_random_edits_of_the_rules_data_long_run(data):
+    check_rules_data(data)
+
+
+def check_rules_data(data) -> None:
     if not isinstance(data, dict):
         return  # overrides must be a table; the file reader never yields anything else
     try:
