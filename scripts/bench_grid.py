@@ -38,6 +38,10 @@ def corner_error(corners: np.ndarray, truth: np.ndarray) -> float:
     return min(errors) / card_px
 
 
+def _mean_distance(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.linalg.norm(a - b, axis=1).mean())
+
+
 def baseline(image_rgb: np.ndarray):
     """Largest external contour -> minimum-area quad -> lattice from the corners."""
     gray = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY)
@@ -61,7 +65,15 @@ def run(data: Path, gallery: Path | None, limit: int | None) -> dict:
     cv2.setNumThreads(1)
     truths = sorted(data.glob("scene_*.json"))[:limit]
     stats = {
-        name: {"found": 0, "errors": [], "cells": 0, "cells_ok": 0, "times": []}
+        name: {
+            "found": 0,
+            "errors": [],
+            "cells": 0,
+            "cells_ok": 0,
+            "mid_cells": 0,
+            "mid_cells_ok": 0,
+            "times": [],
+        }
         for name in ("find_grid", "baseline")
     }
     for path in truths:
@@ -84,16 +96,17 @@ def run(data: Path, gallery: Path | None, limit: int | None) -> dict:
                 stats[name]["found"] += 1
                 stats[name]["errors"].append(err)
                 occ = np.asarray(truth["occupied"], bool)
+                turned = fit.rotated_180()
                 upright = (
                     fit
-                    if corner_error(fit.corners, gt)
-                    == corner_error(np.roll(fit.corners, 0, axis=0), gt)
-                    and np.linalg.norm(fit.corners - gt, axis=1).mean()
-                    <= np.linalg.norm(np.roll(fit.corners, 2, axis=0) - gt, axis=1).mean()
-                    else fit.rotated_180()
+                    if _mean_distance(fit.corners, gt) <= _mean_distance(turned.corners, gt)
+                    else turned
                 )
                 stats[name]["cells"] += occ.size
                 stats[name]["cells_ok"] += int((upright.occupied == occ).sum())
+                if not occ.all():
+                    stats[name]["mid_cells"] += occ.size
+                    stats[name]["mid_cells_ok"] += int((upright.occupied == occ).sum())
             elif gallery is not None and name == "find_grid":
                 gallery.mkdir(parents=True, exist_ok=True)
                 shown = draw_overlay(loaded.rgb, fit) if fit is not None else loaded.rgb.copy()
@@ -114,7 +127,12 @@ def run(data: Path, gallery: Path | None, limit: int | None) -> dict:
             "corner_error_median_pct": 100.0 * float(np.median(s["errors"]))
             if s["errors"]
             else None,
+            "within_1_5_pct": 100.0 * sum(e <= 0.015 for e in s["errors"]) / n,
+            "within_5_pct": 100.0 * sum(e <= 0.05 for e in s["errors"]) / n,
             "occupancy_pct": 100.0 * s["cells_ok"] / s["cells"] if s["cells"] else None,
+            "occupancy_mid_game_pct": 100.0 * s["mid_cells_ok"] / s["mid_cells"]
+            if s["mid_cells"]
+            else None,
             "median_ms": 1000.0 * float(np.median(s["times"])) if s["times"] else None,
         }
     return report
