@@ -166,3 +166,32 @@ def test_train_without_torch_says_install_the_extra(capsys, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_torch)
     code, _, err = run_cli(capsys, "train", "--steps", "1")
     assert_one_line_error(code, err, "install the train extra")
+
+
+@pytest.mark.slow
+def test_enroll_from_a_photo_of_the_layout(capsys, tmp_path):
+    from vision.synth.deck import stand_in_deck
+    from vision.synth.scene import encode_jpeg, render_scene
+
+    labels = list(FACE_LABELS) + ["empty"] * 4
+    rows = [labels[r * 5 : (r + 1) * 5] for r in range(4)]
+    deck = stand_in_deck(px_per_mm=6.0)
+    for attempt in range(20):  # a scene seen from the owner's side (the layout's top is up)
+        image, truth = render_scene(
+            np.random.default_rng([7, attempt]), deck, board={"rows": rows},
+            max_size=(1600, 1200), fill=(0.7, 0.9), distractors=False,
+        )  # fmt: skip
+        if truth["rotation_deg"] < 30 or truth["rotation_deg"] > 330:
+            break
+    photo = tmp_path / "layout.jpg"
+    photo.write_bytes(encode_jpeg(image, 90))
+    code, out, _ = run_cli(
+        capsys, "enroll", "--from-layout", str(photo), "--out", str(tmp_path / "pack")
+    )
+    assert code == 0, out
+    truth_sample = json.loads((SAMPLES / "sample_1.json").read_text())
+    code, out, _ = run_cli(
+        capsys, "score", str(SAMPLES / "sample_1.jpg"), "--pack", str(tmp_path / "pack"), "--json"
+    )
+    assert code == 0
+    assert json.loads(out)["board"] == truth_sample["board"]
