@@ -6,9 +6,12 @@ lives in ``ui/pages/`` and all logic in importable modules of :mod:`ui` and the 
 
 import streamlit as st
 
-from ui.navigation import build_navigation
+from ui.navigation import build_navigation, layout_for
 from ui.state import init_state
 
-st.set_page_config(page_title="Reptile Tank companion", page_icon="🦎", layout="centered")
+page = build_navigation()
+st.set_page_config(
+    page_title="Reptile Tank companion", page_icon="🦎", layout=layout_for(page.url_path)
+)
 init_state(st.session_state)
-build_navigation().run()
+page.run()

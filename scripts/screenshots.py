@@ -81,11 +81,33 @@ def button(page, key: str):
     return page.locator(f".st-key-{key} button").locator("visible=true").first
 
 
+def pick(page, key: str, option: str) -> None:
+    """Choose ``option`` in the selectbox with widget key ``key``."""
+    box = page.locator(f".st-key-{key} input[role='combobox']").first
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option).first.wait_for()
+    box.press("Enter")
+    wait_idle(page)
+
+
+def fill_empty_cells(page) -> None:
+    """Set every cell the reader saw as empty to Water (the sample terrarium is complete)."""
+    for row in range(4):
+        for col in range(5):
+            if "empty" in button(page, f"check_cell_{row}_{col}").inner_text():
+                button(page, f"check_cell_{row}_{col}").click()
+                wait_idle(page)
+                button(page, "check_pick_water").click()
+                wait_idle(page)
+
+
 def shoot(page, out: Path, name: str, width: str) -> None:
     """Screenshot the whole page: Streamlit scrolls inside its own container, so the viewport
     is made as tall as the content for the shot, then restored."""
     wait_idle(page)
     page.mouse.move(0, 0)  # no hover tooltip in the picture
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.wait_for_timeout(1200)  # charts and images finish drawing after the script run
     size = dict(page.viewport_size)
     height = page.evaluate(
@@ -117,11 +139,16 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     wait_idle(page)
     page.get_by_text("Game started with").first.wait_for()
     goto_page(page, "Photograph")
-    page.locator(".st-key-photo_upload_Ann input[type=file]").set_input_files(str(SAMPLE))
-    wait_idle(page)
-    page.get_by_text("Read in").first.wait_for(timeout=60_000)
+    for player in ("Ben", "Ann"):
+        pick(page, "photo_player", player)
+        page.locator(f".st-key-photo_upload_{player} input[type=file]").set_input_files(str(SAMPLE))
+        wait_idle(page)
+        page.get_by_text("Read in").first.wait_for(timeout=60_000)
     shoot(page, out, "2-photograph", width)
     goto_page(page, "Check the read")
+    for player in ("Ben", "Ann"):
+        pick(page, "check_player", player)
+        fill_empty_cells(page)
     button(page, "check_cell_0_3").click()
     wait_idle(page)
     shoot(page, out, "3-check", width)
@@ -132,6 +159,8 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     shoot(page, out, "4-score-pad", width)
     goto_page(page, "Confirm & save")
     shoot(page, out, "5-confirm", width)
+    button(page, "confirm_save").click()
+    wait_idle(page)
     goto_page(page, "Leaderboard")
     shoot(page, out, "6-leaderboard", width)
     goto_page(page, "Solo vs the Master")
@@ -143,11 +172,7 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     shoot(page, out, "9-deck", width)
     # the "no grid found" fallback: Ben's photo shows only the table
     goto_page(page, "Photograph")
-    box = page.locator(".st-key-photo_player input[role='combobox']").first
-    box.click()
-    box.fill("Ben")
-    box.press("Enter")
-    wait_idle(page)
+    pick(page, "photo_player", "Ben")
     photo = tmp / "table.jpg"
     photo.write_bytes(plain_table_jpeg())
     page.locator(".st-key-photo_upload_Ben input[type=file]").set_input_files(str(photo))

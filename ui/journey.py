@@ -119,11 +119,10 @@ def pad_columns(pad: Any) -> list[PadColumn]:
 
 
 def pad_row(name: str, pad: Any) -> dict[str, Any]:
-    """A pad as one table row: ``{"Player": name, "Lizards": 13, …, "Total": 72}``."""
-    row: dict[str, Any] = {"Player": name}
+    """A pad as one table row: ``{"Player": name, "Total": 72, "Lizards": 13, …}``."""
+    row: dict[str, Any] = {"Player": name, "Total": int(pad.total)}  # first: phones scroll
     for key, header in PAD_COLUMNS:
         row[header] = int(getattr(pad, key))
-    row["Total"] = int(pad.total)
     return row
 
 

@@ -23,6 +23,18 @@ PAGES: tuple[tuple[str, str, str, str, str], ...] = (
 )
 
 
+#: Pages that show a photo beside the board use the whole width of a laptop screen.
+WIDE_PAGES = frozenset({"check"})
+
+
+def layout_for(url_path: str) -> str:
+    """``"wide"`` for the photo-beside-board pages, ``"centered"`` for the rest.
+
+    A phone is narrower than either, so this only changes the laptop view.
+    """
+    return "wide" if url_path in WIDE_PAGES else "centered"
+
+
 def page_path(script: str) -> str:
     """The path of a page script as ``st.switch_page``/``st.page_link`` want it."""
     return str(PAGES_DIR / script)

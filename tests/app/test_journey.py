@@ -205,6 +205,8 @@ def test_hostile_names_are_shown_as_text(app, app_env):
         for element in list(at.markdown) + list(at.caption) + list(at.info) + list(at.warning):
             assert "<script>" not in element.value
             assert "**Bo**" not in element.value
+        for expander in at.expander:  # labels are markdown: the name must arrive escaped
+            assert "<script>" not in expander.label and "**Bo**" not in expander.label
     at.button(key="confirm_save").click().run()
     no_errors(at)
     names = [p.name for p in Store(app_env).list_games()[0].players]

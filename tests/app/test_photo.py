@@ -62,6 +62,35 @@ def test_upload_reads_the_board_and_a_fix_sticks(app):
 
 @needs_reader
 @pytest.mark.slow
+def test_camera_photo_is_saved_with_its_hash_and_thumbnail(app, app_env):
+    import hashlib
+
+    from conftest import SECOND_BOARD, enter_by_hand
+
+    from leaderboard.store import Store
+
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    at.camera_input(key="photo_camera_Ann").upload("shot.jpg", SAMPLE.read_bytes(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    read = [row[:] for row in at.session_state["rt_entries"]["Ann"].rows]
+    finished = [["water" if label == "empty" else label for label in row] for row in read]
+    enter_by_hand(at, "Ann", finished)
+    enter_by_hand(at, "Ben", SECOND_BOARD)
+    at.switch_page("ui/pages/confirm.py").run()
+    at.button(key="confirm_save").click().run()
+    no_errors(at)
+    game = Store(app_env).get_game(at.session_state["rt_last_saved_game"])
+    ann = game.players[0]
+    assert ann.board == {"rows": finished}
+    assert ann.photo_sha256 == hashlib.sha256(SAMPLE.read_bytes()).hexdigest()
+    assert ann.photo_thumbnail.startswith(b"\xff\xd8") and len(ann.photo_thumbnail) < 32 * 1024
+    assert game.players[1].photo_sha256 is None  # typed by hand
+
+
+@needs_reader
+@pytest.mark.slow
 def test_no_grid_asks_for_the_four_corners(app):
     at = start_game(app)
     at.switch_page("ui/pages/photo.py").run()

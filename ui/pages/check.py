@@ -21,8 +21,6 @@ KEY_THUMBS = "check_thumbs"
 
 
 def check_ui() -> None:
-    # Photo and board side by side need the width a laptop has; a phone stacks them anyway.
-    st.set_page_config(layout="wide")
     st.title("🔎 Check the read")
     if not require_game():
         return

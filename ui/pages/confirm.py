@@ -11,7 +11,7 @@ import streamlit as st
 
 from ui import state as S
 from ui.backend import get_store, load_rules, rules_fingerprint
-from ui.journey import game_record, is_complete, score_table, table_rows
+from ui.journey import escape_markdown, game_record, is_complete, score_table, table_rows
 from ui.navigation import page_path
 from ui.pages_common import require_game
 from ui.widgets import score_pad_ui
@@ -54,7 +54,7 @@ def confirm_ui() -> None:
     for note in table.notes:
         st.text(note)
     for i, (name, pad) in enumerate(zip(table.players, table.pads, strict=True)):
-        with st.expander(f"Player {i + 1}: {pad.total} VP — reasons"):
+        with st.expander(f"{escape_markdown(name)}: {pad.total} VP — reasons"):
             score_pad_ui(name, pad, key=f"confirm_pad_{i}")
     unfinished = [p for p in players if not is_complete(entries[p].rows)]
     if unfinished:
