@@ -164,6 +164,9 @@ class PhotoRead:
         Wall time of the read, milliseconds.
     message : str
         Why no grid was found (empty otherwise).
+    crops : np.ndarray or None
+        ``(4, 5, h, w, 3)`` uint8 RGB rectified cells of the upright board, kept so that
+        confirmed corrections can teach the user's deck pack (:func:`learn_corrections`).
     """
 
     grid_found: bool
@@ -175,6 +178,7 @@ class PhotoRead:
     thumbnail_jpeg: bytes
     read_ms: float
     message: str = ""
+    crops: np.ndarray | None = None
 
 
 def png_bytes(image_rgb: np.ndarray) -> bytes:
@@ -262,6 +266,7 @@ def read_photo(
         photo_sha256=digest,
         thumbnail_jpeg=thumbnail_jpeg(read.image),
         read_ms=elapsed,
+        crops=np.asarray(read.crops),
     )
 
 
@@ -327,3 +332,29 @@ def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
     DeckPack.create(path, faces, embedder, np.random.default_rng(0))
     _reader_for.clear()
     return path
+
+
+def learn_corrections(entries: Any) -> int:
+    """Teach the user's enrolled deck the cells they corrected; returns how many were added.
+
+    Only a deck pack on disk learns (its ``examples/`` folder grows and its gallery is saved):
+    the bundled stand-in gallery is shared by every session of the server and is left alone.
+
+    Parameters
+    ----------
+    entries : iterable of ui.state.TerrariumEntry
+        Confirmed terrariums; those read from a photo carry their cell crops.
+    """
+    if pack_dir() is None:
+        return 0
+    reader = get_reader()
+    if reader.pack is None:
+        return 0
+    added = 0
+    for entry in entries:
+        if entry.crops is None:
+            continue
+        for r, c in sorted(entry.corrected):
+            reader.pack.add_examples(entry.rows[r][c], entry.crops[r, c][None], reader.embedder)
+            added += 1
+    return added

@@ -64,6 +64,8 @@ class TerrariumEntry:
         ``(row, col)`` cells the user changed after the read.
     read_ms : float or None
         How long the photo read took, in milliseconds.
+    crops : np.ndarray or None
+        ``(4, 5, h, w, 3)`` uint8 RGB cell crops of the read (to learn from corrections).
     """
 
     rows: list[list[str]]
@@ -74,6 +76,7 @@ class TerrariumEntry:
     overlay_jpeg: bytes | None = None
     corrected: set[tuple[int, int]] = field(default_factory=set)
     read_ms: float | None = None
+    crops: Any = None
 
 
 def empty_rows() -> list[list[str]]:
@@ -291,6 +294,7 @@ def store_read(state: MutableMapping[str, Any], player: str, photo: bytes, read:
             thumbnail_jpeg=read.thumbnail_jpeg,
             overlay_jpeg=read.overlay_jpeg,
             read_ms=read.read_ms,
+            crops=getattr(read, "crops", None),
         ),
     )
 

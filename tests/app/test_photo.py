@@ -123,3 +123,42 @@ def test_unusable_file_is_refused_with_a_message(app):
     assert not at.exception
     assert any("cannot be used" in e.value for e in at.error)
     assert "Ann" not in at.session_state["rt_entries"]
+
+
+@needs_reader
+@pytest.mark.slow
+def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
+    from conftest import SECOND_BOARD, enter_by_hand
+
+    from scoring.cards import FACE_LABELS
+    from ui.backend import enroll_deck
+    from vision.synth.deck import render_face
+
+    pack = tmp_path / "deck"
+    monkeypatch.setenv("REPTILE_TANK_PACK", str(pack))
+    enroll_deck({label: render_face(label, px_per_mm=4.0) for label in FACE_LABELS}, pack)
+    assert (pack / "pack.json").is_file() and (pack / "gallery.npz").is_file()
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    at.file_uploader(key="photo_upload_Ann").upload("t.jpg", SAMPLE.read_bytes(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    at.switch_page("ui/pages/check.py").run()
+    before = at.session_state["rt_entries"]["Ann"].rows[1][2]
+    fix = "neon_day_gecko" if before != "neon_day_gecko" else "rosy_boa"
+    at.button(key="check_cell_1_2").click().run()
+    at.button(key=f"check_pick_{fix}").click().run()
+    rows = at.session_state["rt_entries"]["Ann"].rows
+    for r, row in enumerate(rows):
+        for c, label in enumerate(row):
+            if label == "empty":
+                at.button(key=f"check_cell_{r}_{c}").click().run()
+                at.button(key="check_pick_water").click().run()
+    corrected = len(at.session_state["rt_entries"]["Ann"].corrected)
+    enter_by_hand(at, "Ben", SECOND_BOARD)
+    at.switch_page("ui/pages/confirm.py").run()
+    at.button(key="confirm_save").click().run()
+    no_errors(at)
+    assert len(list((pack / "examples" / fix).glob("*.png"))) == 1
+    assert sum(1 for _ in (pack / "examples").rglob("*.png")) == corrected
+    assert any(f"learned {corrected}" in s.value for s in at.success)

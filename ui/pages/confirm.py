@@ -10,11 +10,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import state as S
-from ui.backend import get_store, load_rules, rules_fingerprint
+from ui.backend import get_store, learn_corrections, load_rules, rules_fingerprint
 from ui.journey import escape_markdown, game_record, is_complete, score_table, table_rows
 from ui.navigation import page_path
 from ui.pages_common import require_game
-from ui.widgets import score_pad_ui
+from ui.widgets import flash_ui, score_pad_ui
 
 KEY_SAVE = "confirm_save"
 
@@ -26,6 +26,7 @@ def confirm_ui() -> None:
     saved = st.session_state[S.LAST_SAVED_GAME]
     if saved is not None:
         st.success(f"Game {saved} saved to the leaderboard.")
+        flash_ui(st.session_state)
         st.page_link(page_path("leaderboard.py"), label="See the leaderboard", icon="🏆")
         st.page_link(page_path("setup.py"), label="Start the next game", icon="🎲")
         return
@@ -83,6 +84,13 @@ def confirm_ui() -> None:
             st.error(f"Not saved: {error}")
         else:
             st.session_state[S.LAST_SAVED_GAME] = game_id
+            try:
+                learned = learn_corrections(entries.values())
+            except (ValueError, OSError) as error:  # the game is saved; learning is a bonus
+                st.session_state[S.FLASH] = f"Your deck could not learn the fixes: {error}"
+            else:
+                if learned:
+                    st.session_state[S.FLASH] = f"Your deck learned {learned} corrected card(s)."
             st.rerun()
 
 
