@@ -757,14 +757,14 @@ def _colour_bins(rgb: np.ndarray, shift: int) -> np.ndarray:
 
 
 def _cell_regions(view: np.ndarray, x0: float, y0: float) -> list[np.ndarray]:
-    """A cell's interior (8 mm inset) and its frame strip (2-5 mm inside the outline)."""
+    """A cell's interior (8 mm inset) and its frame strip (1-4 mm inside the outline)."""
     x1, y1 = x0 + CARD_W_MM, y0 + CARD_H_MM
     interior = view[round(y0 + 8) : round(y1 - 8), round(x0 + 8) : round(x1 - 8)]
     strips = [
-        view[round(y0 + 2) : round(y0 + 5), round(x0 + 2) : round(x1 - 2)],
-        view[round(y1 - 5) : round(y1 - 2), round(x0 + 2) : round(x1 - 2)],
-        view[round(y0 + 5) : round(y1 - 5), round(x0 + 2) : round(x0 + 5)],
-        view[round(y0 + 5) : round(y1 - 5), round(x1 - 5) : round(x1 - 2)],
+        view[round(y0 + 1) : round(y0 + 4), round(x0 + 1) : round(x1 - 1)],
+        view[round(y1 - 4) : round(y1 - 1), round(x0 + 1) : round(x1 - 1)],
+        view[round(y0 + 4) : round(y1 - 4), round(x0 + 1) : round(x0 + 4)],
+        view[round(y0 + 4) : round(y1 - 4), round(x1 - 4) : round(x1 - 1)],
     ]
     frame = np.concatenate([strip.reshape(-1, 3) for strip in strips], axis=0)
     return [interior, frame]
@@ -1062,6 +1062,105 @@ def _fit_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array([x0, y0], float), np.array([vx, vy], float)
 
 
+def _card_edge_samples(
+    gray: np.ndarray, homography: np.ndarray, gap: tuple[float, float], reach_mm: float = 2.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Find every card side of the lattice in ``gray`` near where ``homography`` puts it.
+
+    Returns ``(image_points (N, 2), axis (N,) 0 = a vertical side, value (N,) the board
+    coordinate that side must have)``, one point per sample where a clear edge was found.
+    """
+    inverse = np.linalg.inv(homography)
+    px, py = CARD_W_MM + gap[0], CARD_H_MM + gap[1]
+    ts = np.linspace(0.15, 0.85, 8)
+    offsets = np.arange(-reach_mm, reach_mm + 1e-9, 0.25)
+    base, normal, axis, value = [], [], [], []
+    for r in range(ROWS):
+        for c in range(COLS):
+            x0, y0 = c * px, r * py
+            for side_x, sign in ((x0, -1.0), (x0 + CARD_W_MM, 1.0)):
+                ys = y0 + ts * CARD_H_MM
+                base.append(np.stack([np.full_like(ys, side_x), ys], axis=1))
+                normal.append(np.tile([sign, 0.0], (len(ts), 1)))
+                axis.append(np.zeros(len(ts), int))
+                value.append(np.full(len(ts), side_x))
+            for side_y, sign in ((y0, -1.0), (y0 + CARD_H_MM, 1.0)):
+                xs = x0 + ts * CARD_W_MM
+                base.append(np.stack([xs, np.full_like(xs, side_y)], axis=1))
+                normal.append(np.tile([0.0, sign], (len(ts), 1)))
+                axis.append(np.ones(len(ts), int))
+                value.append(np.full(len(ts), side_y))
+    base_b = np.concatenate(base)
+    normal_b = np.concatenate(normal)
+    axis_a = np.concatenate(axis)
+    value_a = np.concatenate(value)
+    grid = base_b[:, None, :] + offsets[None, :, None] * normal_b[:, None, :]
+    image = apply_homography(inverse, grid).astype(np.float32)
+    samples = cv2.remap(
+        gray, image[..., 0], image[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).astype(np.float32)
+    deriv = np.abs(samples[:, 2:] - samples[:, :-2])
+    peak = np.argmax(deriv, axis=1)
+    strength = deriv[np.arange(len(peak)), peak]
+    inner = (peak > 0) & (peak < deriv.shape[1] - 1)
+    good = inner & (strength > max(12.0, 0.5 * float(np.median(strength))))
+    rows = np.flatnonzero(good)
+    pk = peak[rows]
+    left, mid, right = deriv[rows, pk - 1], deriv[rows, pk], deriv[rows, pk + 1]
+    denom = left - 2 * mid + right
+    sub = pk + np.where(np.abs(denom) > 1e-6, 0.5 * (left - right) / denom, 0.0)
+    offset = offsets[0] + (sub + 1.0) * (offsets[1] - offsets[0])
+    found = base_b[rows] + offset[:, None] * normal_b[rows]
+    return apply_homography(inverse, found), axis_a[rows], value_a[rows]
+
+
+def _fit_to_card_edges(
+    gray: np.ndarray, homography: np.ndarray, gap: tuple[float, float]
+) -> np.ndarray | None:
+    """Re-fit the homography so every found card side lies on its lattice line.
+
+    Each edge point gives one linear constraint on ``H`` (its board x, or y, is known), so
+    all visible card sides of all cards vote, which averages out per-card jitter.
+    """
+    h = homography
+    for _ in range(2):
+        pts, axis, value = _card_edge_samples(gray, h, gap)
+        if len(pts) < 40 or len(np.unique(axis)) < 2:
+            return None
+        centre = pts.mean(axis=0)
+        scale = math.sqrt(2) / max(1e-9, float(np.linalg.norm(pts - centre, axis=1).mean()))
+        t = np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]])
+        norm_pts = apply_homography(t, pts)
+        ph = np.concatenate([norm_pts, np.ones((len(pts), 1))], axis=1)
+        rows = np.zeros((len(pts), 9))
+        vx = axis == 0
+        target = value / 100.0
+        rows[vx, 0:3] = ph[vx]
+        rows[~vx, 3:6] = ph[~vx]
+        rows[:, 6:9] = -target[:, None] * ph
+        for _ in range(2):
+            _, _, vt = np.linalg.svd(rows, full_matrices=False)
+            candidate = vt[-1].reshape(3, 3)
+            candidate = np.diag([100.0, 100.0, 1.0]) @ candidate @ t
+            mapped = apply_homography(candidate, pts)
+            residual = np.abs(mapped[np.arange(len(pts)), axis] - value)
+            keep = residual < max(0.8, 2.5 * float(np.median(residual)))
+            if keep.sum() < 40:
+                return None
+            rows = rows[keep]
+            pts, axis, value = pts[keep], axis[keep], value[keep]
+            ph, target = ph[keep], target[keep]
+        h = candidate / candidate[2, 2]
+    return h
+
+
+def _close_fits(h_a: np.ndarray, h_b: np.ndarray, gap: tuple[float, float]) -> bool:
+    """True when two image->board homographies put the board corners within 8 mm."""
+    corners = rect_corners(*_board_size(gap))
+    moved = apply_homography(h_a, apply_homography(np.linalg.inv(h_b), corners)) - corners
+    return bool(np.all(np.isfinite(moved)) and np.abs(moved).max() < 8.0)
+
+
 def _gap_from_extent(
     h_lattice: np.ndarray, outer: np.ndarray, lattice_gap: tuple[float, float]
 ) -> tuple[float, float]:
@@ -1163,6 +1262,9 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
             if refined is not None:
                 gap = _gap_from_extent(h_work, refined, lattice.gap)
                 h_work = _outer_homography(refined, gap)
+            h_edges = _fit_to_card_edges(gray, h_work, gap)
+            if h_edges is not None and _close_fits(h_work, h_edges, gap):
+                h_work = h_edges
             occupancy = _occupancy(small, h_work, gap)
             quality = math.exp(-lattice.residual_mm / 4.0) * (
                 0.4 + 0.6 * len(inside) / max(1, int((occupancy > 0.5).sum()))
