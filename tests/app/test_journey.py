@@ -258,3 +258,17 @@ def test_solo_page_against_the_master(app):
         variant=Variant(players=1, star_cards_removed=False),
     )
     assert at.metric[0].value == f"{expected.player.total} : {expected.master.total} VP"
+    # saved as a solo game of the current game night, the Master in `extra`
+    from conftest import create_night
+
+    at.switch_page("ui/pages/setup.py").run()
+    create_night(at)
+    at.switch_page("ui/pages/solo.py").run()
+    at.button(key="solo_save").click().run()
+    no_errors(at)
+    from ui.backend import get_store
+
+    (game,) = get_store().list_games()
+    assert game.mode == "solo" and game.players[0].name == "Ann"
+    assert game.extra["master"]["cards"] == counts
+    assert game.extra["winner"] == expected.winner

@@ -162,3 +162,31 @@ def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
     assert len(list((pack / "examples" / fix).glob("*.png"))) == 1
     assert sum(1 for _ in (pack / "examples").rglob("*.png")) == corrected
     assert any(f"learned {corrected}" in s.value for s in at.success)
+
+
+@needs_reader
+@pytest.mark.slow
+def test_my_deck_page_enrols_one_image_per_face(app, tmp_path, monkeypatch):
+    from scoring.cards import FACE_LABELS
+    from ui.backend import png_bytes
+    from vision.synth.deck import render_face
+
+    pack = tmp_path / "my-deck"
+    monkeypatch.setenv("REPTILE_TANK_PACK", str(pack))
+    at = app
+    at.switch_page("ui/pages/deck.py").run()
+    no_errors(at)
+    faces = [
+        (f"{label}.png", png_bytes(render_face(label, px_per_mm=4.0)), "image/png")
+        for label in FACE_LABELS
+    ]
+    at.file_uploader(key="deck_files").set_value(faces[:-1]).run()
+    assert at.button(key="deck_build").disabled  # one face missing
+    at.file_uploader(key="deck_files").set_value([*faces, ("notes.png", faces[0][1], "image/png")])
+    at.run()
+    assert any("not named after a card id" in w.value for w in at.warning)
+    assert not at.button(key="deck_build").disabled
+    at.button(key="deck_build").click().run()
+    no_errors(at)
+    assert (pack / "pack.json").is_file()
+    assert sorted(p.stem for p in (pack / "faces").glob("*.png")) == sorted(FACE_LABELS)

@@ -53,7 +53,7 @@ def session_ui() -> None:
 
 def objectives_ui(rules) -> list[int]:
     """Optional objective cards: none, or exactly 2 chosen from the rules' list."""
-    use = st.toggle("Play with objective cards", key=KEY_USE_OBJECTIVES)
+    use = st.toggle("Play with objective cards", key=KEY_USE_OBJECTIVES, persist_state="session")
     if not use:
         return []
     numbers = sorted(rules.objectives)
@@ -63,6 +63,7 @@ def objectives_ui(rules) -> list[int]:
         format_func=lambda n: f"{n}: {rules.objectives[n].text} ({rules.objectives[n].vp} VP)",
         max_selections=2,
         key=KEY_OBJECTIVES,
+        persist_state="session",
     )
 
 
@@ -81,10 +82,12 @@ def setup_ui() -> None:
         key=KEY_PLAYERS,
         height=120,
         placeholder="Ann\nBen\nChloé",
+        persist_state="session",
     )
     st.toggle(
         "Star cards out (2–3 player variant: no Corn snake, Brown anole or Rock)",
         key=KEY_STAR_OUT,
+        persist_state="session",
     )
     objectives = objectives_ui(rules)
     if st.button("Start the game", type="primary", key=KEY_START):

@@ -79,7 +79,12 @@ def master_ui() -> tuple[dict[str, int], list[tuple[str, str]]]:
     grid = st.grid("auto", min_column_width=150, gap="small")
     for card in CARD_IDS:
         counts[card] = grid.number_input(
-            picker_text(card), min_value=0, max_value=9, step=1, key=count_key(card)
+            picker_text(card),
+            min_value=0,
+            max_value=9,
+            step=1,
+            key=count_key(card),
+            persist_state="session",
         )
     n_pairs = st.number_input(
         "Mixed Environment pairs drawn (leave 0 to let the app propose them)",
@@ -87,15 +92,24 @@ def master_ui() -> tuple[dict[str, int], list[tuple[str, str]]]:
         max_value=10,
         step=1,
         key=KEY_PAIRS,
+        persist_state="session",
     )
     pairs = []
     for i in range(int(n_pairs)):
         left, right = st.columns(2)
         a = left.selectbox(
-            f"Pair {i + 1}: first", DRY_LAND_IDS, format_func=full_name, key=f"solo_pair_{i}_a"
+            f"Pair {i + 1}: first",
+            DRY_LAND_IDS,
+            format_func=full_name,
+            key=f"solo_pair_{i}_a",
+            persist_state="session",
         )
         b = right.selectbox(
-            f"Pair {i + 1}: second", DRY_LAND_IDS, format_func=full_name, key=f"solo_pair_{i}_b"
+            f"Pair {i + 1}: second",
+            DRY_LAND_IDS,
+            format_func=full_name,
+            key=f"solo_pair_{i}_b",
+            persist_state="session",
         )
         pairs.append((a, b))
     return {k: int(v) for k, v in counts.items() if v}, pairs
@@ -105,21 +119,33 @@ def solo_ui() -> None:
     st.title("🧑‍🔬 Solo vs the Terrarium Master")
     flash_ui(st.session_state)
     rules = load_rules()
-    st.text_input("Your name", key=KEY_NAME, max_chars=S.MAX_NAME_LENGTH, placeholder="Ann")
-    st.toggle("Star cards out", key=KEY_STAR_OUT)
+    st.text_input(
+        "Your name",
+        key=KEY_NAME,
+        max_chars=S.MAX_NAME_LENGTH,
+        placeholder="Ann",
+        persist_state="session",
+    )
+    st.toggle("Star cards out", key=KEY_STAR_OUT, persist_state="session")
     objectives = st.multiselect(
         "Objective cards (pick 3, or none)",
         sorted(rules.objectives),
         format_func=lambda n: f"{n}: {rules.objectives[n].text} ({rules.objectives[n].vp} VP)",
         max_selections=3,
         key=KEY_OBJECTIVES,
+        persist_state="session",
     )
     st.subheader("Your terrarium")
     entry = board_ui()
     st.subheader("The Master's cards")
     counts, pairs = master_ui()
     level = st.segmented_control(
-        "Level", list(LEVELS), format_func=LEVELS.get, key=KEY_LEVEL, required=True
+        "Level",
+        list(LEVELS),
+        format_func=LEVELS.get,
+        key=KEY_LEVEL,
+        required=True,
+        persist_state="session",
     )
     if objectives and len(objectives) != 3:
         st.info("Solo uses 3 objective cards (or none).")
