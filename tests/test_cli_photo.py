@@ -195,3 +195,15 @@ def test_enroll_from_a_photo_of_the_layout(capsys, tmp_path):
     )
     assert code == 0
     assert json.loads(out)["board"] == truth_sample["board"]
+
+
+def test_crop_to_card_keeps_a_scan_and_cuts_a_photo():
+    from reptile_tank.commands.photo import crop_to_card
+    from vision.synth.deck import render_face
+
+    face = render_face("rosy_boa", px_per_mm=4.0)  # 252 x 352, the card's aspect: a scan
+    assert np.array_equal(crop_to_card(face), face)
+    canvas = np.full((600, 480, 3), (40, 90, 60), np.uint8)  # the card on a green table
+    canvas[120:472, 114:366] = face
+    cut = cv2.resize(crop_to_card(canvas), (252, 352), interpolation=cv2.INTER_AREA)
+    assert np.abs(cut.astype(int) - face).mean() < 12

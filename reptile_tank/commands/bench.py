@@ -35,6 +35,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--pack", default=None, help="deck pack folder (default: stand-in deck)")
     parser.add_argument("--limit", type=int, default=None, help="use the first N scenes only")
     parser.add_argument("--no-baseline", action="store_true", help="skip the classical baseline")
+    parser.add_argument(
+        "--oracle",
+        action="store_true",
+        help="also read every scene from its true grid corners (the classifier alone)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.set_defaults(func=run_bench)
 
@@ -163,14 +168,18 @@ def run_bench(args: argparse.Namespace) -> int:
         "baseline_card_errors_any_orientation": 0,
         "confusions": {},
         "failures": [],
+        "scenes_with_errors": [],
     }
     timings: dict[str, list[float]] = {}
     cpu_timings: dict[str, list[float]] = {}
     corner_errors = []
     sizes = []
+    oracle = {"cells": 0, "errors": 0, "boards_right": 0, "baseline_errors": 0, "confusions": {}}
     for image_path, truth in scenes:
         data = image_path.read_bytes()
         rows_true = truth["board"]["rows"]
+        if args.oracle:
+            _oracle_read(reader, baseline, data, truth, oracle)
         try:
             read = reader.read(data)
         except ValueError as error:
@@ -191,6 +200,16 @@ def run_bench(args: argparse.Namespace) -> int:
         corner_errors.append(_corner_error(read.fit.corners, truth["grid_corners"], read.scale))
         errors = _errors(read.rows, rows_true)
         errors_any = min(errors, _errors(_turned(read.rows), rows_true))
+        if errors:
+            stats["scenes_with_errors"].append(
+                {
+                    "image": image_path.name,
+                    "errors": errors,
+                    "corner_error_px": round(corner_errors[-1], 1),
+                    "grid": read.fit.method,
+                    "grid_quality": round(float(read.fit.quality), 3),
+                }
+            )
         stats["cells"] += ROWS * COLS
         stats["card_errors"] += errors
         stats["card_errors_any_orientation"] += errors_any
@@ -211,11 +230,44 @@ def run_bench(args: argparse.Namespace) -> int:
     report = _summarise(
         stats, timings, cpu_timings, corner_errors, sizes, baseline is not None, args
     )
+    if args.oracle:
+        cells = max(oracle["cells"], 1)
+        report["true_corners"] = {
+            "per_card_error_pct": round(100 * oracle["errors"] / cells, 3),
+            "whole_board_right_pct": round(100 * oracle["boards_right"] / max(len(scenes), 1), 2),
+            "confusions": oracle["confusions"],
+        }
+        if baseline is not None:
+            report["true_corners"]["baseline_per_card_error_pct"] = round(
+                100 * oracle["baseline_errors"] / cells, 3
+            )
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         print(format_report(report))
     return 0
+
+
+def _oracle_read(reader, baseline, data: bytes, truth: dict, oracle: dict) -> None:
+    """Read a scene from its true outer corners; count errors (any orientation) into ``oracle``."""
+    scale = reader.load(data).scale
+    corners = np.asarray(truth["grid_corners"], float) * scale
+    read = reader.read(data, corners=corners)
+    rows_true = truth["board"]["rows"]
+    errors = _errors(read.rows, rows_true)
+    oracle["cells"] += ROWS * COLS
+    oracle["errors"] += errors
+    oracle["boards_right"] += int(errors == 0)
+    for pr, tr in zip(read.rows, rows_true, strict=True):
+        for p, t in zip(pr, tr, strict=True):
+            if p != t:
+                key = f"{t}->{p}"
+                oracle["confusions"][key] = oracle["confusions"].get(key, 0) + 1
+    if baseline is not None:
+        base = baseline.classify(read.crops)
+        oracle["baseline_errors"] += min(
+            _errors(base, rows_true), _errors(_turned(base), rows_true)
+        )
 
 
 def _deck_faces(reader) -> dict[str, np.ndarray]:
@@ -250,6 +302,7 @@ def _summarise(stats, timings, cpu_timings, corner_errors, sizes, with_baseline,
         "p90_cpu_ms": {k: round(float(np.percentile(v, 90)), 2) for k, v in cpu_timings.items()},
         "median_wall_ms": {k: round(float(np.median(v)), 2) for k, v in timings.items()},
         "failures": stats["failures"],
+        "scenes_with_errors": stats["scenes_with_errors"],
         "threads": 1,
     }
     if with_baseline:
@@ -287,6 +340,15 @@ def format_report(report: dict) -> str:
     if report["confusions"]:
         top = list(report["confusions"].items())[:8]
         lines.append("Confusions (truth->read): " + ", ".join(f"{k} x{v}" for k, v in top))
+    if "true_corners" in report:
+        tc = report["true_corners"]
+        line = (
+            f"From true corners:          per-card error {tc['per_card_error_pct']:.3f} %, "
+            f"whole board right {tc['whole_board_right_pct']:.2f} %"
+        )
+        if "baseline_per_card_error_pct" in tc:
+            line += f" (baseline {tc['baseline_per_card_error_pct']:.3f} %)"
+        lines.append(line)
     for failure in report["failures"][:10]:
         lines.append(f"  grid not found: {failure}")
     return "\n".join(lines)

@@ -19,6 +19,8 @@ from scoring.cards import CARD_IDS, FACE_LABELS
 from scoring.rules import Rules, load_rules
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif")
+#: A card's width over its height (63 × 88 mm).
+CARD_ASPECT = 63.0 / 88.0
 
 
 class PhotoInputError(ValueError):
@@ -149,9 +151,11 @@ def run_score(args: argparse.Namespace) -> int:
 def crop_to_card(image_rgb: np.ndarray) -> np.ndarray:
     """Cut the card out of a photo or scan of one card, upright and portrait.
 
-    The largest convex four-sided outline covering 15–98 % of the image is taken as the card and
-    warped to a 63 × 88 mm portrait rectangle; without one the whole image is used (a scan
-    cropped to the card). Landscape results are turned 90° clockwise.
+    An image with the card's own aspect (63 × 88 mm, within 3 %) is taken as already cropped (a
+    scan or an exported face). Otherwise the largest convex four-sided outline with a card-like
+    aspect covering 15–98 % of the image is taken as the card and warped to a 63 × 88 mm
+    portrait rectangle; without one the whole image is used. Landscape results are turned 90°
+    clockwise.
 
     Parameters
     ----------
@@ -162,7 +166,10 @@ def crop_to_card(image_rgb: np.ndarray) -> np.ndarray:
     (H', W', 3) uint8 RGB, portrait
     """
     h, w = image_rgb.shape[:2]
-    quad = _largest_card_quad(image_rgb)
+    aspect = min(h, w) / max(h, w)
+    quad = None
+    if abs(aspect - CARD_ASPECT) > 0.03 * CARD_ASPECT:
+        quad = _largest_card_quad(image_rgb)
     if quad is not None:
         from vision.geometry import order_quad_clockwise
 
@@ -178,6 +185,17 @@ def crop_to_card(image_rgb: np.ndarray) -> np.ndarray:
     if w > h:
         image_rgb = np.ascontiguousarray(np.rot90(image_rgb, k=-1))
     return image_rgb
+
+
+def _card_like(quad: np.ndarray) -> bool:
+    """Whether a quad's mean side lengths have roughly a card's aspect (perspective allowed)."""
+    from vision.geometry import order_quad_clockwise
+
+    q = order_quad_clockwise(quad)
+    a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
+    b = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    ratio = min(a, b) / max(a, b, 1e-9)
+    return 0.55 <= ratio <= 0.85
 
 
 def _largest_card_quad(image_rgb: np.ndarray) -> np.ndarray | None:
@@ -197,7 +215,7 @@ def _largest_card_quad(image_rgb: np.ndarray) -> np.ndarray | None:
             if not (0.15 * area <= a <= 0.98 * area) or a <= best_area:
                 continue
             approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
-            if len(approx) == 4:
+            if len(approx) == 4 and _card_like(approx.reshape(4, 2).astype(np.float64)):
                 best, best_area = approx.reshape(4, 2) / factor, a
     return best
 
