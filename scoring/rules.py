@@ -617,8 +617,10 @@ def _build_objectives(read: _Reader, table: Any, masks, categories, cards) -> di
             read.choice(entry, "line", ("row", "column"), path)
         if "direction" in params:
             read.choice(entry, "direction", ("down_right", "up_right"), path)
+        if "categories" in params:
+            read.get(entry, "categories", list, path)
         for cat in params.get("categories", []):
-            if cat not in categories:
+            if not isinstance(cat, str) or cat not in categories:
                 raise read.sources.error(path + ("categories",), f"unknown category {cat!r}")
         objectives[int(key)] = Objective(
             number=int(key),
