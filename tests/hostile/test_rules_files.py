@@ -54,6 +54,12 @@ BAD_FILES = [
         ["cards.brown_anole.categories", "line 2"],
     ),
     (
+        "objective_category_is_an_array",
+        '[objectives.3]\ncategories = [["lizard"]]\n',
+        ["objectives.3.categories", "line 2"],
+    ),
+    ("objective_categories_is_a_number", "[objectives.3]\ncategories = 5\n", ["line 2"]),
+    (
         "missing_count_of_new_tier",
         "[cards.dubia_roach.tiers.swarm]\nvp = 9\n",
         ["cards.dubia_roach.tiers.swarm", "count", "line 1"],
