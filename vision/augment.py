@@ -116,11 +116,13 @@ def _photometric(rng: np.random.Generator, image: np.ndarray, strength: float) -
         soft = rng.uniform(1, 0.3 * width)
         mask = 1 / (1 + np.exp(-(d - edge) / soft))
         out = out * (1 - rng.uniform(0.2, 0.55) * mask[..., None])
-    if rng.random() < 0.35 * strength:  # glare: a bright soft ellipse
+    if rng.random() < 0.45 * strength:  # glare: a bright soft ellipse, up to a wash-out
         cx, cy = rng.uniform(0, width), rng.uniform(0, height)
-        sx, sy = rng.uniform(0.1, 0.5) * width, rng.uniform(0.1, 0.5) * height
+        sx, sy = rng.uniform(0.1, 0.8) * width, rng.uniform(0.1, 0.8) * height
         blob = np.exp(-(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2))
-        out = out + rng.uniform(40, 160) * blob[..., None]
+        out = out + rng.uniform(40, 255) * blob[..., None]
+    if rng.random() < 0.1 * strength:  # over-exposure
+        out = out * rng.uniform(1.2, 1.7)
     if rng.random() < 0.3:
         gamma = rng.uniform(0.7, 1.4)
         out = 255 * (np.clip(out, 0, 255) / 255) ** gamma

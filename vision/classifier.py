@@ -23,6 +23,9 @@ from scoring.cards import COLS, EMPTY, ROWS, WATER
 
 #: The shipped embedder; its metadata file has the same stem and a ``.json`` suffix.
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "card_embedder.onnx"
+#: How much the grid finder's occupancy evidence moves the ``empty`` score (cosine units): the
+#: score gets ``OCCUPANCY_WEIGHT * (0.5 - occupancy)``, so only close calls can change.
+OCCUPANCY_WEIGHT = 0.2
 #: Star cards: removed in 2–3 player games (and optionally in solo).
 STAR_CARDS = ("corn_snake", "brown_anole", "rock")
 
@@ -260,6 +263,7 @@ def classify_cells(
     *,
     copies: Mapping[str, int] | None = None,
     star_cards_removed: bool = False,
+    occupancy: np.ndarray | None = None,
     top_k: int = 3,
 ) -> CellReads:
     """Name every cell of a rectified board.
@@ -276,6 +280,9 @@ def classify_cells(
         omitted. ``water`` and ``empty`` are never limited.
     star_cards_removed : bool
         The star cards (corn snake, brown anole, rock) are out of the game (2–3 players).
+    occupancy : (4, 5) float in 0..1, optional
+        The grid finder's evidence that a card lies in each cell (``GridFit.occupancy``); it
+        nudges the ``empty`` score by :data:`OCCUPANCY_WEIGHT` ``* (0.5 - occupancy)``.
     top_k : int
         How many labels to keep per cell in :attr:`CellRead.top`.
 
@@ -290,6 +297,11 @@ def classify_cells(
     flat = crops.reshape((ROWS * COLS,) + crops.shape[2:])
     embeddings = embedder.embed(flat)
     rotation_scores = gallery.rotation_scores(embeddings)  # (20, L, 4)
+    if occupancy is not None and EMPTY in gallery.labels:
+        evidence = np.asarray(occupancy, np.float32).reshape(ROWS * COLS)
+        rotation_scores[:, gallery.labels.index(EMPTY), :] += (
+            OCCUPANCY_WEIGHT * (0.5 - evidence)[:, None]
+        )
     label_scores = rotation_scores.max(axis=2)
     labels = gallery.labels
     capacity = dict(copies or {})

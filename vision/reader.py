@@ -149,6 +149,8 @@ class TerrariumReader:
             self.gallery = load_gallery(None, self.embedder)
         self.copies = dict(copies) if copies is not None else None
         self.max_side = max_side
+        #: Let the grid finder's occupancy evidence nudge ``empty`` (see ``OCCUPANCY_WEIGHT``).
+        self.use_occupancy = True
         width, height = self.embedder.input_size
         self.cell_size = (width * RECTIFY_OVERSAMPLE, height * RECTIFY_OVERSAMPLE)
 
@@ -217,6 +219,7 @@ class TerrariumReader:
             self.gallery,
             copies=self.copies,
             star_cards_removed=star_cards_removed,
+            occupancy=fit.occupancy if self.use_occupancy else None,
         )
         clock.mark("classify")
         orientation = vote_orientation(reads)
