@@ -756,6 +756,10 @@ def _colour_bins(rgb: np.ndarray, shift: int) -> np.ndarray:
     return (q[..., 0] << 6) | (q[..., 1] << 3) | q[..., 2]
 
 
+#: A cell whose interior has this many times the table's mean gradient holds a card.
+_EDGE_RATIO = 3.0
+
+
 def _cell_regions(view: np.ndarray, x0: float, y0: float) -> list[np.ndarray]:
     """A cell's interior (8 mm inset) and its frame strip (1-4 mm inside the outline)."""
     x1, y1 = x0 + CARD_W_MM, y0 + CARD_H_MM
@@ -781,7 +785,8 @@ def _occupancy(
     The table is learnt from a band around every cell asked about: a coarse colour
     histogram (two bin grids offset by half a bin, so a colour near a bin edge is not
     missed). A cell is empty when most of its interior and most of its frame strip (where a
-    card's border lies) show colours the table shows. A card
+    card's border lies) show colours the table shows, unless its interior has several times
+    the table's edge density (a pale card on a pale table still has print on it). A card
     quad detected in the cell is not used: an empty cell surrounded by cards looks like a
     card-shaped hole.
 
@@ -804,6 +809,10 @@ def _occupancy(
     ring[4:-4, 4:-4] = True
     ring[m - 4 : -(m - 4), m - 4 : -(m - 4)] = False
     table = view[ring]
+    gray = cv2.cvtColor(view, cv2.COLOR_RGB2GRAY)
+    grad = cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 1, 0)).astype(np.float32)
+    grad += cv2.convertScaleAbs(cv2.Sobel(gray, cv2.CV_16S, 0, 1))
+    table_edges = float(grad[ring].mean()) + 2.0
     seen = []
     for shift in (0, 16):
         counts = np.bincount(_colour_bins(table, shift), minlength=512)
@@ -823,7 +832,13 @@ def _occupancy(
             table_like = seen[0][_colour_bins(pixels, 0)] | seen[1][_colour_bins(pixels, 16)]
             fractions.append(float(table_like.mean()))
         fraction = min(fractions) if fractions else 1.0
-        scores[(r, c)] = float(np.clip(0.5 + (0.7 - fraction) / 0.4, 0.0, 1.0))
+        colour_score = 0.5 + (0.7 - fraction) / 0.4
+        interior = grad[
+            round(y0 + 8) : round(y0 + CARD_H_MM - 8), round(x0 + 8) : round(x0 + CARD_W_MM - 8)
+        ]
+        edge_ratio = float(interior.mean()) / table_edges if interior.size else 0.0
+        edge_score = 0.5 + (edge_ratio - _EDGE_RATIO) / 2.0
+        scores[(r, c)] = float(np.clip(max(colour_score, edge_score), 0.0, 1.0))
     if not full_board:
         return scores  # type: ignore[return-value]
     out = np.zeros((ROWS, COLS))
