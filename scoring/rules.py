@@ -257,6 +257,9 @@ class _Sources:
 
     def error(self, path: tuple[str, ...], message: str) -> RulesError:
         dotted = ".".join(path)
+        # A quoted TOML key may hold "\n" or other control characters: keep the message one line.
+        dotted = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in dotted)
+        message = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
         return RulesError(f"rules: {dotted}: {message} ({self.where(path)})")
 
 
