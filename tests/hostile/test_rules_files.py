@@ -59,6 +59,7 @@ BAD_FILES = [
         ["objectives.3.categories", "line 2"],
     ),
     ("objective_categories_is_a_number", "[objectives.3]\ncategories = 5\n", ["line 2"]),
+    ("key_with_newline", '[objectives.3]\n"a\\nb" = 4\n', ["objectives.3.a\\nb", "line"]),
     (
         "missing_count_of_new_tier",
         "[cards.dubia_roach.tiers.swarm]\nvp = 9\n",
