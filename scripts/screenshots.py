@@ -155,7 +155,12 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     button(page, "check_pick_water").click()
     wait_idle(page)
     goto_page(page, "Score pad")
-    page.locator('[data-testid="stExpander"] summary', has_text="Turtles").first.click()
+    summaries = page.locator('[data-testid="stExpander"] summary')
+    texts = summaries.all_inner_texts()
+    vps = [
+        int(re.search(r"(\d+) VP", t).group(1)) if re.search(r"(\d+) VP", t) else -1 for t in texts
+    ]
+    summaries.nth(vps.index(max(vps))).click()  # open the column with the most points
     shoot(page, out, "4-score-pad", width)
     goto_page(page, "Confirm & save")
     shoot(page, out, "5-confirm", width)
@@ -164,6 +169,15 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     goto_page(page, "Leaderboard")
     shoot(page, out, "6-leaderboard", width)
     goto_page(page, "Solo vs the Master")
+    page.locator(".st-key-solo_name input").fill("Ann")
+    page.locator(".st-key-solo_photo input[type=file]").set_input_files(str(SAMPLE))
+    wait_idle(page)
+    master = {"corn_snake": 3, "three_toed_box_turtle": 3, "golden_pothos": 2, "rock": 1}
+    for card, count in master.items():
+        field = page.locator(f".st-key-solo_count_{card} input")
+        field.fill(str(count))
+        field.press("Enter")
+        wait_idle(page)
     shoot(page, out, "7-solo", width)
     goto_page(page, "Rules")
     page.locator('[data-testid="stExpander"] summary').nth(8).click()

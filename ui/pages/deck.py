@@ -38,9 +38,9 @@ def deck_ui() -> None:
     for problem in problems:
         st.warning(problem)
     missing = [label for label in FACE_LABELS if label not in faces]
-    grid = st.columns(4)
-    for i, label in enumerate(FACE_LABELS):
-        with grid[i % 4]:
+    grid = st.grid("auto", min_column_width=84, gap="small")
+    for label in FACE_LABELS:
+        with grid.cell():
             if label in faces:
                 st.image(faces[label], caption=f"✓ {full_name(label)}", width="stretch")
             else:

@@ -144,9 +144,13 @@ def solo_ui() -> None:
         list(LEVELS),
         format_func=LEVELS.get,
         key=KEY_LEVEL,
+        default="normal",
         required=True,
         persist_state="session",
     )
+    if all(label == "empty" for row in entry.rows for label in row):
+        st.info("Enter your terrarium (photo or taps) and the Master's cards to see the score.")
+        return
     if objectives and len(objectives) != 3:
         st.info("Solo uses 3 objective cards (or none).")
         return
