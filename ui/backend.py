@@ -284,13 +284,26 @@ def read_photo_cached(
     )
 
 
-@st.cache_data(show_spinner=False)
 def face_thumbnail(label: str) -> bytes | None:
-    """PNG thumbnail (about 100 x 140 px) of a stand-in deck face; ``None`` for ``empty``."""
+    """PNG thumbnail (about 100 x 140 px) of a face for the label picker; ``None`` for ``empty``.
+
+    The user's enrolled deck shows its own faces; otherwise the stand-in deck's are drawn.
+    """
+    pack = pack_dir()
+    face = pack / "faces" / f"{label}.png" if pack is not None else None
+    return _face_thumbnail(label, str(face) if face is not None and face.is_file() else None)
+
+
+@st.cache_data(show_spinner=False)
+def _face_thumbnail(label: str, face_path: str | None) -> bytes | None:
     from scoring.cards import FACE_LABELS
 
     if label not in FACE_LABELS:
         return None
+    if face_path is not None:
+        image = Image.open(face_path).convert("RGB")
+        image.thumbnail((100, 140))
+        return png_bytes(np.asarray(image))
     from vision.synth.deck import render_face
 
     return png_bytes(render_face(label, px_per_mm=1.6))
