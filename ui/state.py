@@ -30,6 +30,7 @@ FLASH = "rt_flash"
 LAST_PHOTO = "rt_last_photo"
 PENDING = "rt_pending_corners"
 SOLO_ENTRY = "rt_solo_entry"
+SEEN_FILES = "rt_seen_files"
 
 #: Cells whose read confidence (the classifier's margin to the runner-up label, as in
 #: ``vision.reader.BoardRead.low_confidence``) is below this are highlighted for checking.

@@ -190,3 +190,23 @@ def test_my_deck_page_enrols_one_image_per_face(app, tmp_path, monkeypatch):
     no_errors(at)
     assert (pack / "pack.json").is_file()
     assert sorted(p.stem for p in (pack / "faces").glob("*.png")) == sorted(FACE_LABELS)
+
+
+@needs_reader
+@pytest.mark.slow
+def test_sample_photo_is_not_overridden_by_a_kept_upload(app):
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    at.file_uploader(key="photo_upload_Ann").upload("table.jpg", plain_table_photo(), "image/jpeg")
+    at.run()
+    assert waits_for_corners(at)
+    at.button(key="photo_sample").click().run()
+    no_errors(at)
+    assert at.session_state["rt_entries"]["Ann"].source == "photo"
+    at.run()  # the upload is still in its widget: it must not replace the sample's read
+    assert at.session_state["rt_entries"]["Ann"].source == "photo"
+    assert not waits_for_corners(at)
+
+
+def waits_for_corners(at) -> bool:
+    return "Ann" in at.session_state["rt_pending_corners"]

@@ -21,6 +21,17 @@ KEY_MANUAL = "photo_manual"
 PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
 
 
+def fresh_file(uploaded, widget_key: str) -> bytes | None:
+    """The bytes of ``uploaded`` the first time this file shows up in the widget, else None."""
+    if uploaded is None:
+        return None
+    seen = st.session_state.setdefault(S.SEEN_FILES, {})
+    if seen.get(widget_key) == uploaded.file_id:
+        return None
+    seen[widget_key] = uploaded.file_id
+    return uploaded.getvalue()
+
+
 def no_grid_message(reason: str) -> str:
     """The reader's reason, as one sentence that starts by saying what happened."""
     reason = reason.strip()
@@ -76,10 +87,10 @@ def photo_ui() -> None:
     photo = None
     if use_sample and samples:
         photo = samples[0].read_bytes()
-    elif upload is not None:
-        photo = upload.getvalue()
-    elif shot is not None:
-        photo = shot.getvalue()
+    else:  # only a newly uploaded or taken photo counts: a kept upload must not win again
+        photo = fresh_file(upload, f"{KEY_UPLOAD}_{player}") or fresh_file(
+            shot, f"{KEY_CAMERA}_{player}"
+        )
     if photo is not None and S.photo_is_new(st.session_state, player, photo):
         take_read(player, photo)
     pending = S.pending_corners(st.session_state, player)

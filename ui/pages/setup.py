@@ -106,7 +106,13 @@ def setup_ui() -> None:
                 star_cards_out=st.session_state[KEY_STAR_OUT],
                 objectives=objectives,
             )
-            st.session_state[S.FLASH] = f"Game started with {len(players)} players."
+            note = ""
+            if len(players) in (2, 3) and not st.session_state[KEY_STAR_OUT]:
+                note = (
+                    " The rulebook takes the star cards out with 2–3 players: "
+                    "switch it on if you did."
+                )
+            st.session_state[S.FLASH] = f"Game started with {len(players)} players.{note}"
             st.rerun()
     if st.session_state[S.PLAYERS]:
         st.subheader("This game")
