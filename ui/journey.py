@@ -159,6 +159,27 @@ def standings_rows(standings: Sequence[Any]) -> list[dict[str, Any]]:
     ]
 
 
+def solo_standings_rows(games: Sequence[Any]) -> list[dict[str, Any]]:
+    """Solo games (``GameRecord``, mode ``solo``) per player: games, wins against the Master,
+    average and best VP; most wins first, then best average."""
+    table: dict[str, dict[str, Any]] = {}
+    for game in games:
+        line = game.players[0]
+        row = table.setdefault(
+            line.name,
+            {"Player": line.name, "Games": 0, "Beat the Master": 0, "_total": 0, "Best": 0},
+        )
+        row["Games"] += 1
+        row["Beat the Master"] += int(game.extra.get("winner") == "player")
+        row["_total"] += int(line.total)
+        row["Best"] = max(row["Best"], int(line.total))
+    rows = []
+    for row in table.values():
+        total = row.pop("_total")
+        rows.append({**row, "Average VP": round(total / row["Games"], 1)})
+    return sorted(rows, key=lambda r: (-r["Beat the Master"], -r["Average VP"], r["Player"]))
+
+
 def game_rows(games: Sequence[Any]) -> list[dict[str, Any]]:
     """Saved games (``GameRecord``) as table rows: when, mode, who won, every player's total."""
     out = []

@@ -272,3 +272,11 @@ def test_solo_page_against_the_master(app):
     assert game.mode == "solo" and game.players[0].name == "Ann"
     assert game.extra["master"]["cards"] == counts
     assert game.extra["winner"] == expected.winner
+    # the leaderboard keeps solo games apart from table games
+    at.switch_page("ui/pages/leaderboard.py").run()
+    no_errors(at)
+    assert any("No confirmed games of this kind" in i.value for i in at.info)
+    at.segmented_control(key="lb_kind").set_value("solo").run()
+    solo = frame(at, "Beat the Master")
+    assert solo["Player"].tolist() == ["Ann"]
+    assert solo["Beat the Master"].tolist() == [int(expected.winner == "player")]

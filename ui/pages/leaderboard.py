@@ -9,7 +9,7 @@ import streamlit as st
 
 from ui import state as S
 from ui.backend import get_store
-from ui.journey import game_rows, standings_rows
+from ui.journey import game_rows, solo_standings_rows, standings_rows
 from ui.widgets import flash_ui
 
 KEY_SCOPE = "lb_scope"
@@ -19,6 +19,8 @@ KEY_DELETE_GAME = "lb_delete_game"
 KEY_DELETE_SURE = "lb_delete_sure"
 
 ALL_TIME = "all"
+KEY_KIND = "lb_kind"
+KINDS = {"multi": "Table games", "solo": "Solo vs the Master"}
 
 
 def scope_ui(store) -> int | None:
@@ -38,11 +40,24 @@ def scope_ui(store) -> int | None:
 
 
 def standings_ui(store, session_id: int | None) -> None:
-    standings = store.leaderboard(session_id)
-    if not standings:
-        st.info("No confirmed games yet.")
+    """Table games: wins (ties for first all win), totals, averages. Solo: games against the
+    Terrarium Master, how many were won, averages."""
+    kind = st.segmented_control(
+        "Games",
+        list(KINDS),
+        format_func=KINDS.get,
+        key=KEY_KIND,
+        default="multi",
+        required=True,
+        persist_state="session",
+    )
+    if kind == "solo":
+        rows = solo_standings_rows([g for g in store.list_games(session_id) if g.mode == "solo"])
+    else:
+        rows = standings_rows(store.leaderboard(session_id, mode="multi"))
+    if not rows:
+        st.info("No confirmed games of this kind yet.")
         return
-    rows = standings_rows(standings)
     # A plain table: a handful of rows, readable on a phone and by screen readers.
     st.table(
         [{**row, "Average VP": f"{row['Average VP']:.1f}"} for row in rows],
