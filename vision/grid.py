@@ -658,17 +658,25 @@ def _refine_lattice(
     h: np.ndarray, quads: np.ndarray, row: np.ndarray, col: np.ndarray
 ) -> _Lattice | None:
     """Re-fit the homography and the gaps to all corners of the inlier cards."""
-    # one quad per cell: the one closest to card size under the hypothesis
+    # image corners in the board's TL, TR, BR, BL order (projected quads are near-upright)
+    projected = apply_homography(h, quads)  # (N, 4, 2)
+    total = projected.sum(axis=2)
+    diff = projected[..., 0] - projected[..., 1]
+    order = np.stack([total.argmin(1), diff.argmax(1), total.argmax(1), diff.argmin(1)], axis=1)
+    ordered = np.take_along_axis(quads, order[..., None], axis=1)
+    x, y = ordered[..., 0], ordered[..., 1]
+    areas = 0.5 * np.abs(np.sum(x * np.roll(y, -1, 1) - y * np.roll(x, -1, 1), axis=1))
+    # one quad per cell: the largest (an inner panel is smaller than its card)
     chosen: dict[tuple[int, int], np.ndarray] = {}
-    for quad, r, c in zip(quads, row.tolist(), col.tolist(), strict=True):
-        projected = apply_homography(h, quad)
-        ordered = order_quad_clockwise(projected)
-        # keep image corners in the board's TL, TR, BR, BL order
-        index = [int(np.argmin(np.linalg.norm(projected - p, axis=1))) for p in ordered]
-        image_quad = quad[index]
-        key = (r, c)
-        if key not in chosen or quad_area(image_quad) > quad_area(chosen[key]):
-            chosen[key] = image_quad
+    best_area: dict[tuple[int, int], float] = {}
+    for i, key in enumerate(zip(row.tolist(), col.tolist(), strict=True)):
+        if len(set(order[i].tolist())) < 4:
+            continue
+        if key not in chosen or areas[i] > best_area[key]:
+            chosen[key] = ordered[i]
+            best_area[key] = float(areas[i])
+    if not chosen:
+        return None
     r0 = min(r for r, _ in chosen)
     c0 = min(c for _, c in chosen)
     cells = {(r - r0, c - c0): q for (r, c), q in chosen.items()}
