@@ -592,7 +592,7 @@ def _find_lattice(quads: list[np.ndarray], shape: tuple[int, ...]) -> _Lattice |
         ):
             continue
         seen.append((members, axis))
-        if len(seen) > 5 or score < 3:
+        if len(seen) > 3 or score < 3:
             break
         lattice = _refine_lattice(h, stack[ok], row[ok], col[ok])
         for _ in range(2):
