@@ -3,7 +3,7 @@ leaderboard (with a temporary SQLite database from the environment)."""
 
 from __future__ import annotations
 
-from conftest import FULL_BOARD, SECOND_BOARD, enter_by_hand, frame, no_errors, start_game
+from app_helpers import FULL_BOARD, SECOND_BOARD, enter_by_hand, frame, no_errors, start_game
 
 from leaderboard.store import Store
 from scoring.board import Board
@@ -24,7 +24,7 @@ def engine_total(rows, players=2, objectives=()):
 
 def test_setup_refuses_bad_player_lists(app):
     at = app
-    from conftest import create_night
+    from app_helpers import create_night
 
     create_night(at)
     for text, message in [
@@ -41,7 +41,7 @@ def test_setup_refuses_bad_player_lists(app):
 
 def test_setup_with_objectives_and_variant(app):
     at = app
-    from conftest import create_night
+    from app_helpers import create_night
 
     create_night(at)
     at.text_area(key="setup_players").input("Ann\nBen\nCara")
@@ -259,7 +259,7 @@ def test_solo_page_against_the_master(app):
     )
     assert at.metric[0].value == f"{expected.player.total} : {expected.master.total} VP"
     # saved as a solo game of the current game night, the Master in `extra`
-    from conftest import create_night
+    from app_helpers import create_night
 
     at.switch_page("ui/pages/setup.py").run()
     create_night(at)

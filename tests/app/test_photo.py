@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import no_errors, start_game
+from app_helpers import no_errors, start_game
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +65,7 @@ def test_upload_reads_the_board_and_a_fix_sticks(app):
 def test_camera_photo_is_saved_with_its_hash_and_thumbnail(app, app_env):
     import hashlib
 
-    from conftest import SECOND_BOARD, enter_by_hand
+    from app_helpers import SECOND_BOARD, enter_by_hand
 
     from leaderboard.store import Store
 
@@ -128,7 +128,7 @@ def test_unusable_file_is_refused_with_a_message(app):
 @needs_reader
 @pytest.mark.slow
 def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
-    from conftest import SECOND_BOARD, enter_by_hand
+    from app_helpers import SECOND_BOARD, enter_by_hand
 
     from scoring.cards import FACE_LABELS
     from ui.backend import enroll_deck

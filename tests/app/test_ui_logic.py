@@ -7,7 +7,7 @@ import io
 
 import numpy as np
 import pytest
-from conftest import FULL_BOARD
+from app_helpers import FULL_BOARD
 from PIL import Image
 
 from scoring.board import Board
