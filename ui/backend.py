@@ -72,12 +72,21 @@ def get_store() -> Any:
 def load_rules() -> Any:
     """The rules in force: the defaults, with the user's rules file merged on when it exists.
 
-    Read on every run (a small TOML file) so an edit on the Rules page applies at once.
+    Read on every run (a small TOML file) so an edit on the Rules page applies at once. A rules
+    file that cannot be used is ignored with a warning on the page (the defaults apply), so a
+    bad edit never locks the players out of scoring; the Rules page offers the reset.
     """
+    from scoring.rules import RulesError
     from scoring.rules import load_rules as _load
 
     path = rules_path()
-    return _load(path if path.is_file() else None)
+    if not path.is_file():
+        return _load()
+    try:
+        return _load(path)
+    except (RulesError, OSError, UnicodeDecodeError) as error:
+        st.warning(f"Your rules file is ignored, the default rules apply: {error}")
+        return _load()
 
 
 def rules_fingerprint() -> tuple[str, str]:

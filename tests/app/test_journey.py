@@ -234,6 +234,22 @@ def test_rules_page_edits_and_resets_values(app, tmp_path):
     assert at.number_input(key=key).value == 12
 
 
+def test_a_broken_rules_file_warns_and_scores_with_the_defaults(app, tmp_path):
+    rules_file = tmp_path / "home" / "rules.toml"
+    rules_file.parent.mkdir(parents=True, exist_ok=True)
+    rules_file.write_text("[cards.rock.tiers.basic]\nvp = -3\n")
+    at = start_game(app)
+    enter_by_hand(at, "Ann", FULL_BOARD)
+    assert any("rules file is ignored" in w.value for w in at.warning)
+    assert at.metric[0].value == f"{engine_total(FULL_BOARD)} VP"
+    at.switch_page("ui/pages/rules.py").run()
+    assert not at.exception
+    at.button(key="rules_reset").click().run()
+    no_errors(at)
+    assert not rules_file.exists()
+    assert not any("rules file is ignored" in w.value for w in at.warning)
+
+
 def test_solo_page_against_the_master(app):
     from scoring.solo import score_solo
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring.rules import RulesError
 from scoring.rules import load_rules as load_default_rules
 from ui import rules_file
 from ui.backend import load_rules, rules_path
@@ -30,11 +29,7 @@ def objective_key(number: int) -> str:
 def rules_ui() -> None:
     st.title("📜 Rules")
     flash_ui(st.session_state)
-    try:
-        rules = load_rules()
-    except (RulesError, OSError) as error:
-        st.error(f"Your rules file cannot be used ({error}); the defaults apply until you reset.")
-        rules = load_default_rules()
+    rules = load_rules()  # warns and falls back to the defaults if the user's file is broken
     defaults = load_default_rules()
     path = rules_path()
     st.caption(
