@@ -73,6 +73,7 @@ def run(data: Path, gallery: Path | None, limit: int | None) -> dict:
             "mid_cells": 0,
             "mid_cells_ok": 0,
             "times": [],
+            "cpu_times": [],
         }
         for name in ("find_grid", "baseline")
     }
@@ -81,6 +82,7 @@ def run(data: Path, gallery: Path | None, limit: int | None) -> dict:
         data_bytes = path.with_suffix(".jpg").read_bytes()
         for name, finder in (("find_grid", find_grid), ("baseline", baseline)):
             start = time.perf_counter()
+            cpu_start = time.process_time()
             loaded = load_image(data_bytes)
             try:
                 fit = finder(loaded.rgb)
@@ -90,6 +92,7 @@ def run(data: Path, gallery: Path | None, limit: int | None) -> dict:
             else:
                 missed = ""
             stats[name]["times"].append(time.perf_counter() - start)
+            stats[name]["cpu_times"].append(time.process_time() - cpu_start)
             gt = np.asarray(truth["grid_corners"], float) * loaded.scale
             err = corner_error(fit.corners, gt) if fit is not None and not missed else math.inf
             if not missed and err < 0.25:
@@ -118,7 +121,7 @@ def run(data: Path, gallery: Path | None, limit: int | None) -> dict:
                 )
                 out = gallery / f"{path.stem}.png"
                 cv2.imwrite(str(out), cv2.cvtColor(shown, cv2.COLOR_RGB2BGR))
-    report = {"scenes": len(truths)}
+    report = {"scenes": len(truths), "load_average": os.getloadavg()}
     for name, s in stats.items():
         n = max(1, len(truths))
         report[name] = {
@@ -134,6 +137,7 @@ def run(data: Path, gallery: Path | None, limit: int | None) -> dict:
             if s["mid_cells"]
             else None,
             "median_ms": 1000.0 * float(np.median(s["times"])) if s["times"] else None,
+            "median_cpu_ms": 1000.0 * float(np.median(s["cpu_times"])) if s["cpu_times"] else None,
         }
     return report
 
