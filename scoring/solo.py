@@ -58,7 +58,7 @@ class SoloResult:
         }
 
 
-def _validate_counts(master_cards: Mapping[str, int]) -> dict[str, int]:
+def _validate_counts(master_cards: Mapping[str, int], rules: Rules) -> dict[str, int]:
     if not isinstance(master_cards, Mapping):
         raise SoloError("the Master's cards must be an object of card id -> count")
     counts = {}
@@ -67,6 +67,13 @@ def _validate_counts(master_cards: Mapping[str, int]) -> dict[str, int]:
             raise SoloError(f"master cards: unknown card id {card_id!r}")
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise SoloError(f"master cards: {card_id} count must be a non-negative integer")
+        if n > rules.cards[card_id].copies:
+            # The deck bounds the count; without it a huge count makes the grouping search
+            # recurse or loop without bound.
+            raise SoloError(
+                f"master cards: {card_id} count {n} is more than the deck's "
+                f"{rules.cards[card_id].copies} copies"
+            )
         if n:
             counts[card_id] = n
     return counts
@@ -205,7 +212,7 @@ def score_master(
     """
     if level not in rules.solo.levels:
         raise SoloError(f"unknown level {level!r} (expected {', '.join(rules.solo.levels)})")
-    counts = _validate_counts(master_cards)
+    counts = _validate_counts(master_cards, rules)
     given = _check_pairs(pairs, counts)
     how = rules.solo.levels[level]
     solo = rules.solo
@@ -351,7 +358,7 @@ def score_solo(
         The player's roach majority is judged against the Master (ties count for the player,
         as in the multi-player rule); the Master's extra 12 needs strictly more roaches.
     """
-    counts = _validate_counts(master_cards)
+    counts = _validate_counts(master_cards, rules)
     variant = variant or Variant(players=1)
     player_roaches = board.count("dubia_roach")
     master_roaches = counts.get("dubia_roach", 0)

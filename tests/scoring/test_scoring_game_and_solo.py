@@ -230,3 +230,9 @@ def test_board_json_round_trip():
     board = make_board(MICHAEL)
     assert Board.from_json(board.to_json()) == board
     assert board[(3, 4)] == "dubia_roach" and board.count("common_box_turtle") == 5
+
+
+@pytest.mark.parametrize("count", [10, 500, 10**18])
+def test_solo_refuses_master_counts_above_the_deck(count, rules):
+    with pytest.raises(SoloError, match="more than the deck's 9 copies"):
+        score_solo(Board.empty(), {"rock": count}, rules)
