@@ -893,6 +893,64 @@ def _lattice_evidence(gray: np.ndarray, oriented: np.ndarray) -> tuple[float, tu
     return best_total / 2.0, (best_gap[0], best_gap[1])
 
 
+#: Internal card boundaries (between neighbouring cells) must show an edge on at least this
+#: fraction of them for a quad split into 5x4 cells to be a grid of cards (one card's art panel
+#: scores ~0.15, touching-card grids >= 0.8; two empty neighbours share no edge).
+_MIN_BOUNDARY_FRACTION = 0.5
+#: An internal boundary "shows an edge" when its median cross-profile peak is this many times
+#: the board's median gradient.
+_BOUNDARY_EDGE_RATIO = 3.0
+
+
+def _internal_boundary_fraction(
+    gray: np.ndarray, corners: np.ndarray, gap: tuple[float, float]
+) -> float:
+    """Fraction of the 31 internal card boundaries of a 5x4 split that show a clear edge.
+
+    Parameters
+    ----------
+    gray : np.ndarray
+        ``(H, W)`` uint8 working copy.
+    corners : np.ndarray
+        ``(4, 2)`` outer corners TL, TR, BR, BL (the 5-card side first) in ``gray`` pixels.
+    gap : tuple of float
+        ``(gx, gy)`` in mm.
+
+    Returns
+    -------
+    float
+        0..1; each boundary between two neighbouring cells (its middle 80 %) counts when the
+        median, along it, of the strongest gradient within 2.5 mm across it is at least
+        :data:`_BOUNDARY_EDGE_RATIO` x the median gradient of the whole board.
+    """
+    scale = 1.5
+    width, height = _board_size(gap)
+    size = (round(width * scale), round(height * scale))
+    h = cv2.getPerspectiveTransform(
+        np.asarray(corners, np.float32), rect_corners(*size).astype(np.float32)
+    )
+    view = cv2.warpPerspective(gray, h, size, flags=cv2.INTER_LINEAR).astype(np.float32)
+    grad_x = np.abs(cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3))
+    grad_y = np.abs(cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3))
+    base = float(np.median(grad_x + grad_y)) / 2.0 + 1.0
+    pitch_x, pitch_y = (CARD_W_MM + gap[0]) * scale, (CARD_H_MM + gap[1]) * scale
+    band = round(2.5 * scale)
+    ratios = []
+    for r in range(ROWS):
+        y0, y1 = round(r * pitch_y + 9 * scale), round(r * pitch_y + (CARD_H_MM - 9) * scale)
+        for c in range(1, COLS):
+            x = round(c * pitch_x - gap[0] * scale / 2)
+            strip = grad_x[y0:y1, max(0, x - band) : x + band + 1]
+            ratios.append(float(np.median(strip.max(axis=1))) / base if strip.size else 0.0)
+    for r in range(1, ROWS):
+        y = round(r * pitch_y - gap[1] * scale / 2)
+        for c in range(COLS):
+            x0, x1 = round(c * pitch_x + 6 * scale), round(c * pitch_x + (CARD_W_MM - 6) * scale)
+            strip = grad_y[max(0, y - band) : y + band + 1, x0:x1]
+            ratios.append(float(np.median(strip.max(axis=0))) / base if strip.size else 0.0)
+    return float(np.mean(np.asarray(ratios) >= _BOUNDARY_EDGE_RATIO))
+
+
 def _fit_outer_quad(
     image_rgb: np.ndarray,
     gray: np.ndarray | None,
@@ -1240,6 +1298,9 @@ def _blob_fit(
         aspect = rectangle_aspect(corners_work, (w / 2, h / 2), _focal_prior(gray.shape))
         if not math.isfinite(aspect) or abs(math.log(aspect * board_h / board_w)) > 0.3:
             continue
+        boundaries = _internal_boundary_fraction(gray, corners_work, fit.gap_mm)
+        if boundaries < _MIN_BOUNDARY_FRACTION:
+            continue  # one card's panel or a plain mat: no card boundaries inside
         if best is None or fit.quality > best.quality:
             best = fit
     return best
@@ -1273,6 +1334,8 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
     card_quads = [q for q in quads if quad_area(q) < 0.2 * gray.size][:200]
     lattice = _find_lattice(card_quads, gray.shape)
     reason = "no card-shaped outlines found"
+    if card_quads:
+        reason = "only one card found (no 3 cards in a lattice); give the grid's corners"
     attempted = None
     if lattice is not None:
         h_work, inside, reason = _choose_extent(lattice, small)
@@ -1300,10 +1363,16 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
                 residual_px=lattice.residual_mm,
                 quality=min(1.0, quality),
             ).scaled(1.0 / factor)
-            if len(inside) >= 6 or fit.occupied.sum() >= 10:
+            if len(inside) >= 6 or (
+                fit.occupied.sum() >= 10
+                and _internal_boundary_fraction(gray, fit.corners * factor, gap)
+                >= _MIN_BOUNDARY_FRACTION
+            ):
                 return _upright_first(fit)
             attempted = fit
-            reason = f"only {len(inside)} separate card(s) found in the grid"
+            reason = (
+                f"only {len(inside)} separate card(s) found in the grid; give the grid's corners"
+            )
         else:
             attempted = _fit_from_homography(
                 lattice.homography, lattice.gap, method="lattice", quality=0.0, reason=reason

@@ -16,17 +16,7 @@ from vision.errors import ImageLoadError
 from vision.loading import load_image
 
 KINDS = {kind.name: kind for kind in C.KINDS}
-#: Known failure, reported: a close-up of ONE card is fitted as a whole 4x5 grid ("blob" method,
-#: quality ~0.24) and read as 20 empty cells instead of "no terrarium found" (vision/grid.py at
-#: c2ffa8d; it was refused at c34ea89). Strict: remove the mark when the grid finder refuses it.
-SINGLE_CARD_XFAIL = pytest.mark.xfail(
-    strict=True, reason="grid finder fits a 4x5 grid to a close-up of one card (vision/grid.py)"
-)
-REFUSED = [
-    pytest.param(k.name, marks=SINGLE_CARD_XFAIL) if k.name == "single_card_close" else k.name
-    for k in C.KINDS
-    if k.expect == "refuse"
-]
+REFUSED = [k.name for k in C.KINDS if k.expect == "refuse"]
 READ = [k.name for k in C.KINDS if k.expect == "read"]
 #: Kinds that keep the photo's colours (the trained model must read them like the JPEG).
 COLOUR_KEPT = ["animated_gif", "cmyk_jpeg", "png_16bit_rgb", "exif_6", "exif_8", "heic", "webp"]
@@ -143,7 +133,7 @@ def test_app_upload_refuses_with_a_load_error(name, corpus, reader):
 
 @pytest.mark.parametrize(
     "name",
-    ["no_cards", "single_card_far", pytest.param("single_card_close", marks=SINGLE_CARD_XFAIL)],
+    ["no_cards", "single_card_far", "single_card_close"],
 )
 def test_app_upload_without_a_terrarium_asks_for_corners(name, corpus, reader):
     from ui.backend import read_photo

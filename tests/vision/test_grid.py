@@ -184,6 +184,26 @@ def test_no_cards_is_refused_with_a_reason():
     assert info.value.reason.startswith("no terrarium")
 
 
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_close_up_of_one_card_is_refused(seed):
+    """One card filling ~1/3 of the frame: its art panel is card-shaped but has no card
+    boundaries inside, so it must not be split into a 4x5 grid of 20 cells."""
+    rng = np.random.default_rng(seed)
+    card = _card(rng)
+    image = _table(rng, 1200, 900, busy=False)
+    big = cv2.resize(card, (round(card.shape[1] * 0.8), round(card.shape[0] * 0.8)))
+    angle = rng.uniform(-20, 20)
+    h, w = big.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    m[:, 2] += (450 - w / 2, 600 - h / 2)
+    warped = cv2.warpAffine(big, m, (900, 1200))
+    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, (900, 1200)) > 127
+    image[mask] = warped[mask]
+    with pytest.raises(GridNotFoundError, match="no terrarium found") as info:
+        find_grid(image)
+    assert "corners" in info.value.reason
+
+
 def test_rotated_180_round_trip():
     image, truth = render_scene(10, gap_mm=2.0, tilt_deg=20.0)
     fit = find_grid(image)
