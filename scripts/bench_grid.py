@@ -171,9 +171,8 @@ def run(data: Path, gallery: Path | None, limit: int | None, *, with_baseline: b
             nominal = np.asarray(truth["grid_corners"], float) * loaded.scale
             gt = visible[path] * loaded.scale
             err = corner_error(fit.corners, gt) if fit is not None and not missed else math.inf
-            stats[name]["scenes"].append(
-                {"scene": path.stem, "error_pct": round(100 * err, 2), "missed": missed}
-            )
+            scene = {"scene": path.stem, "error_pct": round(100 * err, 2), "missed": missed}
+            stats[name]["scenes"].append(scene)
             if not missed and err < 0.25:
                 stats[name]["found"] += 1
                 stats[name]["errors"].append(err)
@@ -186,6 +185,7 @@ def run(data: Path, gallery: Path | None, limit: int | None, *, with_baseline: b
                 )
                 stats[name]["cells"] += occ.size
                 stats[name]["cells_ok"] += int((upright.occupied == occ).sum())
+                scene["cells_wrong"] = int((upright.occupied != occ).sum())
                 if not occ.all():
                     stats[name]["mid_cells"] += occ.size
                     stats[name]["mid_cells_ok"] += int((upright.occupied == occ).sum())

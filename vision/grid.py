@@ -563,10 +563,10 @@ def _aspect_penalty(lattice: _Lattice, shape: tuple[int, ...]) -> float:
     return 8.0 * error
 
 
-def _find_lattice(quads: list[np.ndarray], shape: tuple[int, ...]) -> _Lattice | None:
-    """RANSAC over card candidates: the hypothesis that explains the most lattice cells."""
+def _find_lattices(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[_Lattice]:
+    """RANSAC over card candidates: up to 3 distinct lattices, the one explaining most first."""
     if len(quads) < 2:
-        return None
+        return []
     stack = np.stack(quads)  # (N, 4, 2)
     card = rect_corners(CARD_W_MM, CARD_H_MM).astype(np.float32)
     ranked: list[tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -579,9 +579,9 @@ def _find_lattice(quads: list[np.ndarray], shape: tuple[int, ...]) -> _Lattice |
                 continue
             ranked.append((_lattice_score(row[ok], col[ok]), h, ok, row, col))
     if not ranked:
-        return None
+        return []
     ranked.sort(key=lambda item: -item[0])
-    best: tuple[float, float, _Lattice] | None = None
+    found: list[tuple[float, float, _Lattice]] = []
     seen: list[tuple[frozenset[int], float]] = []
     for score, h, ok, row, col in ranked:
         members = frozenset(np.flatnonzero(ok).tolist())
@@ -607,9 +607,9 @@ def _find_lattice(quads: list[np.ndarray], shape: tuple[int, ...]) -> _Lattice |
         keys = list(lattice.cells)
         final = _lattice_score(np.array([k[0] for k in keys]), np.array([k[1] for k in keys]))
         final -= _aspect_penalty(lattice, shape)
-        if best is None or (final, -lattice.residual_mm) > (best[0], best[1]):
-            best = (final, -lattice.residual_mm, lattice)
-    return None if best is None else best[2]
+        found.append((final, -lattice.residual_mm, lattice))
+    found.sort(key=lambda item: (-item[0], -item[1]))
+    return [lattice for _, _, lattice in found]
 
 
 def _x_axis_angle(h: np.ndarray, quads: np.ndarray) -> float:
@@ -1355,11 +1355,23 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
             zoomed = _find_grid_once(np.ascontiguousarray(image_rgb[y0:y1, x0:x1]), min_quality)
         except GridNotFoundError:
             continue
-        return _upright_first(_shifted(zoomed, x0, y0))
+        zoomed = _shifted(zoomed, x0, y0)
+        if fit is not None and not _same_grid(fit, zoomed):
+            continue  # the closer look found something else: keep the first answer
+        return _upright_first(zoomed)
     if fit is not None:
         return fit
     assert first_error is not None
     raise first_error
+
+
+def _same_grid(a: GridFit, b: GridFit) -> bool:
+    """True when two fits' outer corners agree within 1.5 card widths (modulo 180 degrees)."""
+    card = 1.5 * (np.linalg.norm(a.corners[1] - a.corners[0])) / COLS
+    return any(
+        float(np.linalg.norm(np.roll(b.corners, k, axis=0) - a.corners, axis=1).max()) < card
+        for k in (0, 2)
+    )
 
 
 def _shifted(fit: GridFit, dx: float, dy: float) -> GridFit:
@@ -1433,56 +1445,79 @@ def _zoom_region(
     return int(x0), int(y0), int(x1), int(y1)
 
 
+def _lattice_fit(
+    lattice: _Lattice, small: np.ndarray, gray: np.ndarray, factor: float
+) -> tuple[GridFit, str]:
+    """The grid fitted from a lattice of card candidates: ``(fit in image px, why rejected)``.
+
+    ``why`` is empty for an accepted fit. A lattice is rejected when its 5x4 extent is not
+    determined, when too few separate cards support it and the cells show no card boundaries,
+    or when most of its cards lie in cells that look like the table (a lattice of table-cloth
+    checks).
+    """
+    h_work, inside, reason = _choose_extent(lattice, small)
+    if h_work is None:
+        fit = _fit_from_homography(
+            lattice.homography, lattice.gap, method="lattice", quality=0.0, reason=reason
+        ).scaled(1.0 / factor)
+        return fit, reason
+    fit = _fit_from_homography(
+        h_work, lattice.gap, method="lattice", residual_px=lattice.residual_mm
+    )
+    gap = lattice.gap
+    refined = _refine_outer_corners(gray, fit.corners, _board_size(gap))
+    if refined is not None:
+        gap = _gap_from_extent(h_work, refined, lattice.gap)
+        h_work = _outer_homography(refined, gap)
+    h_edges = _fit_to_card_edges(gray, h_work, gap)
+    if h_edges is not None and _close_fits(h_work, h_edges, gap):
+        h_work = h_edges
+    occupancy = _occupancy(small, h_work, gap)
+    quality = math.exp(-lattice.residual_mm / 4.0) * (
+        0.4 + 0.6 * len(inside) / max(1, int((occupancy > 0.5).sum()))
+    )
+    fit = _fit_from_homography(
+        h_work,
+        gap,
+        method="lattice",
+        occupancy=occupancy,
+        residual_px=lattice.residual_mm,
+        quality=min(1.0, quality),
+    ).scaled(1.0 / factor)
+    on_table = sum(occupancy[r, c] <= 0.5 for r, c in inside)
+    if on_table > 0.5 * len(inside):
+        return fit, "the card-shaped outlines found look like the table, not cards"
+    if len(inside) >= 6 or (
+        fit.occupied.sum() >= 10
+        and _internal_boundary_fraction(gray, fit.corners * factor, gap) >= _MIN_BOUNDARY_FRACTION
+    ):
+        return fit, ""
+    return fit, f"only {len(inside)} separate card(s) found in the grid; give the grid's corners"
+
+
+#: A lattice other than the best-scoring one is only tried when a camera could plausibly see
+#: it (see _aspect_penalty; the right lattice scores ~0-2, wrong-way-round ones > 4).
+_MAX_ALTERNATIVE_PENALTY = 3.0
+
+
 def _find_grid_once(image_rgb: np.ndarray, min_quality: float) -> GridFit:
     """One grid-finding pass on a ~1000 px working copy of ``image_rgb`` (see find_grid)."""
     small, gray, factor = _work_copy(image_rgb)
     quads = _dedupe(_card_candidates(gray))
     card_quads = [q for q in quads if quad_area(q) < 0.2 * gray.size][:200]
-    lattice = _find_lattice(card_quads, gray.shape)
+    lattices = _find_lattices(card_quads, gray.shape)
     reason = "no card-shaped outlines found"
     if card_quads:
         reason = "only one card found (no 3 cards in a lattice); give the grid's corners"
     attempted = None
-    if lattice is not None:
-        h_work, inside, reason = _choose_extent(lattice, small)
-        if h_work is not None:
-            fit = _fit_from_homography(
-                h_work, lattice.gap, method="lattice", residual_px=lattice.residual_mm
-            )
-            gap = lattice.gap
-            refined = _refine_outer_corners(gray, fit.corners, _board_size(gap))
-            if refined is not None:
-                gap = _gap_from_extent(h_work, refined, lattice.gap)
-                h_work = _outer_homography(refined, gap)
-            h_edges = _fit_to_card_edges(gray, h_work, gap)
-            if h_edges is not None and _close_fits(h_work, h_edges, gap):
-                h_work = h_edges
-            occupancy = _occupancy(small, h_work, gap)
-            quality = math.exp(-lattice.residual_mm / 4.0) * (
-                0.4 + 0.6 * len(inside) / max(1, int((occupancy > 0.5).sum()))
-            )
-            fit = _fit_from_homography(
-                h_work,
-                gap,
-                method="lattice",
-                occupancy=occupancy,
-                residual_px=lattice.residual_mm,
-                quality=min(1.0, quality),
-            ).scaled(1.0 / factor)
-            if len(inside) >= 6 or (
-                fit.occupied.sum() >= 10
-                and _internal_boundary_fraction(gray, fit.corners * factor, gap)
-                >= _MIN_BOUNDARY_FRACTION
-            ):
-                return _upright_first(fit)
-            attempted = fit
-            reason = (
-                f"only {len(inside)} separate card(s) found in the grid; give the grid's corners"
-            )
-        else:
-            attempted = _fit_from_homography(
-                lattice.homography, lattice.gap, method="lattice", quality=0.0, reason=reason
-            ).scaled(1.0 / factor)
+    for rank, lattice in enumerate(lattices):
+        if rank > 0 and _aspect_penalty(lattice, gray.shape) > _MAX_ALTERNATIVE_PENALTY:
+            continue
+        fit, why = _lattice_fit(lattice, small, gray, factor)
+        if not why:
+            return _upright_first(fit)
+        if rank == 0:
+            attempted, reason = fit, why
     blob = _blob_fit(image_rgb, small, gray, factor, quads)
     if blob is not None and blob.quality >= min_quality:
         refined = _refine_outer_corners(gray, blob.corners * factor, blob.board_size_mm)
@@ -1497,5 +1532,5 @@ def _find_grid_once(image_rgb: np.ndarray, min_quality: float) -> GridFit:
         return _upright_first(blob)
     if blob is not None and (attempted is None or attempted.quality < blob.quality):
         attempted = replace(blob, reason="the largest card-coloured block has no 5x4 structure")
-        reason = attempted.reason if lattice is None else reason
+        reason = attempted.reason if not lattices else reason
     raise GridNotFoundError(f"no terrarium found: {reason}", attempted)
