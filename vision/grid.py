@@ -1108,7 +1108,9 @@ def _refine_outer_corners(
         mid = deriv[rows, peak]
         right = deriv[rows, peak + 1]
         denom = left - 2 * mid + right
-        sub = peak + np.where(np.abs(denom) > 1e-6, 0.5 * (left - right) / denom, 0.0)
+        sub = peak + np.divide(
+            0.5 * (left - right), denom, out=np.zeros_like(denom), where=np.abs(denom) > 1e-6
+        )
         offset = offsets[0] + (sub + 1.0) * step
         med = float(np.median(offset))
         keep = np.abs(offset - med) < max(1.0, 0.8 * px_per_mm)
@@ -1189,7 +1191,9 @@ def _card_edge_samples(
     pk = peak[rows]
     left, mid, right = deriv[rows, pk - 1], deriv[rows, pk], deriv[rows, pk + 1]
     denom = left - 2 * mid + right
-    sub = pk + np.where(np.abs(denom) > 1e-6, 0.5 * (left - right) / denom, 0.0)
+    sub = pk + np.divide(
+        0.5 * (left - right), denom, out=np.zeros_like(denom), where=np.abs(denom) > 1e-6
+    )
     offset = offsets[0] + (sub + 1.0) * (offsets[1] - offsets[0])
     found = base_b[rows] + offset[:, None] * normal_b[rows]
     return apply_homography(inverse, found), axis_a[rows], value_a[rows]
