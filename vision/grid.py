@@ -1312,7 +1312,7 @@ def _blob_fit(
 
 #: A second pass on the grid's region runs when the first pass saw cards narrower than this
 #: (working-copy pixels) or found nothing, and when the region gives this much more resolution.
-_SMALL_CARD_PX = 48.0
+_SMALL_CARD_PX = 60.0
 _MIN_ZOOM_GAIN = 1.35
 
 
