@@ -899,7 +899,7 @@ def _lattice_evidence(gray: np.ndarray, oriented: np.ndarray) -> tuple[float, tu
 _MIN_BOUNDARY_FRACTION = 0.5
 #: An internal boundary "shows an edge" when its median cross-profile peak is this many times
 #: the board's median gradient.
-_BOUNDARY_EDGE_RATIO = 3.0
+_BOUNDARY_EDGE_RATIO = 2.0
 
 
 def _internal_boundary_fraction(
@@ -1303,6 +1303,20 @@ def _blob_fit(
         if not math.isfinite(aspect) or abs(math.log(aspect * board_h / board_w)) > 0.3:
             continue
         boundaries = _internal_boundary_fraction(gray, corners_work, fit.gap_mm)
+        swapped = (fit.gap_mm[1], fit.gap_mm[0])
+        turned = _internal_boundary_fraction(gray, np.roll(corners_work, -1, axis=0), swapped)
+        if turned > boundaries + 0.1:  # the card boundaries say the 5-card side is the other
+            oriented = np.roll(fit.corners, -1, axis=0)
+            h_image = _outer_homography(oriented, swapped)
+            h_work = h_image @ np.diag([1 / factor, 1 / factor, 1.0])
+            fit = _fit_from_homography(
+                h_image,
+                swapped,
+                method="blob",
+                occupancy=_occupancy(small, h_work, swapped),
+                quality=fit.quality,
+            )
+            boundaries = turned
         if boundaries < _MIN_BOUNDARY_FRACTION:
             continue  # one card's panel or a plain mat: no card boundaries inside
         if best is None or fit.quality > best.quality:
