@@ -29,14 +29,18 @@ def order_quad_clockwise(points: np.ndarray) -> np.ndarray:
     angles = np.arctan2(pts[:, 1] - center[1], pts[:, 0] - center[0])
     pts = pts[np.argsort(angles)]  # increasing angle = clockwise on a y-down screen
     start = int(np.argmin(pts.sum(axis=1)))
-    return np.roll(pts, -start, axis=0)
+    return pts[(_NEXT0 + start) % 4]
+
+
+_NEXT0 = np.arange(4)
+_NEXT1 = np.array([1, 2, 3, 0])
 
 
 def is_convex_quad(quad: np.ndarray) -> bool:
     """True when the ``(4, 2)`` points, in order, form a strictly convex quadrilateral."""
     q = np.asarray(quad, dtype=np.float64)
-    edges = np.roll(q, -1, axis=0) - q
-    nxt = np.roll(edges, -1, axis=0)
+    edges = q[_NEXT1] - q
+    nxt = edges[_NEXT1]
     cross = edges[:, 0] * nxt[:, 1] - edges[:, 1] * nxt[:, 0]
     return bool(np.all(cross > 0) or np.all(cross < 0))
 
@@ -45,6 +49,8 @@ def quad_area(quad: np.ndarray) -> float:
     """Area of a simple ``(4, 2)`` polygon (shoelace formula), always >= 0."""
     q = np.asarray(quad, dtype=np.float64)
     x, y = q[:, 0], q[:, 1]
+    if len(q) == 4:
+        return 0.5 * abs(float((x[0] - x[2]) * (y[1] - y[3]) - (x[1] - x[3]) * (y[0] - y[2])))
     return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
 
 
