@@ -5,6 +5,11 @@ error as % of a card's width (modulo the 180-degree turn), empty/occupied accura
 median time from JPEG bytes to 20 crops on one core. Missed scenes are drawn with the attempted
 fit into ``--gallery``.
 
+Corner truth is the *visible lattice* (:func:`visible_lattice`): the 4x5 lattice model that
+``find_grid`` fits, least-squares fitted to the true corners of the cards actually lying in the
+photo; the error against the generator's nominal, un-jittered ``grid_corners`` is reported
+beside it (``nominal_error_*``), since it cannot fall below the cards' position jitter.
+
 Usage: ``python scripts/bench_grid.py --data DIR [--gallery OUT] [--limit N] [--json]``
 """
 

@@ -24,6 +24,12 @@ Grid finding (:func:`find_grid`) works on a copy of the photo scaled to ~1000 px
    estimated aspect and from the edge evidence along the would-be internal card boundaries.
 5. *Occupancy*: a cell is occupied when a card quad was found there, or when its rectified
    patch differs from the table seen around the grid, or shows a card outline.
+6. *Card boundaries*: a blob, or a lattice supported by fewer than 6 separate cards, is only a
+   grid when most of its internal card boundaries show an edge (a close-up of one card does
+   not); a lattice whose cards mostly sit in table-like cells (a checked cloth) is rejected and
+   the next plausible lattice tried.
+7. *Zoom*: when the cards were small in the ~1000 px copy (or nothing was found), steps 1-6 are
+   repeated on a crop around the attempt at up to the photo's full resolution.
 
 All images crossing this module's boundary are ``(H, W, 3) uint8 RGB``.
 """
