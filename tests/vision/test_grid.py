@@ -281,3 +281,31 @@ def test_synthetic_phone_photos(tmp_path):
         errors.append(corner_error(fit, corners))
     # worst corner within 15 % of a card width in 5 of 6 scenes (BENCHMARKS.md has the means)
     assert sum(e < 0.15 for e in errors) >= 5, errors
+
+
+def test_bench_visible_lattice_recovers_a_known_lattice():
+    """The benchmark's corner truth: an exact lattice (gaps 2.5 / 4 mm, a perspective view) is
+    recovered to 0.01 px from the card corners of the occupied cells only."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "bench_grid.py"
+    spec = importlib.util.spec_from_file_location("bench_grid", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    gap = (2.5, 4.0)
+    board_to_image = np.array([[1.9, 0.4, 210.0], [-0.3, 1.6, 140.0], [0.0004, 0.0007, 1.0]])
+    cells = np.empty((ROWS, COLS, 4, 2))
+    for r in range(ROWS):
+        for c in range(COLS):
+            x0, y0 = c * (CARD_W_MM + gap[0]), r * (CARD_H_MM + gap[1])
+            rect = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]])
+            cells[r, c] = apply_homography(board_to_image, rect + (x0, y0))
+    occupied = np.ones((ROWS, COLS), bool)
+    occupied[0, :3] = occupied[2, 4] = False
+    width = COLS * CARD_W_MM + (COLS - 1) * gap[0]
+    height = ROWS * CARD_H_MM + (ROWS - 1) * gap[1]
+    outer = np.array([[0, 0], [width, 0], [width, height], [0, height]], float)
+    truth = apply_homography(board_to_image, outer)
+    found = bench.visible_lattice(cells, occupied)
+    assert np.abs(found - truth).max() < 0.01
