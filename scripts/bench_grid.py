@@ -110,6 +110,16 @@ def visible_lattice(cells: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     return apply_homography(hm, rect_corners(width, height))
 
 
+def extent_determined(occupied: np.ndarray) -> bool:
+    """True when the cards present reach all four sides of the 4x5 grid (``(4, 5)`` bool).
+
+    Otherwise the cards alone cannot tell where the grid's outer edge is (a missing first or
+    last row or column could lie on either side) and the user's corners decide.
+    """
+    occ = np.asarray(occupied, bool)
+    return bool(occ[0].any() and occ[-1].any() and occ[:, 0].any() and occ[:, -1].any())
+
+
 def _mean_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(a - b, axis=1).mean())
 
@@ -139,6 +149,8 @@ def run(data: Path, gallery: Path | None, limit: int | None, *, with_baseline: b
     stats = {
         name: {
             "found": 0,
+            "determined": 0,
+            "determined_found": 0,
             "errors": [],
             "nominal_errors": [],
             "cells": 0,
@@ -178,6 +190,9 @@ def run(data: Path, gallery: Path | None, limit: int | None, *, with_baseline: b
             err = corner_error(fit.corners, gt) if fit is not None and not missed else math.inf
             scene = {"scene": path.stem, "error_pct": round(100 * err, 2), "missed": missed}
             stats[name]["scenes"].append(scene)
+            if extent_determined(occ):
+                stats[name]["determined"] += 1
+                stats[name]["determined_found"] += int(not missed and err < 0.25)
             if not missed and err < 0.25:
                 stats[name]["found"] += 1
                 stats[name]["errors"].append(err)
@@ -212,6 +227,10 @@ def run(data: Path, gallery: Path | None, limit: int | None, *, with_baseline: b
         n = max(1, len(truths))
         report[name] = {
             "found_pct": 100.0 * s["found"] / n,
+            "determined_scenes": s["determined"],
+            "found_determined_pct": 100.0 * s["determined_found"] / s["determined"]
+            if s["determined"]
+            else None,
             "corner_error_mean_pct": 100.0 * float(np.mean(s["errors"])) if s["errors"] else None,
             "corner_error_median_pct": 100.0 * float(np.median(s["errors"]))
             if s["errors"]
