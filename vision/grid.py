@@ -1282,6 +1282,20 @@ def _gap_from_extent(
 _MAX_BLOB_CAMERA_ERROR = 0.35
 
 
+def _turned_blob(fit: GridFit, small: np.ndarray, factor: float) -> GridFit:
+    """The same outer quad with the other side taken as the 5-card side (gaps swapped)."""
+    swapped = (fit.gap_mm[1], fit.gap_mm[0])
+    h_image = _outer_homography(np.roll(fit.corners, -1, axis=0), swapped)
+    h_work = h_image @ np.diag([1 / factor, 1 / factor, 1.0])
+    return _fit_from_homography(
+        h_image,
+        swapped,
+        method="blob",
+        occupancy=_occupancy(small, h_work, swapped),
+        quality=fit.quality,
+    )
+
+
 def _blob_fit(
     image_rgb: np.ndarray,
     small: np.ndarray,
@@ -1317,17 +1331,7 @@ def _blob_fit(
         swapped = (fit.gap_mm[1], fit.gap_mm[0])
         turned = _internal_boundary_fraction(gray, np.roll(corners_work, -1, axis=0), swapped)
         if turned > boundaries + 0.1:  # the card boundaries say the 5-card side is the other
-            oriented = np.roll(fit.corners, -1, axis=0)
-            h_image = _outer_homography(oriented, swapped)
-            h_work = h_image @ np.diag([1 / factor, 1 / factor, 1.0])
-            fit = _fit_from_homography(
-                h_image,
-                swapped,
-                method="blob",
-                occupancy=_occupancy(small, h_work, swapped),
-                quality=fit.quality,
-            )
-            boundaries = turned
+            fit, boundaries = _turned_blob(fit, small, factor), turned
         if boundaries < _MIN_BOUNDARY_FRACTION:
             continue  # one card's panel or a plain mat: no card boundaries inside
         if _metric_error(np.linalg.inv(fit.homography), image_rgb.shape) > _MAX_BLOB_CAMERA_ERROR:
@@ -1560,6 +1564,13 @@ def _find_grid_once(image_rgb: np.ndarray, min_quality: float) -> GridFit:
                 occupied=blob.occupied,
                 occupancy=blob.occupancy,
             )
+        # on the refined outline, right blob fits' boundaries beat the other side's by >= 0.45
+        corners_work = blob.corners * factor
+        swapped = (blob.gap_mm[1], blob.gap_mm[0])
+        if _internal_boundary_fraction(
+            gray, np.roll(corners_work, -1, axis=0), swapped
+        ) > _internal_boundary_fraction(gray, corners_work, blob.gap_mm):
+            blob = _turned_blob(blob, small, factor)
         return _upright_first(blob)
     if blob is not None and (attempted is None or attempted.quality < blob.quality):
         attempted = replace(blob, reason="the largest card-coloured block has no 5x4 structure")
