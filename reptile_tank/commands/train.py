@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", default="models", help="output folder (default: models)")
     parser.add_argument("--seed", type=int, default=20261129, help="seed of everything")
     parser.add_argument("--designs", type=int, default=2500, help="random card designs")
-    parser.add_argument("--steps", type=int, default=2400, help="optimiser steps")
+    parser.add_argument("--steps", type=int, default=3600, help="optimiser steps")
     parser.add_argument("--batch", type=int, default=128, help="crops per step")
     parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument(
