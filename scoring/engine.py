@@ -261,6 +261,28 @@ def _explain_leftovers(rule: CardRule, own: list[int], used: int, possible: int)
     return out
 
 
+def _pack_best(ctx: _Context, rule: CardRule, own, best: dict[int, Candidate], describe) -> _Found:
+    """Choose the VP-maximising disjoint family of candidate sets and explain every card.
+
+    Each candidate's payload is ``(tier, cells, extra)``; ``describe(tier, cells, extra)`` gives
+    the group's reason sentence.
+    """
+    found = _Found()
+    _, chosen = best_packing(list(best.values()))
+    used = 0
+    for cand in chosen:
+        tier, cells, extra = cand.payload
+        used |= cand.mask
+        found.groups.append(
+            _group(rule, ctx.rules, cells, tier, tier.vp, describe(tier, cells, extra))
+        )
+    possible = 0
+    for mask in best:
+        possible |= mask
+    found.non_scoring += _explain_leftovers(rule, own, used, possible)
+    return found
+
+
 def find_shape_sets(ctx: _Context, rule: CardRule) -> _Found:
     """Shape + environment condition: the VP-maximising partition into sets."""
     own = ctx.cells_of(rule.id)
@@ -282,20 +304,15 @@ def find_shape_sets(ctx: _Context, rule: CardRule) -> _Found:
             cand = Candidate(mask, _weight(tier.vp, len(cells)), (tier, cells, kinds))
             if mask not in best or best[mask].weight < cand.weight:
                 best[mask] = cand
-    _, chosen = best_packing(list(best.values()))
-    used = 0
-    for cand in chosen:
-        tier, cells, kinds = cand.payload
-        used |= cand.mask
-        why = (
+    return _pack_best(
+        ctx,
+        rule,
+        own,
+        best,
+        lambda tier, cells, kinds: (
             f"{tier.text} Cells {_where(cells)}; Environments adjacent: {', '.join(sorted(kinds))}."
-        )
-        found.groups.append(_group(rule, ctx.rules, cells, tier, tier.vp, why))
-    possible = 0
-    for mask in best:
-        possible |= mask
-    found.non_scoring += _explain_leftovers(rule, own, used, possible)
-    return found
+        ),
+    )
 
 
 def find_enclosures(ctx: _Context, rule: CardRule) -> _Found:
@@ -319,18 +336,15 @@ def find_enclosures(ctx: _Context, rule: CardRule) -> _Found:
                 cand = Candidate(mask, _weight(tier.vp, size), (tier, list(subset), e))
                 if mask not in best or best[mask].weight < cand.weight:
                     best[mask] = cand
-    _, chosen = best_packing(list(best.values()))
-    used = 0
-    for cand in chosen:
-        tier, cells, e = cand.payload
-        used |= cand.mask
-        why = f"{tier.text} Turtles {_where(cells)} around {ctx.labels[e]} at {_where([e])}."
-        found.groups.append(_group(rule, ctx.rules, cells, tier, tier.vp, why))
-    possible = 0
-    for mask in best:
-        possible |= mask
-    found.non_scoring += _explain_leftovers(rule, own, used, possible)
-    return found
+    return _pack_best(
+        ctx,
+        rule,
+        own,
+        best,
+        lambda tier, cells, e: (
+            f"{tier.text} Turtles {_where(cells)} around {ctx.labels[e]} at {_where([e])}."
+        ),
+    )
 
 
 def find_area_group(ctx: _Context, rule: CardRule) -> _Found:
