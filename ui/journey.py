@@ -364,14 +364,15 @@ def solo_record(
     rules_hash: str,
 ) -> Any:
     """The leaderboard record of a solo game; the Master's cards, pad and the outcome in
-    ``extra`` (a solo game has one ranked line, so its rank is always 1)."""
+    ``extra``. The player's rank counts the Master as a seat (storage's rule): 1 when the player
+    beat or tied the Master, 2 when the Master won."""
     from leaderboard.records import GamePlayer, GameRecord
 
     line = GamePlayer(
         name=name,
         board={"rows": [list(row) for row in entry.rows]},
         pad=result.player.to_json(),
-        rank=1,
+        rank=2 if result.winner == "master" else 1,
         photo_sha256=entry.photo_sha256,
         photo_thumbnail=entry.thumbnail_jpeg,
     )

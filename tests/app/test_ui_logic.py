@@ -160,3 +160,45 @@ def test_deck_uploads_map_file_names_to_faces():
     assert sorted(faces) == ["rock", "water"]
     assert faces["rock"].shape == (440, 315, 3) and faces["rock"].dtype == np.uint8
     assert len(problems) == 2
+
+
+@pytest.mark.parametrize(
+    ("master", "rank"),
+    [
+        ({}, 1),
+        (  # the rulebook's solo example: the Master scores 59, this board 43
+            {
+                "corn_snake": 3,
+                "three_toed_box_turtle": 3,
+                "common_box_turtle": 2,
+                "blue_tongued_skink": 2,
+                "brown_anole": 2,
+                "golden_pothos": 2,
+                "rock": 1,
+                "hollow_log": 1,
+                "silver_inch_plant": 1,
+            },
+            2,
+        ),
+    ],
+)
+def test_a_solo_record_ranks_the_player_against_the_master(master, rank):
+    from ui.journey import score_solo_entry, solo_record
+    from ui.state import TerrariumEntry
+
+    entry = TerrariumEntry(rows=[list(row) for row in FULL_BOARD])
+    rules = load_rules()
+    result = score_solo_entry(entry, master, rules)
+    record = solo_record(
+        result,
+        entry,
+        name="Ann",
+        counts=master,
+        session_id=1,
+        star_cards_out=False,
+        objectives=(),
+        rules_version="test",
+        rules_hash="0",
+    )
+    assert record.players[0].rank == rank
+    assert record.extra["winner"] == ("master" if rank == 2 else "player")
