@@ -261,6 +261,12 @@ def _explain_leftovers(rule: CardRule, own: list[int], used: int, possible: int)
     return out
 
 
+def _offer(best: dict[int, Candidate], cand: Candidate) -> None:
+    """Keep the heaviest candidate per set of cells."""
+    if cand.mask not in best or best[cand.mask].weight < cand.weight:
+        best[cand.mask] = cand
+
+
 def _pack_best(ctx: _Context, rule: CardRule, own, best: dict[int, Candidate], describe) -> _Found:
     """Choose the VP-maximising disjoint family of candidate sets and explain every card.
 
@@ -301,9 +307,7 @@ def find_shape_sets(ctx: _Context, rule: CardRule) -> _Found:
             kinds = _env_kinds(ctx, cells)
             if len(kinds) < tier.min_env_kinds:
                 continue
-            cand = Candidate(mask, _weight(tier.vp, len(cells)), (tier, cells, kinds))
-            if mask not in best or best[mask].weight < cand.weight:
-                best[mask] = cand
+            _offer(best, Candidate(mask, _weight(tier.vp, len(cells)), (tier, cells, kinds)))
     return _pack_best(
         ctx,
         rule,
@@ -333,9 +337,7 @@ def find_enclosures(ctx: _Context, rule: CardRule) -> _Found:
                 if tier is None:
                     continue
                 mask = sum(1 << j for j in subset)
-                cand = Candidate(mask, _weight(tier.vp, size), (tier, list(subset), e))
-                if mask not in best or best[mask].weight < cand.weight:
-                    best[mask] = cand
+                _offer(best, Candidate(mask, _weight(tier.vp, size), (tier, list(subset), e)))
     return _pack_best(
         ctx,
         rule,
