@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scoring_fixtures import make_board
+from scoring_fixtures import SOLO_MASTER, make_board
 
 from scoring.board import Board, BoardError
 from scoring.engine import Variant, score_board
@@ -128,21 +128,6 @@ def test_star_card_and_copy_warnings(rules):
 
 
 # ----------------------------------------------------------------------------- solo
-
-SOLO_MASTER = {
-    "corn_snake": 3,
-    "three_toed_box_turtle": 3,
-    "common_box_turtle": 2,
-    "blue_tongued_skink": 2,
-    "brown_anole": 2,
-    "golden_pothos": 2,
-    "rock": 1,
-    "hollow_log": 1,
-    "silver_inch_plant": 1,
-    "rosy_boa": 1,
-    "neon_day_gecko": 1,
-    "red_footed_tortoise": 1,
-}
 
 
 def test_master_groups_maximise(rules):

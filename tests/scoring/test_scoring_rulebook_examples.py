@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scoring_fixtures import make_board
+from scoring_fixtures import SOLO_MASTER, make_board
 
 from scoring.board import Board
 from scoring.engine import score_board
@@ -269,20 +269,7 @@ CBT CBT W   W   .
 
 
 def test_solo_master_example_scores_59(rules):
-    master = {
-        "corn_snake": 3,
-        "three_toed_box_turtle": 3,
-        "common_box_turtle": 2,
-        "blue_tongued_skink": 2,
-        "brown_anole": 2,
-        "golden_pothos": 2,
-        "rock": 1,
-        "hollow_log": 1,
-        "silver_inch_plant": 1,
-        "rosy_boa": 1,
-        "neon_day_gecko": 1,
-        "red_footed_tortoise": 1,
-    }
+    master = dict(SOLO_MASTER)
     result = score_solo(Board.empty(), master, rules, pairs=[["rock", "hollow_log"]])
     pad = result.master
     assert pad.total == 59
