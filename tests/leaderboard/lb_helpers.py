@@ -5,25 +5,8 @@ from __future__ import annotations
 import random
 
 from leaderboard import GamePlayer, GameRecord
+from scoring.cards import FACE_LABELS as CARD_IDS  # the 15 fronts and water
 
-CARD_IDS = (
-    "corn_snake",
-    "ringneck_snake",
-    "rosy_boa",
-    "common_box_turtle",
-    "three_toed_box_turtle",
-    "red_footed_tortoise",
-    "brown_anole",
-    "blue_tongued_skink",
-    "neon_day_gecko",
-    "dubia_roach",
-    "silver_inch_plant",
-    "golden_pothos",
-    "scarlet_star",
-    "hollow_log",
-    "rock",
-    "water",
-)
 PAD_KEYS = ("lizards", "snakes", "turtles", "cockroach", "water", "dry_land", "objectives")
 #: A tiny valid JPEG header + payload: the store only checks the magic and the size.
 THUMBNAIL = b"\xff\xd8\xff\xe0" + bytes(range(256)) * 8 + b"\xff\xd9"
