@@ -217,15 +217,10 @@ def run_bench(args: argparse.Namespace) -> int:
         stats["orientation_wrong"] += int(errors > errors_any)
         stats["orientation_ambiguous"] += int(read.orientation.ambiguous)
         best = rows_true if errors == errors_any else _turned(rows_true)
-        for pr, tr in zip(read.rows, best, strict=True):
-            for p, t in zip(pr, tr, strict=True):
-                if p != t:
-                    key = f"{t}->{p}"
-                    stats["confusions"][key] = stats["confusions"].get(key, 0) + 1
+        _count_confusions(stats["confusions"], read.rows, best)
         if baseline is not None:
-            base = baseline.classify(read.crops)
-            stats["baseline_card_errors_any_orientation"] += min(
-                _errors(base, rows_true), _errors(_turned(base), rows_true)
+            stats["baseline_card_errors_any_orientation"] += _baseline_errors(
+                baseline, read.crops, rows_true
             )
     report = _summarise(
         stats, timings, cpu_timings, corner_errors, sizes, baseline is not None, args
@@ -248,6 +243,21 @@ def run_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count_confusions(confusions: dict, predicted, truth) -> None:
+    """Add one ``"true->read"`` count per wrong cell of ``predicted`` (4x5) into ``confusions``."""
+    for pr, tr in zip(predicted, truth, strict=True):
+        for p, t in zip(pr, tr, strict=True):
+            if p != t:
+                key = f"{t}->{p}"
+                confusions[key] = confusions.get(key, 0) + 1
+
+
+def _baseline_errors(baseline, crops, rows_true) -> int:
+    """Wrong cells of the rotation-blind baseline on the same crops, in its better orientation."""
+    base = baseline.classify(crops)
+    return min(_errors(base, rows_true), _errors(_turned(base), rows_true))
+
+
 def _oracle_read(reader, baseline, data: bytes, truth: dict, oracle: dict) -> None:
     """Read a scene from its true outer corners; count errors (any orientation) into ``oracle``."""
     scale = reader.load(data).scale
@@ -258,16 +268,9 @@ def _oracle_read(reader, baseline, data: bytes, truth: dict, oracle: dict) -> No
     oracle["cells"] += ROWS * COLS
     oracle["errors"] += errors
     oracle["boards_right"] += int(errors == 0)
-    for pr, tr in zip(read.rows, rows_true, strict=True):
-        for p, t in zip(pr, tr, strict=True):
-            if p != t:
-                key = f"{t}->{p}"
-                oracle["confusions"][key] = oracle["confusions"].get(key, 0) + 1
+    _count_confusions(oracle["confusions"], read.rows, rows_true)
     if baseline is not None:
-        base = baseline.classify(read.crops)
-        oracle["baseline_errors"] += min(
-            _errors(base, rows_true), _errors(_turned(base), rows_true)
-        )
+        oracle["baseline_errors"] += _baseline_errors(baseline, read.crops, rows_true)
 
 
 def _deck_faces(reader) -> dict[str, np.ndarray]:
