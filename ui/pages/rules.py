@@ -26,6 +26,17 @@ def objective_key(number: int) -> str:
     return f"rules_obj_{number}"
 
 
+def _vp_input(label: str, key: str, vp: int, provenance: str) -> None:
+    """One editable VP value, seeded from the rules, with its provenance (assumed ones marked)."""
+    if key not in st.session_state:
+        st.session_state[key] = int(vp)
+    st.number_input(
+        label, min_value=0, max_value=99, step=1, key=key, help=provenance_text(provenance)
+    )
+    if provenance == "assumed":
+        st.caption(f"↑ {ASSUMED}")
+
+
 def rules_ui() -> None:
     st.title("📜 Rules")
     flash_ui(st.session_state)
@@ -42,34 +53,17 @@ def rules_ui() -> None:
         with st.expander(f"{full_name(cid)}{flag}"):
             st.write(rule.text)
             for tier in rule.tiers:
-                key = tier_key(cid, tier.name)
-                if key not in st.session_state:
-                    st.session_state[key] = int(tier.vp)
-                st.number_input(
-                    f"{tier.name}: {tier.text}",
-                    min_value=0,
-                    max_value=99,
-                    step=1,
-                    key=key,
-                    help=provenance_text(tier.provenance),
+                _vp_input(
+                    f"{tier.name}: {tier.text}", tier_key(cid, tier.name), tier.vp, tier.provenance
                 )
-                if tier.provenance == "assumed":
-                    st.caption(f"↑ {ASSUMED}")
     with st.expander("Objective cards"):
         for number, objective in sorted(rules.objectives.items()):
-            key = objective_key(number)
-            if key not in st.session_state:
-                st.session_state[key] = int(objective.vp)
-            st.number_input(
+            _vp_input(
                 f"{number}: {objective.text}",
-                min_value=0,
-                max_value=99,
-                step=1,
-                key=key,
-                help=provenance_text(objective.provenance),
+                objective_key(number),
+                objective.vp,
+                objective.provenance,
             )
-            if objective.provenance == "assumed":
-                st.caption(f"↑ {ASSUMED}")
     cols = st.columns(2)
     if cols[0].button("Save my values", type="primary", key="rules_save", width="stretch"):
         edited_tiers = {k: st.session_state[tier_key(*k)] for k in rules_file.tier_values(defaults)}
