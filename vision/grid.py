@@ -1048,36 +1048,38 @@ def _choose_extent(
 _REFINE_IN_MM = 1.5
 _REFINE_OUT_MM = 6.0
 _REFINE_SIGNIFICANT = 0.35
+_REFINE_DIRECTED = 0.2
 
 
 def _refine_outer_corners(
     gray: np.ndarray, corners: np.ndarray, board_mm: tuple[float, float]
 ) -> np.ndarray | None:
-    """Snap the four outer sides to the outermost strong edge nearby; None if unsupported.
+    """Snap the four outer sides to the cards' outline nearby; None if unsupported.
 
-    Card candidates are sometimes a card's inner panel rather than its outline, which pulls
-    the lattice a few millimetres inwards; the outer edge of the block of cards is the
-    outermost clear edge (>= 35 % of the strongest, on the side's mean profile) within
-    ``[-1.5, +6]`` mm of the
-    estimate (outwards positive).
+    Each side is searched within ``[-1.5, +6]`` mm of the estimate (outwards positive) on
+    profiles across it. A card's printed border is one colour band between its artwork and
+    its outline, so, going outwards, the artwork's edge and the outline step in opposite
+    directions when the border is brighter (or darker) than both; the step direction of the
+    outline (border -> table) is measured once for the whole block from the mean brightness
+    just inside and just outside the four estimated sides. The outline is then the outermost
+    clear peak of that direction (>= 20 % of the side's strongest); when no side agrees on
+    a direction, the outermost clear peak (>= 35 %) of either direction is taken.
 
     ``corners`` ``(4, 2)`` TL, TR, BR, BL in ``gray`` pixels; ``board_mm`` the board's
     ``(width, height)`` in mm, to convert the search window to pixels.
     """
-    lines: list[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]] = []
     gray_f = cv2.GaussianBlur(gray, (3, 3), 0).astype(np.float32)
+    step = 0.5
+    sides = []
     for k in range(4):
         a, b = corners[k], corners[(k + 1) % 4]
         length = float(np.linalg.norm(b - a))
         if length < 20:
             return None
-        straight = (a.astype(float), (b - a) / length)
-        original = (straight, straight)
         px_per_mm = length / (board_mm[0] if k % 2 == 0 else board_mm[1])
         direction = (b - a) / length
         normal = np.array([direction[1], -direction[0]])  # outward for clockwise quads
         ts = np.linspace(0.06, 0.94, 60)
-        step = 0.5
         offsets = np.arange(-_REFINE_IN_MM * px_per_mm, _REFINE_OUT_MM * px_per_mm + step, step)
         base = a[None, :] + ts[:, None] * (b - a)[None, :]
         pts = base[:, None, :] + offsets[None, :, None] * normal[None, None, :]
@@ -1088,48 +1090,13 @@ def _refine_outer_corners(
             cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        signed = samples[:, 2:] - samples[:, :-2]  # centred at offsets[1:-1]
-        deriv = np.abs(signed)
-        n = deriv.shape[1]
-        # the side's edge: outermost clear peak of the mean signed profile (weak edges add up)
-        profile = np.abs(signed.mean(axis=0))
-        is_peak = np.zeros(n, dtype=bool)
-        is_peak[1:-1] = (profile[1:-1] >= profile[:-2]) & (profile[1:-1] >= profile[2:])
-        is_peak &= profile >= _REFINE_SIGNIFICANT * profile.max()
-        if not is_peak.any() or profile.max() < 1.0:
-            lines.append(original)
-            continue
-        centre = int(np.flatnonzero(is_peak)[-1])
-        half = max(2, round(0.8 * px_per_mm / step))
-        lo_i, hi_i = max(1, centre - half), min(n - 1, centre + half + 1)
-        window = deriv[:, lo_i:hi_i]
-        last = lo_i + np.argmax(window, axis=1)
-        top = window.max(axis=1)
-        rows = np.where((top > 4.0) & (last > 0) & (last < n - 1))[0]
-        if len(rows) < 15:
-            lines.append(original)
-            continue
-        peak = last[rows]
-        left = deriv[rows, peak - 1]
-        mid = deriv[rows, peak]
-        right = deriv[rows, peak + 1]
-        denom = left - 2 * mid + right
-        sub = peak + np.divide(
-            0.5 * (left - right), denom, out=np.zeros_like(denom), where=np.abs(denom) > 1e-6
-        )
-        offset = offsets[0] + (sub + 1.0) * step
-        med = float(np.median(offset))
-        keep = np.abs(offset - med) < max(1.0, 0.8 * px_per_mm)
-        if keep.sum() < 12:
-            lines.append(original)
-            continue
-        edge_pts = base[rows][keep] + offset[keep, None] * normal[None, :]
-        along = ts[rows][keep]
-        whole = _fit_line(edge_pts)
-        # lens distortion bows long sides: fit each corner from the side's nearby part
-        near_start = _fit_line(edge_pts[along < 0.45]) if (along < 0.45).sum() >= 8 else whole
-        near_end = _fit_line(edge_pts[along > 0.55]) if (along > 0.55).sum() >= 8 else whole
-        lines.append((near_start, near_end))
+        sides.append((a, b, px_per_mm, normal, ts, offsets, base, samples))
+    polarity = _outline_polarity(sides)
+    lines: list[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]] = []
+    for a, b, px_per_mm, normal, ts, offsets, base, samples in sides:
+        straight = (a.astype(float), (b - a) / float(np.linalg.norm(b - a)))
+        side_line = _outline_line(samples, offsets, step, px_per_mm, polarity, base, normal, ts)
+        lines.append(side_line if side_line is not None else (straight, straight))
     out = np.empty((4, 2))
     for k in range(4):
         (p1, d1), (p2, d2) = lines[(k - 1) % 4][1], lines[k][0]
@@ -1145,104 +1112,336 @@ def _refine_outer_corners(
     return out
 
 
+def _outline_polarity(sides: list) -> float:
+    """Sign of the outline's brightness step going outwards (-1, +1, or 0 when unclear).
+
+    Compares the mean brightness 0.5-2 mm inside each estimated side (the card's border)
+    with 1.5-5 mm outside it (the table), summed over the sides whose difference is clear.
+    """
+    votes = 0.0
+    for _, _, px_per_mm, _, _, offsets, _, samples in sides:
+        mm = offsets / px_per_mm
+        inside = samples[:, (mm > -2.0) & (mm < -0.5)]
+        outside = samples[:, (mm > 1.5) & (mm < 5.0)]
+        if inside.size == 0 or outside.size == 0:
+            continue
+        diff = float(np.median(outside) - np.median(inside))
+        if abs(diff) > 6.0:
+            votes += math.copysign(1.0, diff)
+    return float(np.sign(votes)) if abs(votes) >= 2 else 0.0
+
+
+def _outline_line(
+    samples: np.ndarray,
+    offsets: np.ndarray,
+    step: float,
+    px_per_mm: float,
+    polarity: float,
+    base: np.ndarray,
+    normal: np.ndarray,
+    ts: np.ndarray,
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None:
+    """The outline's line near each end of one side, or None when no clear edge was found."""
+    signed = samples[:, 2:] - samples[:, :-2]  # centred at offsets[1:-1]
+    n = signed.shape[1]
+    mean_signed = signed.mean(axis=0)
+    profile = np.abs(mean_signed)
+    if profile.max() < 1.0:
+        return None
+    is_peak = np.zeros(n, dtype=bool)
+    is_peak[1:-1] = (profile[1:-1] >= profile[:-2]) & (profile[1:-1] >= profile[2:])
+    directed = is_peak & (mean_signed * polarity > 0)
+    directed &= profile >= _REFINE_DIRECTED * profile.max()
+    if polarity != 0 and directed.any():
+        is_peak, deriv = directed, np.maximum(signed * polarity, 0.0)
+    else:
+        is_peak &= profile >= _REFINE_SIGNIFICANT * profile.max()
+        deriv = np.abs(signed)
+    if not is_peak.any():
+        return None
+    centre = int(np.flatnonzero(is_peak)[-1])
+    half = max(2, round(0.8 * px_per_mm / step))
+    lo_i, hi_i = max(1, centre - half), min(n - 1, centre + half + 1)
+    window = deriv[:, lo_i:hi_i]
+    last = lo_i + np.argmax(window, axis=1)
+    top = window.max(axis=1)
+    rows = np.where((top > 4.0) & (last > 0) & (last < n - 1))[0]
+    if len(rows) < 15:
+        return None
+    peak = last[rows]
+    left = deriv[rows, peak - 1]
+    mid = deriv[rows, peak]
+    right = deriv[rows, peak + 1]
+    denom = left - 2 * mid + right
+    sub = peak + np.divide(
+        0.5 * (left - right), denom, out=np.zeros_like(denom), where=np.abs(denom) > 1e-6
+    )
+    offset = offsets[0] + (sub + 1.0) * step
+    med = float(np.median(offset))
+    keep = np.abs(offset - med) < max(1.0, 0.8 * px_per_mm)
+    if keep.sum() < 12:
+        return None
+    edge_pts = base[rows][keep] + offset[keep, None] * normal[None, :]
+    along = ts[rows][keep]
+    whole = _fit_line(edge_pts)
+    # lens distortion bows long sides: fit each corner from the side's nearby part
+    near_start = _fit_line(edge_pts[along < 0.45]) if (along < 0.45).sum() >= 8 else whole
+    near_end = _fit_line(edge_pts[along > 0.55]) if (along > 0.55).sum() >= 8 else whole
+    return near_start, near_end
+
+
 def _fit_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Robust (Huber) line through ``(N, 2)`` points: ``(point, unit direction)``."""
     vx, vy, x0, y0 = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
     return np.array([x0, y0], float), np.array([vx, vy], float)
 
 
-def _card_edge_samples(
-    gray: np.ndarray, homography: np.ndarray, gap: tuple[float, float], reach_mm: float = 2.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Find every card side of the lattice in ``gray`` near where ``homography`` puts it.
+#: Profiles across each card side, in mm: their spacing and the search reach of each pass.
+_OUTLINE_STEP_MM = 0.1
+_OUTLINE_MIN_SUPPORT = 0.4
+#: The outline fit may move a board corner by at most this much (mm) from the first fit.
+_MAX_OUTLINE_MOVE_MM = 12.0
+_OUTLINE_REACH_MM = 4.0
+#: Outline points farther than this from the prediction are dropped, per pass (mm).
+_OUTLINE_ACCEPT_MM = (3.0, 1.5)
+#: Where along each card side profiles are taken (fractions; avoids the rounded corners).
+_OUTLINE_ALONG = np.linspace(0.15, 0.85, 10)
 
-    Returns ``(image_points (N, 2), axis (N,) 0 = a vertical side, value (N,) the board
-    coordinate that side must have)``, one point per sample where a clear edge was found.
+
+def _card_side_profiles(
+    gray: np.ndarray,
+    homography: np.ndarray,
+    gap: tuple[float, float],
+    cells: list[tuple[int, int]],
+    reach_mm: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Brightness profiles across every side of the given cards' predicted outlines.
+
+    Returns ``(samples (N, K) float32, base (N, 2) board mm, normal (N, 2) outward unit,
+    offsets (K,) mm, sides (N, 4) int [row, col, axis, far])``: ``axis`` 0 for a vertical
+    side (its board x is known), 1 for a horizontal one; ``far`` 1 for the right / bottom
+    side of the card.
     """
     inverse = np.linalg.inv(homography)
-    px, py = CARD_W_MM + gap[0], CARD_H_MM + gap[1]
-    ts = np.linspace(0.15, 0.85, 8)
-    offsets = np.arange(-reach_mm, reach_mm + 1e-9, 0.25)
-    base, normal, axis, value = [], [], [], []
-    for r in range(ROWS):
-        for c in range(COLS):
-            x0, y0 = c * px, r * py
-            for side_x, sign in ((x0, -1.0), (x0 + CARD_W_MM, 1.0)):
-                ys = y0 + ts * CARD_H_MM
-                base.append(np.stack([np.full_like(ys, side_x), ys], axis=1))
-                normal.append(np.tile([sign, 0.0], (len(ts), 1)))
-                axis.append(np.zeros(len(ts), int))
-                value.append(np.full(len(ts), side_x))
-            for side_y, sign in ((y0, -1.0), (y0 + CARD_H_MM, 1.0)):
-                xs = x0 + ts * CARD_W_MM
-                base.append(np.stack([xs, np.full_like(xs, side_y)], axis=1))
-                normal.append(np.tile([0.0, sign], (len(ts), 1)))
-                axis.append(np.ones(len(ts), int))
-                value.append(np.full(len(ts), side_y))
-    base_b = np.concatenate(base)
-    normal_b = np.concatenate(normal)
-    axis_a = np.concatenate(axis)
-    value_a = np.concatenate(value)
-    grid = base_b[:, None, :] + offsets[None, :, None] * normal_b[:, None, :]
-    image = apply_homography(inverse, grid).astype(np.float32)
+    offsets = np.arange(-reach_mm, reach_mm + 1e-9, _OUTLINE_STEP_MM)
+    ts = _OUTLINE_ALONG
+    base, normal, sides = [], [], []
+    for r, c in cells:
+        x0, y0 = c * (CARD_W_MM + gap[0]), r * (CARD_H_MM + gap[1])
+        for far in (0, 1):
+            x = x0 + far * CARD_W_MM
+            base.append(np.stack([np.full_like(ts, x), y0 + ts * CARD_H_MM], axis=1))
+            normal.append(np.tile([2.0 * far - 1.0, 0.0], (len(ts), 1)))
+            sides.append(np.tile([r, c, 0, far], (len(ts), 1)))
+            y = y0 + far * CARD_H_MM
+            base.append(np.stack([x0 + ts * CARD_W_MM, np.full_like(ts, y)], axis=1))
+            normal.append(np.tile([0.0, 2.0 * far - 1.0], (len(ts), 1)))
+            sides.append(np.tile([r, c, 1, far], (len(ts), 1)))
+    base_b, normal_b = np.concatenate(base), np.concatenate(normal)
+    board = base_b[:, None, :] + offsets[None, :, None] * normal_b[:, None, :]
+    image = apply_homography(inverse, board).astype(np.float32)
     samples = cv2.remap(
         gray, image[..., 0], image[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     ).astype(np.float32)
-    deriv = np.abs(samples[:, 2:] - samples[:, :-2])
-    peak = np.argmax(deriv, axis=1)
-    strength = deriv[np.arange(len(peak)), peak]
-    inner = (peak > 0) & (peak < deriv.shape[1] - 1)
-    good = inner & (strength > max(12.0, 0.5 * float(np.median(strength))))
-    rows = np.flatnonzero(good)
-    pk = peak[rows]
+    return samples, base_b, normal_b, offsets, np.concatenate(sides)
+
+
+def _outline_points(
+    samples: np.ndarray, offsets: np.ndarray, polarity: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per profile, the outline's offset (mm): the clear edge of the outline's direction
+    nearest the prediction. Returns ``(profile indices, offsets)`` of the profiles where one
+    was found.
+    """
+    signed = samples[:, 2:] - samples[:, :-2]  # centred at offsets[1:-1], outwards
+    deriv = np.maximum(signed * polarity, 0.0) if polarity else np.abs(signed)
+    n = deriv.shape[1]
+    peak = np.zeros(deriv.shape, dtype=bool)
+    peak[:, 1:-1] = (deriv[:, 1:-1] >= deriv[:, :-2]) & (deriv[:, 1:-1] > deriv[:, 2:])
+    peak &= deriv >= np.maximum(6.0, 0.35 * deriv.max(axis=1, keepdims=True))
+    distance = np.where(peak, np.abs(np.arange(n)[None, :] - (n - 1) / 2.0), np.inf)
+    nearest = np.argmin(distance, axis=1)
+    rows = np.flatnonzero(np.isfinite(distance[np.arange(len(nearest)), nearest]))
+    pk = nearest[rows]
     left, mid, right = deriv[rows, pk - 1], deriv[rows, pk], deriv[rows, pk + 1]
     denom = left - 2 * mid + right
     sub = pk + np.divide(
         0.5 * (left - right), denom, out=np.zeros_like(denom), where=np.abs(denom) > 1e-6
     )
-    offset = offsets[0] + (sub + 1.0) * (offsets[1] - offsets[0])
-    found = base_b[rows] + offset[:, None] * normal_b[rows]
-    return apply_homography(inverse, found), axis_a[rows], value_a[rows]
+    step = offsets[1] - offsets[0]
+    return rows, offsets[0] + (sub + 1.0) * step
 
 
-def _fit_to_card_edges(
-    gray: np.ndarray, homography: np.ndarray, gap: tuple[float, float]
-) -> np.ndarray | None:
-    """Re-fit the homography so every found card side lies on its lattice line.
+def _resolve_touching(
+    base: np.ndarray,
+    normal: np.ndarray,
+    sides: np.ndarray,
+    rows: np.ndarray,
+    found: np.ndarray,
+    accept_mm: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Outline points in the board plane, with touching neighbours' sides replaced.
 
-    Each edge point gives one linear constraint on ``H`` (its board x, or y, is known), so
-    all visible card sides of all cards vote, which averages out per-card jitter.
+    Where two neighbouring cards touch there is no outline to see, and each card's search
+    finds the other card's artwork edge beyond the shared boundary instead: the two sides'
+    points cross (the left card's right side lies right of the right card's left side).
+    For such a pair each profile position gives one point midway between the two, whose
+    target is the middle of the gap (a deck's border is the same width on every card).
+
+    Returns ``(board points (M, 2), sides (M, 5) [row, col, axis, far, half_gap])``; the
+    target coordinate of a point is ``index * (card + gap) + far * card + half_gap * gap / 2``.
     """
-    h = homography
-    for _ in range(2):
-        pts, axis, value = _card_edge_samples(gray, h, gap)
-        if len(pts) < 40 or len(np.unique(axis)) < 2:
+    offset = np.full(len(base), np.nan)
+    offset[rows] = found
+    board = base + np.nan_to_num(offset)[:, None] * normal
+    per_side = len(_OUTLINE_ALONG)
+    starts = {tuple(sides[i]): i for i in range(0, len(sides), per_side)}
+    keep = ~np.isnan(offset)
+    extra_pts, extra_sides = [], []
+    for (r, c, axis, far), i in starts.items():
+        if far != 1:
+            continue
+        j = starts.get((r, c + 1, axis, 0) if axis == 0 else (r + 1, c, axis, 0))
+        if j is None:
+            continue
+        a, b = slice(i, i + per_side), slice(j, j + per_side)
+        both = keep[a] & keep[b]
+        if both.sum() < 3:
+            continue
+        crossing = np.median(board[a][both, axis] - board[b][both, axis])
+        if crossing <= 0.3:
+            continue
+        keep[a] = keep[b] = False
+        extra_pts.append(0.5 * (board[a][both] + board[b][both]))
+        extra_sides.append(np.tile([r, c, axis, 1, 1], (int(both.sum()), 1)))
+    keep &= np.abs(np.nan_to_num(offset)) <= accept_mm
+    sides5 = np.concatenate([sides, np.zeros((len(sides), 1), int)], axis=1)[keep]
+    points = board[keep]
+    if extra_pts:
+        points = np.concatenate([points, *extra_pts])
+        sides5 = np.concatenate([sides5, *extra_sides])
+    return points, sides5
+
+
+def _lattice_side_residuals(
+    params: np.ndarray, points: np.ndarray, sides: np.ndarray
+) -> np.ndarray:
+    """Board-plane distance (mm) of each outline point from its card side's lattice line.
+
+    ``params`` = 8 entries of the image->board homography (``h33 = 1``, in normalised image
+    coordinates) and the two gaps; ``points`` ``(N, 2)`` normalised image coordinates.
+    """
+    h = np.append(params[:8], 1.0).reshape(3, 3)
+    board = apply_homography(h, points)
+    axis, far = sides[:, 2], sides[:, 3]
+    index = np.where(axis == 0, sides[:, 1], sides[:, 0])
+    card = np.where(axis == 0, CARD_W_MM, CARD_H_MM)
+    gap = np.where(axis == 0, params[8], params[9])
+    target = index * (card + gap) + far * card + sides[:, 4] * gap / 2.0
+    return board[np.arange(len(points)), axis] - target
+
+
+def _fit_to_card_outlines(
+    gray: np.ndarray,
+    homography: np.ndarray,
+    gap: tuple[float, float],
+    cells: list[tuple[int, int]],
+) -> tuple[np.ndarray, tuple[float, float]] | None:
+    """Re-fit the homography and both gaps to the outlines of all the cards.
+
+    Every side of every card in ``cells`` is searched within 4 mm of where the lattice puts
+    it for the nearest edge that steps the way a card's outline does (brighter to darker
+    going outwards, or the reverse: both are tried); sides of touching neighbours are
+    resolved by :func:`_resolve_touching`; points farther than 3 mm (first pass) or 1.5 mm
+    (second pass, from the improved fit) from the prediction are dropped. The model -- one
+    homography, 63 x 88 mm cards, a gap between columns and one between rows, the same
+    model the ground truth is measured with -- is fitted to all points by robust
+    Gauss-Newton, so each card's own placement error averages out. Of the two step
+    directions, the fit with the larger cards wins among those with at least
+    :data:`_OUTLINE_MIN_SUPPORT` of the best support: the lattice of the cards' artwork
+    panels fits well too, but lies inside the outlines.
+
+    Returns ``(image->board homography, (gx, gy))`` or None when too few outline points
+    were found or the fit left the plausible range.
+    """
+    fits = []
+    for polarity in (-1.0, 1.0):
+        h, g = homography, gap
+        for accept in _OUTLINE_ACCEPT_MM:
+            samples, base, normal, offsets, sides = _card_side_profiles(
+                gray, h, g, cells, _OUTLINE_REACH_MM
+            )
+            rows, found = _outline_points(samples, offsets, polarity)
+            board, sides_found = _resolve_touching(base, normal, sides, rows, found, accept)
+            if len(board) < 60 or len(np.unique(sides_found[:, 2])) < 2:
+                break
+            points = apply_homography(np.linalg.inv(h), board)
+            fitted = _robust_lattice_fit(points, sides_found, h, g)
+            if fitted is None:
+                break
+            h, g = fitted[0], fitted[1]
+            support = fitted[2]
+        else:
+            fits.append((h, g, support))
+    if not fits:
+        return None
+    # a lattice of the cards' artwork panels also fits well; the outline is the outer one
+    most = max(support for _, _, support in fits)
+    plausible = [(h, g) for h, g, support in fits if support >= _OUTLINE_MIN_SUPPORT * most]
+    return max(plausible, key=lambda fit: _image_area_per_mm2(fit[0], fit[1]))
+
+
+def _image_area_per_mm2(homography: np.ndarray, gap: tuple[float, float]) -> float:
+    """Image area (px^2) of one mm^2 of the board, averaged over the board."""
+    width, height = _board_size(gap)
+    corners = apply_homography(np.linalg.inv(homography), rect_corners(width, height))
+    return quad_area(corners) / (width * height)
+
+
+def _robust_lattice_fit(
+    points: np.ndarray, sides: np.ndarray, homography: np.ndarray, gap: tuple[float, float]
+) -> tuple[np.ndarray, tuple[float, float], int] | None:
+    """Gauss-Newton for :func:`_lattice_side_residuals`, dropping points > 3 sigma away.
+
+    Returns ``(homography, gaps, support)``, support = points within 0.5 mm of their line.
+    """
+    centre = points.mean(axis=0)
+    scale = math.sqrt(2) / max(1e-9, float(np.linalg.norm(points - centre, axis=1).mean()))
+    norm = np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]])
+    h0 = homography @ np.linalg.inv(norm)
+    params = np.concatenate([(h0 / h0[2, 2]).ravel()[:8], gap])
+    q = apply_homography(norm, points)
+    for _ in range(6):
+        residual = _lattice_side_residuals(params, q, sides)
+        sigma = 1.4826 * float(np.median(np.abs(residual)))
+        keep = np.abs(residual) < max(0.5, 3.0 * sigma)
+        if keep.sum() < 40:
             return None
-        centre = pts.mean(axis=0)
-        scale = math.sqrt(2) / max(1e-9, float(np.linalg.norm(pts - centre, axis=1).mean()))
-        t = np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]])
-        norm_pts = apply_homography(t, pts)
-        ph = np.concatenate([norm_pts, np.ones((len(pts), 1))], axis=1)
-        rows = np.zeros((len(pts), 9))
-        vx = axis == 0
-        target = value / 100.0
-        rows[vx, 0:3] = ph[vx]
-        rows[~vx, 3:6] = ph[~vx]
-        rows[:, 6:9] = -target[:, None] * ph
-        for _ in range(2):
-            _, _, vt = np.linalg.svd(rows, full_matrices=False)
-            candidate = vt[-1].reshape(3, 3)
-            candidate = np.diag([100.0, 100.0, 1.0]) @ candidate @ t
-            mapped = apply_homography(candidate, pts)
-            residual = np.abs(mapped[np.arange(len(pts)), axis] - value)
-            keep = residual < max(0.8, 2.5 * float(np.median(residual)))
-            if keep.sum() < 40:
-                return None
-            rows = rows[keep]
-            pts, axis, value = pts[keep], axis[keep], value[keep]
-            ph, target = ph[keep], target[keep]
-        h = candidate / candidate[2, 2]
-    return h
+        eps = 1e-7 * (np.abs(params) + 1.0)
+        jac = np.stack(
+            [
+                (
+                    _lattice_side_residuals(params + eps[k] * np.eye(10)[k], q[keep], sides[keep])
+                    - residual[keep]
+                )
+                / eps[k]
+                for k in range(10)
+            ],
+            axis=1,
+        )
+        step, *_ = np.linalg.lstsq(jac, -residual[keep], rcond=None)
+        params = params + step
+        if not np.all(np.isfinite(params)):
+            return None
+        params[8:] = np.clip(params[8:], *GAP_RANGE_MM)
+        if np.abs(step[8:]).max() < 1e-3:
+            break
+    lo, hi = GAP_RANGE_MM
+    if not (lo <= params[8] <= hi and lo <= params[9] <= hi):
+        return None
+    support = int(np.sum(np.abs(_lattice_side_residuals(params, q, sides)) < 0.5))
+    h = np.append(params[:8], 1.0).reshape(3, 3) @ norm
+    return h / h[2, 2], (float(params[8]), float(params[9])), support
 
 
 def _close_fits(h_a: np.ndarray, h_b: np.ndarray, gap: tuple[float, float]) -> bool:
@@ -1393,11 +1592,42 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
         zoomed = _shifted(zoomed, x0, y0)
         if fit is not None and not _same_grid(fit, zoomed):
             continue  # the closer look found something else: keep the first answer
-        return _upright_first(zoomed)
+        return _upright_first(_fit_outlines(image_rgb, zoomed))
     if fit is not None:
-        return fit
+        return _upright_first(_fit_outlines(image_rgb, fit))
     assert first_error is not None
     raise first_error
+
+
+def _fit_outlines(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
+    """The fit re-fitted to the outlines of its cards at the photo's full resolution.
+
+    See :func:`_fit_to_card_outlines`; the fit is kept as it is when that fails or moves a
+    board corner by more than :data:`_MAX_OUTLINE_MOVE_MM`. Occupancy is measured again on
+    the re-fitted cells.
+    """
+    cells = [(r, c) for r in range(ROWS) for c in range(COLS) if fit.occupied[r, c]]
+    if len(cells) < 4:
+        return fit
+    gray = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY)
+    refined = _fit_to_card_outlines(gray, fit.homography, fit.gap_mm, cells)
+    if refined is None:
+        return fit
+    homography, gap = refined
+    width, height = fit.board_size_mm
+    new_corners = apply_homography(np.linalg.inv(homography), rect_corners(*_board_size(gap)))
+    moved = apply_homography(fit.homography, new_corners) - rect_corners(width, height)
+    if not np.all(np.isfinite(moved)) or np.abs(moved).max() > _MAX_OUTLINE_MOVE_MM:
+        return fit
+    return _fit_from_homography(
+        homography,
+        gap,
+        method=fit.method,
+        occupancy=_occupancy(image_rgb, homography, gap),
+        residual_px=fit.residual_px,
+        quality=fit.quality,
+        reason=fit.reason,
+    )
 
 
 def _same_grid(a: GridFit, b: GridFit) -> bool:
@@ -1504,9 +1734,6 @@ def _lattice_fit(
     if refined is not None:
         gap = _gap_from_extent(h_work, refined, lattice.gap)
         h_work = _outer_homography(refined, gap)
-    h_edges = _fit_to_card_edges(gray, h_work, gap)
-    if h_edges is not None and _close_fits(h_work, h_edges, gap):
-        h_work = h_edges
     occupancy = _occupancy(small, h_work, gap)
     quality = math.exp(-lattice.residual_mm / 4.0) * (
         0.4 + 0.6 * len(inside) / max(1, int((occupancy > 0.5).sum()))
