@@ -1197,8 +1197,12 @@ def _fit_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 #: Profiles across each card side, in mm: their spacing and the search reach of each pass.
-_OUTLINE_STEP_MM = 0.1
+_OUTLINE_STEP_MM = 0.2
 _OUTLINE_MIN_SUPPORT = 0.4
+#: ... and covers at least this much more image area per mm^2 (a panel lattice: ~0.84).
+_OUTER_LATTICE_AREA = 1.05
+_OUTLINE_SWITCH_SUPPORT = 3.0
+_OUTLINE_PEAK_SHARE = 0.35
 #: The outline fit may move a board corner by at most this much (mm) from the first fit.
 _MAX_OUTLINE_MOVE_MM = 12.0
 _OUTLINE_REACH_MM = 4.0
@@ -1225,25 +1229,43 @@ def _card_side_profiles(
     inverse = np.linalg.inv(homography)
     offsets = np.arange(-reach_mm, reach_mm + 1e-9, _OUTLINE_STEP_MM)
     ts = _OUTLINE_ALONG
-    base, normal, sides = [], [], []
-    for r, c in cells:
-        x0, y0 = c * (CARD_W_MM + gap[0]), r * (CARD_H_MM + gap[1])
-        for far in (0, 1):
-            x = x0 + far * CARD_W_MM
-            base.append(np.stack([np.full_like(ts, x), y0 + ts * CARD_H_MM], axis=1))
-            normal.append(np.tile([2.0 * far - 1.0, 0.0], (len(ts), 1)))
-            sides.append(np.tile([r, c, 0, far], (len(ts), 1)))
-            y = y0 + far * CARD_H_MM
-            base.append(np.stack([x0 + ts * CARD_W_MM, np.full_like(ts, y)], axis=1))
-            normal.append(np.tile([0.0, 2.0 * far - 1.0], (len(ts), 1)))
-            sides.append(np.tile([r, c, 1, far], (len(ts), 1)))
-    base_b, normal_b = np.concatenate(base), np.concatenate(normal)
-    board = base_b[:, None, :] + offsets[None, :, None] * normal_b[:, None, :]
-    image = apply_homography(inverse, board).astype(np.float32)
+    k = len(ts)
+    rc = np.asarray(cells, dtype=int)  # (M, 2)
+    x0 = rc[:, 1] * (CARD_W_MM + gap[0])
+    y0 = rc[:, 0] * (CARD_H_MM + gap[1])
+    # per card: left, top, right, bottom sides, k profiles each -> (M, 4, k)
+    far = np.array([0, 0, 1, 1])
+    axis = np.array([0, 1, 0, 1])
+    bx = np.where(
+        axis[None, :, None] == 0,
+        x0[:, None, None] + far[None, :, None] * CARD_W_MM,
+        x0[:, None, None] + ts[None, None, :] * CARD_W_MM,
+    )
+    by = np.where(
+        axis[None, :, None] == 1,
+        y0[:, None, None] + far[None, :, None] * CARD_H_MM,
+        y0[:, None, None] + ts[None, None, :] * CARD_H_MM,
+    )
+    base_b = np.stack([bx, by], axis=-1).reshape(-1, 2)
+    unit = np.array([[-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
+    normal_b = np.broadcast_to(unit[None, :, None, :], (len(rc), 4, k, 2)).reshape(-1, 2)
+    sides = np.empty((len(rc), 4, k, 4), dtype=int)
+    sides[..., 0] = rc[:, 0, None, None]
+    sides[..., 1] = rc[:, 1, None, None]
+    sides[..., 2] = axis[None, :, None]
+    sides[..., 3] = far[None, :, None]
+    # a board line maps to an image line; over a few mm its spacing is uniform to << 0.1 px
+    ends = apply_homography(
+        inverse, np.stack([base_b + offsets[0] * normal_b, base_b + offsets[-1] * normal_b])
+    )
+    along = (offsets - offsets[0]) / (offsets[-1] - offsets[0])
+    image = (ends[0][:, None, :] + along[None, :, None] * (ends[1] - ends[0])[:, None, :]).astype(
+        np.float32
+    )
     samples = cv2.remap(
         gray, image[..., 0], image[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     ).astype(np.float32)
-    return samples, base_b, normal_b, offsets, np.concatenate(sides)
+    return samples, base_b, normal_b, offsets, sides.reshape(-1, 4)
 
 
 def _outline_points(
@@ -1258,7 +1280,7 @@ def _outline_points(
     n = deriv.shape[1]
     peak = np.zeros(deriv.shape, dtype=bool)
     peak[:, 1:-1] = (deriv[:, 1:-1] >= deriv[:, :-2]) & (deriv[:, 1:-1] > deriv[:, 2:])
-    peak &= deriv >= np.maximum(6.0, 0.35 * deriv.max(axis=1, keepdims=True))
+    peak &= deriv >= np.maximum(6.0, _OUTLINE_PEAK_SHARE * deriv.max(axis=1, keepdims=True))
     distance = np.where(peak, np.abs(np.arange(n)[None, :] - (n - 1) / 2.0), np.inf)
     nearest = np.argmin(distance, axis=1)
     rows = np.flatnonzero(np.isfinite(distance[np.arange(len(nearest)), nearest]))
@@ -1324,21 +1346,37 @@ def _resolve_touching(
 
 
 def _lattice_side_residuals(
-    params: np.ndarray, points: np.ndarray, sides: np.ndarray
-) -> np.ndarray:
+    params: np.ndarray, points: np.ndarray, sides: np.ndarray, *, jacobian: bool = False
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Board-plane distance (mm) of each outline point from its card side's lattice line.
 
     ``params`` = 8 entries of the image->board homography (``h33 = 1``, in normalised image
-    coordinates) and the two gaps; ``points`` ``(N, 2)`` normalised image coordinates.
+    coordinates) and the two gaps; ``points`` ``(N, 2)`` normalised image coordinates;
+    ``sides`` ``(N, 5)`` as returned by :func:`_resolve_touching`. With ``jacobian`` also
+    returns the ``(N, 10)`` derivatives of the residuals with respect to ``params``.
     """
     h = np.append(params[:8], 1.0).reshape(3, 3)
-    board = apply_homography(h, points)
-    axis, far = sides[:, 2], sides[:, 3]
+    ph = np.concatenate([points, np.ones((len(points), 1))], axis=1)
+    axis, far, half = sides[:, 2], sides[:, 3], sides[:, 4]
+    numerator = np.where(axis == 0, ph @ h[0], ph @ h[1])
+    denominator = ph @ h[2]
+    value = numerator / denominator
     index = np.where(axis == 0, sides[:, 1], sides[:, 0])
     card = np.where(axis == 0, CARD_W_MM, CARD_H_MM)
     gap = np.where(axis == 0, params[8], params[9])
-    target = index * (card + gap) + far * card + sides[:, 4] * gap / 2.0
-    return board[np.arange(len(points)), axis] - target
+    residual = value - (index * (card + gap) + far * card + half * gap / 2.0)
+    if not jacobian:
+        return residual
+    jac = np.zeros((len(points), 10))
+    row = ph / denominator[:, None]
+    x_rows, y_rows = axis == 0, axis == 1
+    jac[x_rows, 0:3] = row[x_rows]
+    jac[y_rows, 3:6] = row[y_rows]
+    jac[:, 6:8] = -value[:, None] * row[:, :2]
+    d_gap = -(index + half / 2.0)
+    jac[x_rows, 8] = d_gap[x_rows]
+    jac[y_rows, 9] = d_gap[y_rows]
+    return residual, jac
 
 
 def _fit_to_card_outlines(
@@ -1385,10 +1423,29 @@ def _fit_to_card_outlines(
             fits.append((h, g, support))
     if not fits:
         return None
-    # a lattice of the cards' artwork panels also fits well; the outline is the outer one
-    most = max(support for _, _, support in fits)
-    plausible = [(h, g) for h, g, support in fits if support >= _OUTLINE_MIN_SUPPORT * most]
-    return max(plausible, key=lambda fit: _image_area_per_mm2(fit[0], fit[1]))
+    # Cards' borders are usually lighter than the table (fits[0]); the other direction wins
+    # when it explains far more of the outlines, or when it is the outer of the two lattices
+    # (a lattice of the cards' artwork panels also fits well, but lies inside the outlines).
+    best = fits[0]
+    for other in fits[1:]:
+        outer = _image_area_per_mm2(other[0], other[1]) >= _OUTER_LATTICE_AREA * (
+            _image_area_per_mm2(best[0], best[1])
+        )
+        if (outer and other[2] >= _OUTLINE_MIN_SUPPORT * best[2]) or other[2] >= (
+            _OUTLINE_SWITCH_SUPPORT * best[2]
+        ):
+            best = other
+    return best[0], best[1]
+
+
+def _px_per_mm_across(homography: np.ndarray, points: np.ndarray, axis: np.ndarray) -> np.ndarray:
+    """Image pixels per board mm along board ``axis`` (0 = x) at each image point ``(N, 2)``."""
+    board = apply_homography(homography, points)
+    step = np.zeros_like(board)
+    step[np.arange(len(board)), axis] = 0.5
+    inverse = np.linalg.inv(homography)
+    ends = apply_homography(inverse, board + step) - apply_homography(inverse, board - step)
+    return np.linalg.norm(ends, axis=1)
 
 
 def _image_area_per_mm2(homography: np.ndarray, gap: tuple[float, float]) -> float:
@@ -1403,8 +1460,14 @@ def _robust_lattice_fit(
 ) -> tuple[np.ndarray, tuple[float, float], int] | None:
     """Gauss-Newton for :func:`_lattice_side_residuals`, dropping points > 3 sigma away.
 
+    Residuals are weighted by the image's pixels per mm at each point, so the fit
+    minimises image distances, as the ground truth's least-squares fit does (under strong
+    perspective the near cards, large in the photo, weigh more).
+
     Returns ``(homography, gaps, support)``, support = points within 0.5 mm of their line.
     """
+    weight = _px_per_mm_across(homography, points, sides[:, 2])
+    min_keep = 0.5 * float(np.median(weight))
     centre = points.mean(axis=0)
     scale = math.sqrt(2) / max(1e-9, float(np.linalg.norm(points - centre, axis=1).mean()))
     norm = np.array([[scale, 0, -scale * centre[0]], [0, scale, -scale * centre[1]], [0, 0, 1]])
@@ -1412,24 +1475,13 @@ def _robust_lattice_fit(
     params = np.concatenate([(h0 / h0[2, 2]).ravel()[:8], gap])
     q = apply_homography(norm, points)
     for _ in range(6):
-        residual = _lattice_side_residuals(params, q, sides)
+        residual, jac = _lattice_side_residuals(params, q, sides, jacobian=True)
+        residual, jac = weight * residual, weight[:, None] * jac
         sigma = 1.4826 * float(np.median(np.abs(residual)))
-        keep = np.abs(residual) < max(0.5, 3.0 * sigma)
+        keep = np.abs(residual) < max(min_keep, 3.0 * sigma)
         if keep.sum() < 40:
             return None
-        eps = 1e-7 * (np.abs(params) + 1.0)
-        jac = np.stack(
-            [
-                (
-                    _lattice_side_residuals(params + eps[k] * np.eye(10)[k], q[keep], sides[keep])
-                    - residual[keep]
-                )
-                / eps[k]
-                for k in range(10)
-            ],
-            axis=1,
-        )
-        step, *_ = np.linalg.lstsq(jac, -residual[keep], rcond=None)
+        step, *_ = np.linalg.lstsq(jac[keep], -residual[keep], rcond=None)
         params = params + step
         if not np.all(np.isfinite(params)):
             return None
