@@ -1218,11 +1218,11 @@ _OUTLINE_SWITCH_SUPPORT = 3.0
 _OUTLINE_PEAK_SHARE = 0.35
 #: The outline fit may move a board corner by at most this much (mm) from the first fit.
 _MAX_OUTLINE_MOVE_MM = 12.0
-_OUTLINE_REACH_MM = 4.0
+_OUTLINE_REACH_MM = 6.0
 #: Outline points farther than this from the prediction are dropped, per pass (mm).
-_OUTLINE_ACCEPT_MM = (3.0, 1.5)
+_OUTLINE_ACCEPT_MM = (5.0, 1.5)
 #: Where along each card side profiles are taken (fractions; avoids the rounded corners).
-_OUTLINE_ALONG = np.linspace(0.15, 0.85, 10)
+_OUTLINE_ALONG = np.linspace(0.05, 0.95, 10)
 
 
 def _card_side_profiles(
@@ -1400,10 +1400,10 @@ def _fit_to_card_outlines(
 ) -> tuple[np.ndarray, tuple[float, float]] | None:
     """Re-fit the homography and both gaps to the outlines of all the cards.
 
-    Every side of every card in ``cells`` is searched within 4 mm of where the lattice puts
+    Every side of every card in ``cells`` is searched within 6 mm of where the lattice puts
     it for the nearest edge that steps the way a card's outline does (brighter to darker
     going outwards, or the reverse: both are tried); sides of touching neighbours are
-    resolved by :func:`_resolve_touching`; points farther than 3 mm (first pass) or 1.5 mm
+    resolved by :func:`_resolve_touching`; points farther than 5 mm (first pass) or 1.5 mm
     (second pass, from the improved fit) from the prediction are dropped. The model -- one
     homography, 63 x 88 mm cards, a gap between columns and one between rows, the same
     model the ground truth is measured with -- is fitted to all points by robust
