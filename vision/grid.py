@@ -1566,8 +1566,13 @@ def _blob_fit(
     gray: np.ndarray,
     factor: float,
     quads: list[np.ndarray],
+    card_area: float = 0.0,
 ) -> GridFit | None:
-    """Fallback for touching cards: the best large quad taken as the grid's outer edge."""
+    """Fallback for touching cards: the best large quad taken as the grid's outer edge.
+
+    ``card_area`` (work px^2) is the area of the separate cards found, if any: a quad whose
+    20 cells would be less than half that size is a block of a few cards, not the grid.
+    """
     image_area = gray.shape[0] * gray.shape[1]
     h, w = gray.shape
     big = [
@@ -1584,6 +1589,8 @@ def _blob_fit(
         fit = _fit_outer_quad(
             image_rgb, gray, quad / factor, method="blob", image_to_work=factor, small=small
         )
+        if quad_area(quad) / (ROWS * COLS) < 0.5 * card_area:
+            continue
         if fit.occupied.sum() < 15:
             continue
         board_w, board_h = fit.board_size_mm
@@ -1851,7 +1858,10 @@ def _find_grid_once(image_rgb: np.ndarray, min_quality: float) -> GridFit:
             return _upright_first(fit)
         if rank == 0:
             attempted, reason = fit, why
-    blob = _blob_fit(image_rgb, small, gray, factor, quads)
+    card_area = (
+        float(np.median([quad_area(q) for q in lattices[0].cells.values()])) if lattices else 0.0
+    )
+    blob = _blob_fit(image_rgb, small, gray, factor, quads, card_area)
     if blob is not None and blob.quality >= min_quality:
         refined = _refine_outer_corners(gray, blob.corners * factor, blob.board_size_mm)
         if refined is not None:
