@@ -1397,7 +1397,7 @@ def _fit_to_card_outlines(
     homography: np.ndarray,
     gap: tuple[float, float],
     cells: list[tuple[int, int]],
-) -> tuple[np.ndarray, tuple[float, float]] | None:
+) -> tuple[np.ndarray, tuple[float, float], int] | None:
     """Re-fit the homography and both gaps to the outlines of all the cards.
 
     Every side of every card in ``cells`` is searched within 6 mm of where the lattice puts
@@ -1412,43 +1412,54 @@ def _fit_to_card_outlines(
     :data:`_OUTLINE_MIN_SUPPORT` of the best support: the lattice of the cards' artwork
     panels fits well too, but lies inside the outlines.
 
-    Returns ``(image->board homography, (gx, gy))`` or None when too few outline points
-    were found or the fit left the plausible range.
+    Returns ``(image->board homography, (gx, gy), support)`` or None when too few outline
+    points were found or the fit left the plausible range.
     """
+    first = _card_side_profiles(gray, homography, gap, cells, _OUTLINE_REACH_MM)
     fits = []
-    for polarity in (-1.0, 1.0):
-        h, g = homography, gap
-        for accept in _OUTLINE_ACCEPT_MM:
-            samples, base, normal, offsets, sides = _card_side_profiles(
-                gray, h, g, cells, _OUTLINE_REACH_MM
-            )
-            rows, found = _outline_points(samples, offsets, polarity)
-            board, sides_found = _resolve_touching(base, normal, sides, rows, found, accept)
-            if len(board) < 60 or len(np.unique(sides_found[:, 2])) < 2:
-                break
-            points = apply_homography(np.linalg.inv(h), board)
-            fitted = _robust_lattice_fit(points, sides_found, h, g)
-            if fitted is None:
-                break
-            h, g = fitted[0], fitted[1]
-            support = fitted[2]
-        else:
-            fits.append((h, g, support))
+    for polarity in (-1.0, 1.0):  # the same profiles serve both step directions
+        fitted = _outline_pass(first, homography, gap, polarity, _OUTLINE_ACCEPT_MM[0])
+        if fitted is not None:
+            fits.append((polarity, fitted))
     if not fits:
         return None
     # Cards' borders are usually lighter than the table (fits[0]); the other direction wins
     # when it explains far more of the outlines, or when it is the outer of the two lattices
     # (a lattice of the cards' artwork panels also fits well, but lies inside the outlines).
-    best = fits[0]
-    for other in fits[1:]:
+    polarity, best = fits[0]
+    for other_polarity, other in fits[1:]:
         outer = _image_area_per_mm2(other[0], other[1]) >= _OUTER_LATTICE_AREA * (
             _image_area_per_mm2(best[0], best[1])
         )
         if (outer and other[2] >= _OUTLINE_MIN_SUPPORT * best[2]) or other[2] >= (
             _OUTLINE_SWITCH_SUPPORT * best[2]
         ):
-            best = other
-    return best[0], best[1], best[2]
+            polarity, best = other_polarity, other
+    for accept in _OUTLINE_ACCEPT_MM[1:]:
+        h, g = best[0], best[1]
+        profiles = _card_side_profiles(gray, h, g, cells, _OUTLINE_REACH_MM)
+        fitted = _outline_pass(profiles, h, g, polarity, accept)
+        if fitted is None:
+            return None
+        best = fitted
+    return best
+
+
+def _outline_pass(
+    profiles: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    homography: np.ndarray,
+    gap: tuple[float, float],
+    polarity: float,
+    accept_mm: float,
+) -> tuple[np.ndarray, tuple[float, float], int] | None:
+    """One outline search and lattice fit from :func:`_card_side_profiles` output."""
+    samples, base, normal, offsets, sides = profiles
+    rows, found = _outline_points(samples, offsets, polarity)
+    board, sides_found = _resolve_touching(base, normal, sides, rows, found, accept_mm)
+    if len(board) < 60 or len(np.unique(sides_found[:, 2])) < 2:
+        return None
+    points = apply_homography(np.linalg.inv(homography), board)
+    return _robust_lattice_fit(points, sides_found, homography, gap)
 
 
 def _px_per_mm_across(homography: np.ndarray, points: np.ndarray, axis: np.ndarray) -> np.ndarray:
