@@ -1215,6 +1215,7 @@ _OUTLINE_MIN_SUPPORT = 0.4
 #: ... and covers at least this much more image area per mm^2 (a panel lattice: ~0.84).
 _OUTER_LATTICE_AREA = 1.05
 _OUTLINE_SWITCH_SUPPORT = 3.0
+_POLARITIES = (-1.0, 1.0)
 _OUTLINE_PEAK_SHARE = 0.35
 #: The outline fit may move a board corner by at most this much (mm) from the first fit.
 _MAX_OUTLINE_MOVE_MM = 12.0
@@ -1417,7 +1418,7 @@ def _fit_to_card_outlines(
     """
     first = _card_side_profiles(gray, homography, gap, cells, _OUTLINE_REACH_MM)
     fits = []
-    for polarity in (-1.0, 1.0):  # the same profiles serve both step directions
+    for polarity in _POLARITIES:  # the same profiles serve every step direction
         fitted = _outline_pass(first, homography, gap, polarity, _OUTLINE_ACCEPT_MM[0])
         if fitted is not None:
             fits.append((polarity, fitted))
@@ -1697,10 +1698,7 @@ def _fit_outlines(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
     if refined is None:
         return fit
     homography, gap = refined[0], refined[1]
-    width, height = fit.board_size_mm
-    new_corners = apply_homography(np.linalg.inv(homography), rect_corners(*_board_size(gap)))
-    moved = apply_homography(fit.homography, new_corners) - rect_corners(width, height)
-    if not np.all(np.isfinite(moved)) or np.abs(moved).max() > _MAX_OUTLINE_MOVE_MM:
+    if _corner_shift_mm(fit.homography, fit.gap_mm, homography, gap) > _MAX_OUTLINE_MOVE_MM:
         return fit
     return _fit_from_homography(
         homography,
@@ -1711,6 +1709,15 @@ def _fit_outlines(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
         quality=fit.quality,
         reason=fit.reason,
     )
+
+
+def _corner_shift_mm(
+    h_a: np.ndarray, gap_a: tuple[float, float], h_b: np.ndarray, gap_b: tuple[float, float]
+) -> float:
+    """Largest move (mm, in fit a's board plane) of a board corner from fit a to fit b."""
+    corners_b = apply_homography(np.linalg.inv(h_b), rect_corners(*_board_size(gap_b)))
+    moved = apply_homography(h_a, corners_b) - rect_corners(*_board_size(gap_a))
+    return float(np.abs(moved).max()) if np.all(np.isfinite(moved)) else math.inf
 
 
 def _same_grid(a: GridFit, b: GridFit) -> bool:
