@@ -1072,11 +1072,11 @@ def _refine_outer_corners(
     Each side is searched within ``[-1.5, +6]`` mm of the estimate (outwards positive) on
     profiles across it. A card's printed border is one colour band between its artwork and
     its outline, so, going outwards, the artwork's edge and the outline step in opposite
-    directions when the border is brighter (or darker) than both; the step direction of the
-    outline (border -> table) is measured once for the whole block from the mean brightness
-    just inside and just outside the four estimated sides. The outline is then the outermost
-    clear peak of that direction (>= 20 % of the side's strongest); when no side agrees on
-    a direction, the outermost clear peak (>= 35 %) of either direction is taken.
+    directions when the border is brighter (or darker) than both. Card borders are usually
+    lighter than the table, so the outline is taken to darken going outwards unless all four
+    sides show a darker band inside than outside (:func:`_outline_polarity`). The outline
+    is then the outermost clear peak of that direction (>= 20 % of the side's strongest);
+    when a side has none, the outermost clear peak (>= 35 %) of either direction is taken.
 
     ``corners`` ``(4, 2)`` TL, TR, BR, BL in ``gray`` pixels; ``board_mm`` the board's
     ``(width, height)`` in mm, to convert the search window to pixels.
@@ -1126,10 +1126,13 @@ def _refine_outer_corners(
 
 
 def _outline_polarity(sides: list) -> float:
-    """Sign of the outline's brightness step going outwards (-1, +1, or 0 when unclear).
+    """Sign of the outline's brightness step going outwards: -1 (lighter border) or +1.
 
-    Compares the mean brightness 0.5-2 mm inside each estimated side (the card's border)
-    with 1.5-5 mm outside it (the table), summed over the sides whose difference is clear.
+    Compares the median brightness 0.5-2 mm inside each estimated side (the card's border)
+    with 1.5-5 mm outside it (the table). +1 only when all four sides agree that the inside
+    is darker: an estimate lying on the cards' artwork panels (a border's width inwards)
+    sees a darker inside on a light table too, and a majority vote followed it there
+    (frozen full set: mean corner error 1.60 % with the vote, 1.42 % with this prior).
     """
     votes = 0.0
     for _, _, px_per_mm, _, _, offsets, _, samples in sides:
@@ -1141,7 +1144,7 @@ def _outline_polarity(sides: list) -> float:
         diff = float(np.median(outside) - np.median(inside))
         if abs(diff) > 6.0:
             votes += math.copysign(1.0, diff)
-    return float(np.sign(votes)) if abs(votes) >= 2 else 0.0
+    return 1.0 if votes >= 4 else -1.0
 
 
 def _outline_line(
