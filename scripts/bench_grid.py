@@ -5,10 +5,11 @@ error as % of a card's width (modulo the 180-degree turn), empty/occupied accura
 median time from JPEG bytes to 20 crops on one core. Missed scenes are drawn with the attempted
 fit into ``--gallery``.
 
-Corner truth is the *visible lattice* (:func:`visible_lattice`): the 4x5 lattice model that
-``find_grid`` fits, least-squares fitted to the true corners of the cards actually lying in the
-photo; the error against the generator's nominal, un-jittered ``grid_corners`` is reported
-beside it (``nominal_error_*``), since it cannot fall below the cards' position jitter.
+Corner truth is the *visible lattice* (:func:`vision.synth.truth.visible_lattice`): the 4x5
+lattice model that ``find_grid`` fits, least-squares fitted to the true corners of the cards
+actually lying in the photo; the error against the generator's nominal, un-jittered
+``grid_corners`` is reported beside it (``nominal_error_*``), since it cannot fall below the
+cards' position jitter.
 
 Usage: ``python scripts/bench_grid.py --data DIR [--gallery OUT] [--limit N] [--json]``
 """
@@ -29,118 +30,14 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.errors import GridNotFoundError  # noqa: E402
-from vision.geometry import apply_homography, order_quad_clockwise, rect_corners  # noqa: E402
-from vision.grid import (  # noqa: E402
-    CARD_H_MM,
-    CARD_W_MM,
-    COLS,
-    ROWS,
-    draw_overlay,
-    find_grid,
-    fit_from_corners,
-    rectify_cells,
-)
+from vision.grid import draw_overlay, find_grid, rectify_cells  # noqa: E402
+from vision.grid_baseline import largest_contour_fit as baseline  # noqa: E402
 from vision.loading import load_image  # noqa: E402
-
-
-def corner_error(corners: np.ndarray, truth: np.ndarray) -> float:
-    """Mean corner distance / card width, best of the two 180-degree orderings."""
-    card_px = np.linalg.norm(truth[1] - truth[0]) / COLS
-    errors = [
-        float(np.linalg.norm(np.roll(corners, k, axis=0) - truth, axis=1).mean()) for k in (0, 2)
-    ]
-    return min(errors) / card_px
-
-
-def _lattice_points(gap: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Board-plane (mm) card corners TL, TR, BR, BL of cells ``(rows, cols)``: ``(N * 4, 2)``."""
-    dx = np.array([0.0, CARD_W_MM, CARD_W_MM, 0.0])
-    dy = np.array([0.0, 0.0, CARD_H_MM, CARD_H_MM])
-    x = cols[:, None] * (CARD_W_MM + gap[0]) + dx[None, :]
-    y = rows[:, None] * (CARD_H_MM + gap[1]) + dy[None, :]
-    return np.stack([x.ravel(), y.ravel()], axis=1)
-
-
-def visible_lattice(cells: np.ndarray, occupied: np.ndarray) -> np.ndarray:
-    """Outer corners of the 4x5 lattice that best explains the cards actually in the photo.
-
-    The least-squares fit, in image pixels, of the model ``find_grid`` fits (one board->image
-    homography, 63 x 88 mm cards, a free gap between columns and one between rows) to every
-    corner of every occupied cell's ground-truth card quad (those carry the scene's position
-    jitter, card rotation and lens distortion). Gauss-Newton on the 8 homography entries and
-    the 2 gaps, started from the DLT at the scene's mean gap.
-
-    Parameters
-    ----------
-    cells : np.ndarray
-        ``(4, 5, 4, 2)`` ground-truth card corners TL, TR, BR, BL in image pixels.
-    occupied : np.ndarray
-        ``(4, 5)`` bool.
-
-    Returns
-    -------
-    np.ndarray
-        ``(4, 2)`` outer corners TL, TR, BR, BL of the fitted lattice in image pixels.
-    """
-    rows, cols = np.nonzero(occupied)
-    image_pts = cells[rows, cols].reshape(-1, 2)
-    gap = np.array([1.0, 1.0])
-    board_pts = _lattice_points(gap, rows, cols)
-    h, _ = cv2.findHomography(board_pts, image_pts, 0)
-    params = np.concatenate([(h / h[2, 2]).ravel()[:8], gap])
-
-    def residual(p: np.ndarray) -> np.ndarray:
-        hm = np.append(p[:8], 1.0).reshape(3, 3)
-        return (apply_homography(hm, _lattice_points(p[8:], rows, cols)) - image_pts).ravel()
-
-    scale = np.abs(params) * 1e-6 + 1e-6
-    for _ in range(20):
-        r0 = residual(params)
-        jac = np.stack(
-            [(residual(params + np.eye(10)[k] * scale[k]) - r0) / scale[k] for k in range(10)],
-            axis=1,
-        )
-        step, *_ = np.linalg.lstsq(jac, -r0, rcond=None)
-        params = params + step
-        if np.abs(step[8:]).max() < 1e-4:
-            break
-    hm = np.append(params[:8], 1.0).reshape(3, 3)
-    width = COLS * CARD_W_MM + (COLS - 1) * params[8]
-    height = ROWS * CARD_H_MM + (ROWS - 1) * params[9]
-    return apply_homography(hm, rect_corners(width, height))
-
-
-def extent_determined(occupied: np.ndarray) -> bool:
-    """True when the cards present reach all four sides of the 4x5 grid (``(4, 5)`` bool).
-
-    Otherwise the cards alone cannot tell where the grid's outer edge is (a missing first or
-    last row or column could lie on either side) and the user's corners decide.
-    """
-    occ = np.asarray(occupied, bool)
-    return bool(occ[0].any() and occ[-1].any() and occ[:, 0].any() and occ[:, -1].any())
+from vision.synth.truth import corner_error, extent_determined, visible_lattice  # noqa: E402
 
 
 def _mean_distance(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(a - b, axis=1).mean())
-
-
-def baseline(image_rgb: np.ndarray):
-    """Largest external contour -> minimum-area quad -> lattice from the corners."""
-    gray = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY)
-    _, mask = cv2.threshold(cv2.GaussianBlur(gray, (5, 5), 0), 0, 255, cv2.THRESH_OTSU)
-    best = None
-    for m in (mask, 255 - mask):
-        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if contours:
-            c = max(contours, key=cv2.contourArea)
-            if best is None or cv2.contourArea(c) > cv2.contourArea(best):
-                best = c
-    if best is None:
-        raise GridNotFoundError("no contour")
-    hull = cv2.convexHull(best)
-    approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
-    quad = approx.reshape(-1, 2) if len(approx) == 4 else cv2.boxPoints(cv2.minAreaRect(best))
-    return fit_from_corners(image_rgb.shape, order_quad_clockwise(quad))
 
 
 def run(data: Path, gallery: Path | None, limit: int | None, *, with_baseline: bool = True) -> dict:

@@ -146,6 +146,11 @@ def test_bench_on_the_samples(capsys, tmp_path):
     assert report["whole_board_right_pct"] == 100.0
     assert "baseline" in report
     assert report["median_cpu_ms"]["classify"] > 0
+    grid = report["grid"]
+    assert grid["found_within_quarter_card_pct"] == 100.0
+    assert grid["corner_error_mean_pct_card_width"] < 5.0
+    assert grid["median_cpu_ms_photo_to_crops"] > 0
+    assert grid["baseline"]["median_cpu_ms_photo_to_crops"] > 0
 
 
 def test_bench_refuses_a_folder_without_scenes_in_one_line(capsys, tmp_path):

@@ -148,6 +148,7 @@ def run_bench(args: argparse.Namespace) -> int:
     from scoring.board import Board
     from scoring.engine import score_board
     from vision.reader import TerrariumReader
+    from vision.synth.truth import corner_error
 
     cv2.setNumThreads(1)
     scenes = find_scenes(args.data)[: args.limit]
@@ -175,9 +176,14 @@ def run_bench(args: argparse.Namespace) -> int:
     corner_errors = []
     sizes = []
     oracle = {"cells": 0, "errors": 0, "boards_right": 0, "baseline_errors": 0, "confusions": {}}
+    grid = {"to_crops_ms": [], "to_crops_12mp_ms": [], "errors": []}
+    grid_baseline = {"to_crops_ms": [], "errors": [], "found": 0}
     for image_path, truth in scenes:
         data = image_path.read_bytes()
         rows_true = truth["board"]["rows"]
+        lattice = _visible_lattice(truth)
+        if not args.no_baseline:
+            _baseline_grid(reader, data, lattice, grid_baseline)
         if args.oracle:
             _oracle_read(reader, baseline, data, truth, oracle)
         try:
@@ -186,6 +192,12 @@ def run_bench(args: argparse.Namespace) -> int:
             stats["failures"].append(f"{image_path.name}: {error}")
             continue
         stats["grid_found"] += 1
+        to_crops = sum(read.cpu_ms[stage] for stage in ("load", "grid", "rectify"))
+        grid["to_crops_ms"].append(to_crops)
+        if np.prod(truth.get("size", [0, 0])) >= TWELVE_MP:
+            grid["to_crops_12mp_ms"].append(to_crops)
+        if lattice is not None:
+            grid["errors"].append(corner_error(read.fit.corners / read.scale, lattice))
         start, cpu_start = time.perf_counter(), time.process_time()
         score_board(Board.from_json(read.board_json()), rules)
         wall = {**read.timings_ms, "score": 1000 * (time.perf_counter() - start)}
@@ -225,6 +237,7 @@ def run_bench(args: argparse.Namespace) -> int:
     report = _summarise(
         stats, timings, cpu_timings, corner_errors, sizes, baseline is not None, args
     )
+    report["grid"] = _grid_summary(grid, None if args.no_baseline else grid_baseline, len(scenes))
     if args.oracle:
         cells = max(oracle["cells"], 1)
         report["true_corners"] = {
@@ -241,6 +254,74 @@ def run_bench(args: argparse.Namespace) -> int:
     else:
         print(format_report(report))
     return 0
+
+
+#: Photos of at least this many pixels count as "12 MP" phone photos (4000 x 3000 = 12.0 MP).
+TWELVE_MP = 11_500_000
+#: A grid fit whose corners are off by more than this many card widths is a miss.
+GRID_MISS_CARD_WIDTHS = 0.25
+
+
+def _visible_lattice(truth: dict) -> np.ndarray | None:
+    """The truth's visible lattice (original pixels), or None when the JSON lacks the cards."""
+    from vision.synth.truth import visible_lattice
+
+    if "cells" not in truth or "occupied" not in truth:
+        return None
+    occupied = np.asarray(truth["occupied"], bool)
+    if occupied.sum() < 2:
+        return None
+    return visible_lattice(np.asarray(truth["cells"], float), occupied)
+
+
+def _baseline_grid(reader, data: bytes, lattice: np.ndarray | None, out: dict) -> None:
+    """Photo bytes -> largest-contour grid -> 20 crops, timed on one core; its corner error."""
+    from vision.grid import rectify_cells
+    from vision.grid_baseline import largest_contour_fit
+    from vision.synth.truth import corner_error
+
+    start = time.process_time()
+    loaded = reader.load(data)
+    try:
+        fit = largest_contour_fit(loaded.rgb)
+    except ValueError:
+        out["to_crops_ms"].append(1000 * (time.process_time() - start))
+        return
+    rectify_cells(loaded.rgb, fit, cell_size=reader.cell_size)
+    out["to_crops_ms"].append(1000 * (time.process_time() - start))
+    if lattice is not None:
+        error = corner_error(fit.corners / loaded.scale, lattice)
+        if error < GRID_MISS_CARD_WIDTHS:
+            out["found"] += 1
+            out["errors"].append(error)
+
+
+def _grid_summary(grid: dict, baseline: dict | None, scenes: int) -> dict:
+    """Grid finding alone: photo -> 20 crops time and corner error, beside the baseline's."""
+
+    def median(values: list[float]) -> float | None:
+        return round(float(np.median(values)), 1) if values else None
+
+    found = [e for e in grid["errors"] if e < GRID_MISS_CARD_WIDTHS]
+    summary = {
+        "median_cpu_ms_photo_to_crops": median(grid["to_crops_ms"]),
+        "median_cpu_ms_photo_to_crops_12mp": median(grid["to_crops_12mp_ms"]),
+        "scenes_12mp": len(grid["to_crops_12mp_ms"]),
+        "found_within_quarter_card_pct": round(100 * len(found) / max(scenes, 1), 2),
+        "corner_error_mean_pct_card_width": round(100 * float(np.mean(found)), 2)
+        if found
+        else None,
+    }
+    if baseline is not None:
+        summary["baseline"] = {
+            "method": "largest Otsu contour -> quad -> lattice from its corners",
+            "median_cpu_ms_photo_to_crops": median(baseline["to_crops_ms"]),
+            "found_within_quarter_card_pct": round(100 * baseline["found"] / max(scenes, 1), 2),
+            "corner_error_mean_pct_card_width": round(100 * float(np.mean(baseline["errors"])), 2)
+            if baseline["errors"]
+            else None,
+        }
+    return summary
 
 
 def _count_confusions(confusions: dict, predicted, truth) -> None:
@@ -336,6 +417,22 @@ def format_report(report: dict) -> str:
             f"{report['baseline']['per_card_error_any_orientation_pct']:.3f} %  "
             f"({report['baseline']['method']}; ignoring orientation)"
         )
+    grid = report.get("grid")
+    if grid:
+        line = (
+            f"Grid, photo -> 20 crops:    median {grid['median_cpu_ms_photo_to_crops']} ms CPU "
+            f"({grid['median_cpu_ms_photo_to_crops_12mp']} ms on {grid['scenes_12mp']} 12 MP "
+            f"photos); corner error {grid['corner_error_mean_pct_card_width']} % of a card width "
+            f"(found {grid['found_within_quarter_card_pct']} %)"
+        )
+        lines.append(line)
+        if "baseline" in grid:
+            b = grid["baseline"]
+            lines.append(
+                f"Grid baseline ({b['method']}): median {b['median_cpu_ms_photo_to_crops']} ms, "
+                f"found {b['found_within_quarter_card_pct']} %, corner error "
+                f"{b['corner_error_mean_pct_card_width']} %"
+            )
     cpu = ", ".join(f"{k} {v}" for k, v in report["median_cpu_ms"].items())
     wall = ", ".join(f"{k} {v}" for k, v in report["median_wall_ms"].items())
     lines.append(f"Median CPU ms (one thread): {cpu}")

@@ -408,3 +408,13 @@ def test_bench_visible_lattice_recovers_a_known_lattice():
     truth = apply_homography(board_to_image, outer)
     found = bench.visible_lattice(cells, occupied)
     assert np.abs(found - truth).max() < 0.01
+
+
+def test_largest_contour_baseline_returns_a_fit_that_find_grid_beats():
+    """The benchmarks' baseline runs on any photo; on a textured table it misses the grid."""
+    from vision.grid_baseline import largest_contour_fit
+
+    image, truth = render_scene(1, gap_mm=2.0, tilt_deg=20.0)
+    fit = largest_contour_fit(image)
+    assert fit.corners.shape == (4, 2) and np.all(np.isfinite(fit.corners))
+    assert corner_error(find_grid(image), truth) < corner_error(fit, truth)
