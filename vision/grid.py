@@ -1212,21 +1212,26 @@ def _fit_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array([x0, y0], float), np.array([vx, vy], float)
 
 
-#: Profiles across each card side, in mm: their spacing and the search reach of each pass.
+#: Outline fit (see :func:`_fit_to_card_outlines`). Profiles across each card side: their
+#: sample spacing and how far either side of the predicted outline they reach (mm).
 _OUTLINE_STEP_MM = 0.2
-_OUTLINE_MIN_SUPPORT = 0.4
-#: ... and covers at least this much more image area per mm^2 (a panel lattice: ~0.84).
-_OUTER_LATTICE_AREA = 1.05
-_OUTLINE_SWITCH_SUPPORT = 3.0
-_POLARITIES = (-1.0, 1.0)
-_OUTLINE_PEAK_SHARE = 0.35
-#: The outline fit may move a board corner by at most this much (mm) from the first fit.
-_MAX_OUTLINE_MOVE_MM = 12.0
 _OUTLINE_REACH_MM = 6.0
 #: Outline points farther than this from the prediction are dropped, per pass (mm).
 _OUTLINE_ACCEPT_MM = (5.0, 1.5)
 #: Where along each card side profiles are taken (fractions; avoids the rounded corners).
 _OUTLINE_ALONG = np.linspace(0.05, 0.95, 10)
+#: A peak is an edge when it is at least this share of the profile's strongest (and >= 6).
+_OUTLINE_PEAK_SHARE = 0.35
+#: Step directions tried, the usual first: an outline darkening outwards (a light border).
+_POLARITIES = (-1.0, 1.0)
+#: The other direction's fit replaces the first when it has this many times its support ...
+_OUTLINE_SWITCH_SUPPORT = 3.0
+#: ... or at least this share of it and covers this much more image area per mm^2 (the
+#: lattice of the cards' artwork panels lies inside the outlines: ~0.84 of their area).
+_OUTLINE_MIN_SUPPORT = 0.4
+_OUTER_LATTICE_AREA = 1.05
+#: The outline fit may move a board corner by at most this much (mm) from the first fit.
+_MAX_OUTLINE_MOVE_MM = 12.0
 
 
 def _card_side_profiles(
@@ -1522,13 +1527,6 @@ def _robust_lattice_fit(
     support = int(np.sum(np.abs(_lattice_side_residuals(params, q, sides)) < 0.5))
     h = np.append(params[:8], 1.0).reshape(3, 3) @ norm
     return h / h[2, 2], (float(params[8]), float(params[9])), support
-
-
-def _close_fits(h_a: np.ndarray, h_b: np.ndarray, gap: tuple[float, float]) -> bool:
-    """True when two image->board homographies put the board corners within 8 mm."""
-    corners = rect_corners(*_board_size(gap))
-    moved = apply_homography(h_a, apply_homography(np.linalg.inv(h_b), corners)) - corners
-    return bool(np.all(np.isfinite(moved)) and np.abs(moved).max() < 8.0)
 
 
 def _gap_from_extent(
