@@ -30,6 +30,10 @@ Grid finding (:func:`find_grid`) works on a copy of the photo scaled to ~1000 px
    the next plausible lattice tried.
 7. *Zoom*: when the cards were small in the ~1000 px copy (or nothing was found), steps 1-6 are
    repeated on a crop around the attempt at up to the photo's full resolution.
+8. *Outline fit*: at the photo's resolution, every side of every occupied card is searched
+   near the fit for the edge of a card outline, and the homography and both gaps are fitted
+   to all of them, so each card's own placement error averages out; occupancy is measured
+   again on the re-fitted cells.
 
 All images crossing this module's boundary are ``(H, W, 3) uint8 RGB``.
 """
@@ -1332,8 +1336,9 @@ def _resolve_touching(
     For such a pair each profile position gives one point midway between the two, whose
     target is the middle of the gap (a deck's border is the same width on every card).
 
-    Returns ``(board points (M, 2), sides (M, 5) [row, col, axis, far, half_gap])``; the
-    target coordinate of a point is ``index * (card + gap) + far * card + half_gap * gap / 2``.
+    Other points farther than ``accept_mm`` from the prediction are dropped. Returns
+    ``(board points (M, 2), sides (M, 5) [row, col, axis, far, half_gap])``; the target
+    coordinate of a point is ``index * (card + gap) + far * card + half_gap * gap / 2``.
     """
     offset = np.full(len(base), np.nan)
     offset[rows] = found
