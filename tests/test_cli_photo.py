@@ -212,3 +212,13 @@ def test_crop_to_card_keeps_a_scan_and_cuts_a_photo():
     canvas[120:472, 114:366] = face
     cut = cv2.resize(crop_to_card(canvas), (252, 352), interpolation=cv2.INTER_AREA)
     assert np.abs(cut.astype(int) - face).mean() < 12
+
+
+def test_enroll_help_names_the_layout_order(capsys):
+    """A player laying out the 16 faces for ``--from-layout`` needs the order in the help."""
+    from scoring.cards import FACE_LABELS
+
+    with pytest.raises(SystemExit):
+        main(["enroll", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert ", ".join(FACE_LABELS) in out

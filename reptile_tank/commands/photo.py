@@ -53,7 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source.add_argument(
         "--from-layout",
         default=None,
-        help="photo of the 16 faces laid out in a 4x5 grid, row by row in the enrolment order",
+        help="photo of the 16 faces laid out in a 4x5 grid, row by row in the enrolment order: "
+        + ", ".join(FACE_LABELS)
+        + " (the last 4 cells empty)",
     )
     enroll.add_argument("--out", required=True, help="the pack folder to write")
     enroll.add_argument("--name", default=None, help="the deck's name (default: folder name)")

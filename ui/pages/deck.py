@@ -25,7 +25,9 @@ def deck_ui() -> None:
     st.write("In use: **your enrolled deck**" if current else "In use: the bundled stand-in deck.")
     st.caption(
         "Upload one image per face, named after the card id (e.g. `rock.jpg`, `water.png` for "
-        "the card back). Scans or straight photos, one card each."
+        "the card back). Scans or straight photos, one card each. The faces below are in the "
+        "enrolment order: `reptile-tank enroll --from-layout` reads one photo of all 16 laid "
+        "out in a 4 x 5 grid in this order, row by row."
     )
     files = st.file_uploader(
         "Card faces",
