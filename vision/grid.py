@@ -1172,7 +1172,7 @@ def _outline_line(
     is_peak[1:-1] = (profile[1:-1] >= profile[:-2]) & (profile[1:-1] >= profile[2:])
     directed = is_peak & (mean_signed * polarity > 0)
     directed &= profile >= _REFINE_DIRECTED * profile.max()
-    if polarity != 0 and directed.any():
+    if directed.any():
         is_peak, deriv = directed, np.maximum(signed * polarity, 0.0)
     else:
         is_peak &= profile >= _REFINE_SIGNIFICANT * profile.max()
@@ -1302,7 +1302,7 @@ def _outline_points(
     was found.
     """
     signed = samples[:, 2:] - samples[:, :-2]  # centred at offsets[1:-1], outwards
-    deriv = np.maximum(signed * polarity, 0.0) if polarity else np.abs(signed)
+    deriv = np.maximum(signed * polarity, 0.0)  # polarity is -1 or +1
     n = deriv.shape[1]
     peak = np.zeros(deriv.shape, dtype=bool)
     peak[:, 1:-1] = (deriv[:, 1:-1] >= deriv[:, :-2]) & (deriv[:, 1:-1] > deriv[:, 2:])
