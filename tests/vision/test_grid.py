@@ -11,20 +11,22 @@ import pytest
 from vision.errors import GridNotFoundError
 from vision.geometry import apply_homography
 from vision.grid import (
-    _OUTLINE_ALONG,
     CARD_H_MM,
     CARD_W_MM,
     COLS,
     ROWS,
     GridFit,
-    _fit_from_homography,
-    _fit_to_card_outlines,
-    _lattice_side_residuals,
-    _resolve_touching,
     draw_overlay,
     find_grid,
     fit_from_corners,
     rectify_cells,
+)
+from vision.grid.model import _fit_from_homography
+from vision.grid.outline import (
+    _OUTLINE_ALONG,
+    _fit_to_card_outlines,
+    _lattice_side_residuals,
+    _resolve_touching,
 )
 
 PX_PER_MM = 3.0

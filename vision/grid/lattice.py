@@ -1,0 +1,326 @@
+"""Stage 2 of grid finding: lattices of card candidates (RANSAC), refinement, 5x4 extent."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import (
+    apply_homography,
+    homography_dlt,
+    rect_corners,
+)
+from vision.grid.model import (
+    CARD_H_MM,
+    CARD_W_MM,
+    COLS,
+    GAP_RANGE_MM,
+    ROWS,
+)
+from vision.grid.verification import (
+    _metric_error,
+    _occupancy,
+)
+
+# ----------------------------------------------------------------------------- lattice
+
+
+@dataclass
+class _Lattice:
+    homography: np.ndarray  # work px -> board mm (cell (0,0) at origin)
+    cells: dict[tuple[int, int], np.ndarray]  # (row, col) -> (4, 2) quad in work px, TL..BL
+    gap: tuple[float, float]
+    residual_mm: float
+
+
+def _lattice_index(
+    centres: np.ndarray, tol: float = 9.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer lattice indices for board-plane card centres relative to a card at the origin.
+
+    Returns ``(col, row, ok)`` arrays.
+    """
+    lo, hi = GAP_RANGE_MM
+    out = []
+    for k, pitch in ((0, CARD_W_MM), (1, CARD_H_MM)):
+        offset = centres[:, k] - pitch / 2.0
+        index = np.round(offset / (pitch + 3.0))
+        excess = offset - index * pitch
+        nonzero = index != 0
+        ratio = np.divide(excess, index, out=np.zeros_like(excess), where=nonzero)
+        slack = np.divide(tol, np.abs(index), out=np.zeros_like(excess), where=nonzero)
+        ok = np.where(nonzero, (ratio >= lo - slack) & (ratio <= hi + slack), np.abs(excess) <= tol)
+        out.append((index.astype(int), ok))
+    (col, ok_c), (row, ok_r) = out
+    return col, row, ok_c & ok_r
+
+
+def _hypothesis_inliers(
+    h: np.ndarray, quads: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Project all quads with ``h``; which look like lattice cards, and their indices."""
+    projected = apply_homography(h, quads)  # (N, 4, 2)
+    lo = projected.min(axis=1)
+    hi = projected.max(axis=1)
+    size = hi - lo
+    centres = projected.mean(axis=1)
+    good_size = (
+        (size[:, 0] > 0.82 * CARD_W_MM)
+        & (size[:, 0] < 1.22 * CARD_W_MM)
+        & (size[:, 1] > 0.85 * CARD_H_MM)
+        & (size[:, 1] < 1.18 * CARD_H_MM)
+        & np.all(np.isfinite(projected), axis=(1, 2))
+    )
+    col, row, ok = _lattice_index(np.nan_to_num(centres))
+    ok &= good_size & (np.abs(col) <= COLS) & (np.abs(row) <= ROWS)
+    return ok, row, col
+
+
+def _aspect_penalty(lattice: _Lattice, shape: tuple[int, ...]) -> float:
+    """Penalty for a lattice that no real camera could see as cards (see _metric_error)."""
+    try:
+        error = _metric_error(np.linalg.inv(lattice.homography), shape)
+    except np.linalg.LinAlgError:
+        return 10.0
+    return 8.0 * error
+
+
+def _find_lattices(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[_Lattice]:
+    """RANSAC over card candidates: up to 3 distinct lattices, the one explaining most first."""
+    if len(quads) < 2:
+        return []
+    stack = np.stack(quads)  # (N, 4, 2)
+    card = rect_corners(CARD_W_MM, CARD_H_MM).astype(np.float32)
+    ranked: list[tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    for quad in quads:
+        for roll in (0, 1):
+            src = np.roll(quad, -roll, axis=0).astype(np.float32)
+            h = cv2.getPerspectiveTransform(src, card).astype(np.float64)
+            ok, row, col = _hypothesis_inliers(h, stack)
+            if ok.sum() < 3:
+                continue
+            ranked.append((_lattice_score(row[ok], col[ok]), h, ok, row, col))
+    if not ranked:
+        return []
+    ranked.sort(key=lambda item: -item[0])
+    found: list[tuple[float, float, _Lattice]] = []
+    seen: list[tuple[frozenset[int], float]] = []
+    for score, h, ok, row, col in ranked:
+        members = frozenset(np.flatnonzero(ok).tolist())
+        axis = _x_axis_angle(h, stack[ok])
+        if any(
+            len(members & other) > 0.8 * len(members) and abs(axis - other_axis) % 180 < 30
+            for other, other_axis in seen
+        ):
+            continue
+        seen.append((members, axis))
+        if len(seen) > 3 or score < 3:
+            break
+        lattice = _refine_lattice(h, stack[ok], row[ok], col[ok])
+        for _ in range(2):
+            if lattice is None:
+                break
+            ok2, row2, col2 = _guided_inliers(lattice, stack)
+            if ok2.sum() < 3:
+                break
+            lattice = _refine_lattice(lattice.homography, stack[ok2], row2[ok2], col2[ok2])
+        if lattice is None:
+            continue
+        keys = list(lattice.cells)
+        final = _lattice_score(np.array([k[0] for k in keys]), np.array([k[1] for k in keys]))
+        final -= _aspect_penalty(lattice, shape)
+        found.append((final, -lattice.residual_mm, lattice))
+    found.sort(key=lambda item: (-item[0], -item[1]))
+    return [lattice for _, _, lattice in found]
+
+
+def _x_axis_angle(h: np.ndarray, quads: np.ndarray) -> float:
+    """Image direction (degrees, mod 180) of the lattice's x axis at the quads' centre."""
+    centre = quads.reshape(-1, 2).mean(axis=0)
+    board = apply_homography(h, centre[None, :])[0]
+    ends = apply_homography(np.linalg.inv(h), np.array([board, board + (10.0, 0.0)]))
+    d = ends[1] - ends[0]
+    return math.degrees(math.atan2(d[1], d[0])) % 180.0
+
+
+def _lattice_score(row: np.ndarray, col: np.ndarray) -> float:
+    """Distinct lattice cells explained, minus a penalty for spans beyond 4 rows x 5 columns."""
+    cells = set(zip(row.tolist(), col.tolist(), strict=True))
+    span_r = int(row.max() - row.min() + 1)
+    span_c = int(col.max() - col.min() + 1)
+    return len(cells) - 1.0 * (max(0, span_r - ROWS) + max(0, span_c - COLS))
+
+
+def _guided_inliers(
+    lattice: _Lattice, quads: np.ndarray, tol: float = 7.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Re-collect inlier quads with a refined lattice (known pitch): ``(ok, row, col)``."""
+    projected = apply_homography(lattice.homography, quads)
+    size = projected.max(axis=1) - projected.min(axis=1)
+    centres = np.nan_to_num(projected.mean(axis=1))
+    pitch = (CARD_W_MM + lattice.gap[0], CARD_H_MM + lattice.gap[1])
+    col = np.round((centres[:, 0] - CARD_W_MM / 2) / pitch[0])
+    row = np.round((centres[:, 1] - CARD_H_MM / 2) / pitch[1])
+    dx = centres[:, 0] - CARD_W_MM / 2 - col * pitch[0]
+    dy = centres[:, 1] - CARD_H_MM / 2 - row * pitch[1]
+    ok = (
+        (np.abs(dx) < tol)
+        & (np.abs(dy) < tol)
+        & (size[:, 0] > 0.85 * CARD_W_MM)
+        & (size[:, 0] < 1.18 * CARD_W_MM)
+        & (size[:, 1] > 0.88 * CARD_H_MM)
+        & (size[:, 1] < 1.14 * CARD_H_MM)
+        & (np.abs(col) <= 2 * COLS)
+        & (np.abs(row) <= 2 * ROWS)
+    )
+    return ok, row.astype(int), col.astype(int)
+
+
+def _refine_lattice(
+    h: np.ndarray, quads: np.ndarray, row: np.ndarray, col: np.ndarray
+) -> _Lattice | None:
+    """Re-fit the homography and the gaps to all corners of the inlier cards."""
+    # image corners in the board's TL, TR, BR, BL order (projected quads are near-upright)
+    projected = apply_homography(h, quads)  # (N, 4, 2)
+    total = projected.sum(axis=2)
+    diff = projected[..., 0] - projected[..., 1]
+    order = np.stack([total.argmin(1), diff.argmax(1), total.argmax(1), diff.argmin(1)], axis=1)
+    ordered = np.take_along_axis(quads, order[..., None], axis=1)
+    x, y = ordered[..., 0], ordered[..., 1]
+    areas = 0.5 * np.abs(np.sum(x * np.roll(y, -1, 1) - y * np.roll(x, -1, 1), axis=1))
+    # one quad per cell: the largest (an inner panel is smaller than its card)
+    chosen: dict[tuple[int, int], np.ndarray] = {}
+    best_area: dict[tuple[int, int], float] = {}
+    for i, key in enumerate(zip(row.tolist(), col.tolist(), strict=True)):
+        if len(set(order[i].tolist())) < 4:
+            continue
+        if key not in chosen or areas[i] > best_area[key]:
+            chosen[key] = ordered[i]
+            best_area[key] = float(areas[i])
+    if not chosen:
+        return None
+    r0 = min(r for r, _ in chosen)
+    c0 = min(c for _, c in chosen)
+    cells = {(r - r0, c - c0): q for (r, c), q in chosen.items()}
+    keys = list(cells)
+    img_pts = np.concatenate([cells[k] for k in keys])
+    rows_arr = np.repeat([k[0] for k in keys], 4)
+    cols_arr = np.repeat([k[1] for k in keys], 4)
+    corner_dx = np.tile([0.0, CARD_W_MM, CARD_W_MM, 0.0], len(keys))
+    corner_dy = np.tile([0.0, 0.0, CARD_H_MM, CARD_H_MM], len(keys))
+    gap = [3.0, 3.0]
+    weights = np.ones(len(img_pts), dtype=bool)
+    homography = h
+    for _ in range(4):
+        targets = np.stack(
+            [
+                cols_arr * (CARD_W_MM + gap[0]) + corner_dx,
+                rows_arr * (CARD_H_MM + gap[1]) + corner_dy,
+            ],
+            axis=1,
+        )
+        homography = homography_dlt(img_pts[weights], targets[weights])
+        board = apply_homography(homography, img_pts)
+        err = np.linalg.norm(board - targets, axis=1)
+        cutoff = max(3.0, 3.0 * float(np.median(err)))
+        new_weights = err < cutoff
+        if new_weights.sum() >= 8:
+            weights = new_weights
+        for axis, idx, d, pitch in (
+            (0, cols_arr, corner_dx, CARD_W_MM),
+            (1, rows_arr, corner_dy, CARD_H_MM),
+        ):
+            if len(np.unique(idx[weights])) < 2:
+                continue
+            y = board[weights, axis] - d[weights]
+            a = np.stack([idx[weights].astype(float), np.ones(int(weights.sum()))], axis=1)
+            (slope, _), *_ = np.linalg.lstsq(a, y, rcond=None)
+            gap[axis] = float(np.clip(slope - pitch, *GAP_RANGE_MM))
+    targets = np.stack(
+        [
+            cols_arr * (CARD_W_MM + gap[0]) + corner_dx,
+            rows_arr * (CARD_H_MM + gap[1]) + corner_dy,
+        ],
+        axis=1,
+    )
+    residual = float(
+        np.median(np.linalg.norm(apply_homography(homography, img_pts) - targets, axis=1))
+    )
+    return _Lattice(homography, cells, (gap[0], gap[1]), residual)
+
+
+def _choose_extent(
+    lattice: _Lattice, small_rgb: np.ndarray
+) -> tuple[np.ndarray | None, set[tuple[int, int]], str]:
+    """Pick the 5x4 window of lattice cells; returns (homography or None, cells, reason)."""
+    keys = list(lattice.cells)
+    rows = [r for r, _ in keys]
+    cols = [c for _, c in keys]
+    span_r, span_c = max(rows) + 1, max(cols) + 1  # indices start at 0
+    gx, gy = lattice.gap
+    candidates_r = range(min(0, span_r - ROWS), max(0, span_r - ROWS) + 1)
+    candidates_c = range(min(0, span_c - COLS), max(0, span_c - COLS) + 1)
+    windows = [(r0, c0) for r0 in candidates_r for c0 in candidates_c]
+    extra_cells = [
+        (r0 + r, c0 + c)
+        for r0, c0 in windows
+        for r in range(ROWS)
+        for c in range(COLS)
+        if (r0 + r, c0 + c) not in lattice.cells
+    ]
+    scores = {}
+    if span_r < ROWS or span_c < COLS:
+        scores = _occupancy(
+            small_rgb, lattice.homography, lattice.gap, cells=sorted(set(extra_cells))
+        )
+    ranked = []
+    for r0, c0 in windows:
+        inside = {(r - r0, c - c0) for r, c in keys if r0 <= r < r0 + ROWS and c0 <= c < c0 + COLS}
+        extra = sum(
+            scores.get((r0 + r, c0 + c), 0.0)
+            for r in range(ROWS)
+            for c in range(COLS)
+            if (r0 + r, c0 + c) not in lattice.cells
+        )
+        ranked.append((len(inside) + extra, r0, c0, inside))
+    ranked.sort(key=lambda item: -item[0])
+    best_score, r0, c0, inside = ranked[0]
+    if len(ranked) > 1 and best_score - ranked[1][0] < 0.5:
+        return (
+            None,
+            set(),
+            f"outer extent of the grid is not determined: the cards found span {span_r} row(s) "
+            f"x {span_c} column(s) and the missing ones could lie on either side",
+        )
+    shift = np.array(
+        [[1.0, 0, -c0 * (CARD_W_MM + gx)], [0, 1.0, -r0 * (CARD_H_MM + gy)], [0, 0, 1.0]]
+    )
+    return shift @ lattice.homography, inside, ""
+
+
+def _gap_from_extent(
+    h_lattice: np.ndarray, outer: np.ndarray, lattice_gap: tuple[float, float]
+) -> tuple[float, float]:
+    """Gaps implied by the refined outer extent measured in lattice pitches.
+
+    The ratio of the board's width to the column pitch, ``(5 * 63 + 4 g) / (63 + g)``, does
+    not depend on the lattice's scale, so it survives a lattice fitted to inner panels.
+    """
+    board = apply_homography(h_lattice, outer)
+    width = 0.5 * (np.linalg.norm(board[1] - board[0]) + np.linalg.norm(board[2] - board[3]))
+    height = 0.5 * (np.linalg.norm(board[3] - board[0]) + np.linalg.norm(board[2] - board[1]))
+    out = []
+    for extent, count, card, g0 in (
+        (width, COLS, CARD_W_MM, lattice_gap[0]),
+        (height, ROWS, CARD_H_MM, lattice_gap[1]),
+    ):
+        ratio = extent / (card + g0)
+        if abs(ratio - (count - 1)) < 1e-6:
+            out.append(g0)
+            continue
+        g = (count * card - card * ratio) / (ratio - (count - 1))
+        out.append(float(np.clip(g, 0.0, GAP_RANGE_MM[1])))
+    return out[0], out[1]
