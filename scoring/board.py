@@ -1,18 +1,25 @@
-"""The terrarium: a 4x5 grid of cell labels (card ids, ``water``, ``empty``)."""
+"""The terrarium: a grid of cell labels (card ids, ``water``, ``empty``) in a game's layout."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.cards import CELL_LABELS, COLS, EMPTY, ROWS
+from scoring.cards import CELL_LABELS, EMPTY
+from scoring.layout import Layout
 
 _KNOWN = frozenset(CELL_LABELS)
 
 
 class BoardError(ValueError):
-    """A board that is not 4 rows of 5 known cell labels; the message names the cell."""
+    """A board that does not fit its layout or holds an unknown label; the message names the cell."""
+
+
+def _default_layout() -> Layout:
+    from scoring.rules import default_layout  # the rules data's [grid]; never a constant here
+
+    return default_layout()
 
 
 @dataclass(frozen=True)
@@ -21,24 +28,31 @@ class Board:
 
     Attributes
     ----------
-    rows : tuple of 4 tuples of 5 str
+    rows : tuple of ``layout.rows`` tuples of ``layout.cols`` str
         Cell labels: the card ids of :mod:`scoring.cards`, ``"water"`` or ``"empty"``.
+    layout : Layout
+        The grid the board is laid in (default: Reptile Tank's, from the rules data's
+        ``[grid]``); the board is validated against it.
     """
 
     rows: tuple[tuple[str, ...], ...]
+    layout: Layout = field(default=None, compare=True)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
-        validate_rows(self.rows)
+        if self.layout is None:
+            object.__setattr__(self, "layout", _default_layout())
+        validate_rows(self.rows, self.layout)
         object.__setattr__(self, "rows", tuple(tuple(row) for row in self.rows))
 
     @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[str]]) -> Board:
-        """A board from 4 sequences of 5 labels (validated)."""
-        validate_rows(rows)
-        return cls(tuple(tuple(row) for row in rows))
+    def from_rows(cls, rows: Sequence[Sequence[str]], layout: Layout | None = None) -> Board:
+        """A board from ``layout.rows`` sequences of ``layout.cols`` labels (validated)."""
+        layout = layout or _default_layout()
+        validate_rows(rows, layout)
+        return cls(tuple(tuple(row) for row in rows), layout)
 
     @classmethod
-    def from_json(cls, obj: Any) -> Board:
+    def from_json(cls, obj: Any, layout: Layout | None = None) -> Board:
         """A board from its JSON object ``{"rows": [[...5 ids], ...4 rows]}``.
 
         Raises
@@ -48,11 +62,12 @@ class Board:
         """
         if not isinstance(obj, dict) or "rows" not in obj:
             raise BoardError('a board must be a JSON object with a "rows" list')
-        return cls.from_rows(obj["rows"])
+        return cls.from_rows(obj["rows"], layout)
 
     @classmethod
-    def empty(cls) -> Board:
-        return cls(tuple((EMPTY,) * COLS for _ in range(ROWS)))
+    def empty(cls, layout: Layout | None = None) -> Board:
+        layout = layout or _default_layout()
+        return cls(tuple((EMPTY,) * layout.cols for _ in range(layout.rows)), layout)
 
     def to_json(self) -> dict[str, list[list[str]]]:
         return {"rows": [list(row) for row in self.rows]}
@@ -71,21 +86,23 @@ class Board:
         """A copy with one cell changed."""
         rows = [list(row) for row in self.rows]
         rows[cell[0]][cell[1]] = label
-        return Board.from_rows(rows)
+        return Board.from_rows(rows, self.layout)
 
     def count(self, label: str) -> int:
         return sum(row.count(label) for row in self.rows)
 
 
-def validate_rows(rows: Any) -> None:
-    """Raise :class:`BoardError` unless ``rows`` is 4 rows of 5 known labels."""
-    if not isinstance(rows, Sequence) or isinstance(rows, str) or len(rows) != ROWS:
+def validate_rows(rows: Any, layout: Layout | None = None) -> None:
+    """Raise :class:`BoardError` unless ``rows`` is ``layout``'s rows of columns of known labels."""
+    layout = layout or _default_layout()
+    n_rows, n_cols = layout.rows, layout.cols
+    if not isinstance(rows, Sequence) or isinstance(rows, str) or len(rows) != n_rows:
         got = len(rows) if isinstance(rows, Sequence) and not isinstance(rows, str) else "no"
-        raise BoardError(f"a board needs {ROWS} rows of {COLS} cells, got {got} rows")
+        raise BoardError(f"a board needs {n_rows} rows of {n_cols} cells, got {got} rows")
     for r, row in enumerate(rows):
-        if not isinstance(row, Sequence) or isinstance(row, str) or len(row) != COLS:
+        if not isinstance(row, Sequence) or isinstance(row, str) or len(row) != n_cols:
             got = len(row) if isinstance(row, Sequence) and not isinstance(row, str) else "no"
-            raise BoardError(f"row {r}: needs {COLS} cells, got {got}")
+            raise BoardError(f"row {r}: needs {n_cols} cells, got {got}")
         for c, label in enumerate(row):
             if not isinstance(label, str):
                 raise BoardError(f"row {r}, col {c}: a cell must be a card id string")

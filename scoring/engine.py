@@ -20,8 +20,9 @@ from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
-from scoring.board import Board
-from scoring.cards import COLS, ROWS, WATER
+from scoring.board import Board, BoardError
+from scoring.cards import WATER
+from scoring.layout import Layout
 from scoring.packing import Candidate, best_packing
 from scoring.rules import CardRule, Rules, Tier
 
@@ -33,23 +34,49 @@ _SET_BONUS_SCALE = 64
 
 Cell = tuple[int, int]
 
-
-def _cell(index: int) -> Cell:
-    return divmod(index, COLS)
-
-
-def _neighbours(index: int, steps: Sequence[Cell]) -> tuple[int, ...]:
-    r, c = _cell(index)
-    out = []
-    for dr, dc in steps:
-        rr, cc = r + dr, c + dc
-        if 0 <= rr < ROWS and 0 <= cc < COLS:
-            out.append(rr * COLS + cc)
-    return tuple(out)
+_EDGE_STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+_DIAGONAL_STEPS = ((-1, -1), (-1, 1), (1, -1), (1, 1))
 
 
-EDGE = tuple(_neighbours(i, ((-1, 0), (1, 0), (0, -1), (0, 1))) for i in range(ROWS * COLS))
-DIAGONAL = tuple(_neighbours(i, ((-1, -1), (-1, 1), (1, -1), (1, 1))) for i in range(ROWS * COLS))
+@dataclass(frozen=True)
+class Geometry:
+    """A layout's cells as flat indices (row-major) and their neighbours."""
+
+    layout: Layout
+    edge: tuple[tuple[int, ...], ...]
+    diagonal: tuple[tuple[int, ...], ...]
+
+    @property
+    def size(self) -> int:
+        return self.layout.cell_count
+
+    def cell(self, index: int) -> Cell:
+        return divmod(index, self.layout.cols)
+
+    def index(self, row: int, col: int) -> int:
+        return row * self.layout.cols + col
+
+    def where(self, indices: Iterable[int]) -> str:
+        """Cells as players say them: ``row 1, column 2; row 2, column 2`` (1-based)."""
+        return "; ".join(Layout.describe(*self.cell(i)) for i in sorted(indices))
+
+
+@lru_cache(maxsize=16)
+def geometry(layout: Layout) -> Geometry:
+    """The neighbourhoods of ``layout`` (cached per layout value)."""
+
+    def neighbours(index: int, steps: Sequence[Cell]) -> tuple[int, ...]:
+        r, c = divmod(index, layout.cols)
+        return tuple(
+            (r + dr) * layout.cols + c + dc for dr, dc in steps if layout.contains(r + dr, c + dc)
+        )
+
+    n = layout.cell_count
+    return Geometry(
+        layout=layout,
+        edge=tuple(neighbours(i, _EDGE_STEPS) for i in range(n)),
+        diagonal=tuple(neighbours(i, _DIAGONAL_STEPS) for i in range(n)),
+    )
 
 
 @dataclass(frozen=True)
@@ -140,6 +167,7 @@ class _Context:
 
     labels: tuple[str, ...]
     rules: Rules
+    geo: Geometry
     roach_majority: bool | None
     env: tuple[bool, ...]
     animal: tuple[bool, ...]
@@ -150,6 +178,7 @@ class _Context:
         return cls(
             labels=labels,
             rules=rules,
+            geo=geometry(rules.layout),
             roach_majority=roach_majority,
             env=tuple(rules.is_environment(label) for label in labels),
             animal=tuple(rules.is_animal(label) for label in labels),
@@ -166,21 +195,18 @@ class _Found:
     pending: list[str] = field(default_factory=list)
 
 
-def _where(indices: Iterable[int]) -> str:
-    return " ".join(f"({r},{c})" for r, c in (_cell(i) for i in sorted(indices)))
-
-
 def _best_tier(tiers: Sequence[Tier], value: int, attr: str = "count") -> Tier | None:
     """The highest tier whose requirement (``count`` or ``min``) is met by ``value``."""
     met = [t for t in tiers if getattr(t, attr) is not None and getattr(t, attr) <= value]
     return max(met, key=lambda t: (t.vp, getattr(t, attr))) if met else None
 
 
-def _group(rule: CardRule, rules: Rules, cells: Iterable[int], tier: Tier, vp: int, why: str):
+def _group(ctx: _Context, rule: CardRule, cells: Iterable[int], tier: Tier, vp: int, why: str):
+    rules = ctx.rules
     return ScoringGroup(
         card_type=rule.id,
         column=rules.column_of(rule.id),
-        cells=tuple(_cell(i) for i in sorted(cells)),
+        cells=tuple(ctx.geo.cell(i) for i in sorted(cells)),
         tier=tier.name,
         vp=vp,
         reason=f"{rule.name}: {why}",
@@ -189,10 +215,10 @@ def _group(rule: CardRule, rules: Rules, cells: Iterable[int], tier: Tier, vp: i
     )
 
 
-def _env_kinds(ctx: _Context, indices: Iterable[int], steps=EDGE, exclude=()) -> set[str]:
+def _env_kinds(ctx: _Context, indices: Iterable[int], exclude=()) -> set[str]:
     kinds = set()
     for i in indices:
-        for j in steps[i]:
+        for j in ctx.geo.edge[i]:
             if ctx.env[j] and j not in exclude:
                 kinds.add(ctx.labels[j])
     return kinds
@@ -218,36 +244,38 @@ def orientations(shape: tuple[Cell, ...]) -> tuple[tuple[Cell, ...], ...]:
     return tuple(seen)
 
 
-def shape_placements(shape: tuple[Cell, ...]) -> tuple[int, ...]:
-    """Bitmasks of every placement of ``shape`` (any orientation) inside the grid."""
-    return _placements(shape)
+def shape_placements(shape: tuple[Cell, ...], layout: Layout) -> tuple[int, ...]:
+    """Bitmasks of every placement of ``shape`` (any orientation) inside ``layout``'s grid."""
+    return _placements(shape, layout.rows, layout.cols)
 
 
 @lru_cache(maxsize=256)
-def _placements(shape: tuple[Cell, ...]) -> tuple[int, ...]:
+def _placements(shape: tuple[Cell, ...], rows: int, cols: int) -> tuple[int, ...]:
     masks = []
     for form in orientations(shape):
         height = max(r for r, _ in form) + 1
         width = max(c for _, c in form) + 1
-        for r0 in range(ROWS - height + 1):
-            for c0 in range(COLS - width + 1):
+        for r0 in range(rows - height + 1):
+            for c0 in range(cols - width + 1):
                 mask = 0
                 for r, c in form:
-                    mask |= 1 << ((r0 + r) * COLS + c0 + c)
+                    mask |= 1 << ((r0 + r) * cols + c0 + c)
                 if mask not in masks:
                     masks.append(mask)
     return tuple(masks)
 
 
 def _bits(mask: int) -> list[int]:
-    return [i for i in range(ROWS * COLS) if mask >> i & 1]
+    return [i for i in range(mask.bit_length()) if mask >> i & 1]
 
 
 def _weight(vp: int, n_cards: int) -> int:
     return vp * _SET_BONUS_SCALE + (1 if n_cards >= 3 else 0)
 
 
-def _explain_leftovers(rule: CardRule, own: list[int], used: int, possible: int) -> list[str]:
+def _explain_leftovers(
+    ctx: _Context, rule: CardRule, own: list[int], used: int, possible: int
+) -> list[str]:
     basic = rule.tiers[0]
     out = []
     for i in own:
@@ -257,7 +285,7 @@ def _explain_leftovers(rule: CardRule, own: list[int], used: int, possible: int)
             why = "its possible sets overlap sets that score more"
         else:
             why = f"in no qualifying set ({basic.text})"
-        out.append(f"{rule.id} at {_where([i])}: {why}")
+        out.append(f"{rule.id} at {ctx.geo.where([i])}: {why}")
     return out
 
 
@@ -280,12 +308,12 @@ def _pack_best(ctx: _Context, rule: CardRule, own, best: dict[int, Candidate], d
         tier, cells, extra = cand.payload
         used |= cand.mask
         found.groups.append(
-            _group(rule, ctx.rules, cells, tier, tier.vp, describe(tier, cells, extra))
+            _group(ctx, rule, cells, tier, tier.vp, describe(tier, cells, extra))
         )
     possible = 0
     for mask in best:
         possible |= mask
-    found.non_scoring += _explain_leftovers(rule, own, used, possible)
+    found.non_scoring += _explain_leftovers(ctx, rule, own, used, possible)
     return found
 
 
@@ -300,7 +328,7 @@ def find_shape_sets(ctx: _Context, rule: CardRule) -> _Found:
     for tier in rule.tiers:
         if tier.shape is None:
             continue
-        for mask in _placements(tier.shape):
+        for mask in _placements(tier.shape, ctx.geo.layout.rows, ctx.geo.layout.cols):
             if mask & own_mask != mask:
                 continue
             cells = _bits(mask)
@@ -314,7 +342,7 @@ def find_shape_sets(ctx: _Context, rule: CardRule) -> _Found:
         own,
         best,
         lambda tier, cells, kinds: (
-            f"{tier.text} Cells {_where(cells)}; Environments adjacent: {', '.join(sorted(kinds))}."
+            f"{tier.text} Cells {ctx.geo.where(cells)}; Environments adjacent: {', '.join(sorted(kinds))}."
         ),
     )
 
@@ -330,7 +358,7 @@ def find_enclosures(ctx: _Context, rule: CardRule) -> _Found:
     for e in range(len(ctx.labels)):
         if not ctx.env[e]:
             continue
-        around = [j for j in EDGE[e] if ctx.labels[j] == rule.id]
+        around = [j for j in ctx.geo.edge[e] if ctx.labels[j] == rule.id]
         for size in range(smallest, len(around) + 1):
             for subset in combinations(around, size):
                 tier = _best_tier(rule.tiers, size)
@@ -344,7 +372,7 @@ def find_enclosures(ctx: _Context, rule: CardRule) -> _Found:
         own,
         best,
         lambda tier, cells, e: (
-            f"{tier.text} Turtles {_where(cells)} around {ctx.labels[e]} at {_where([e])}."
+            f"{tier.text} Turtles {ctx.geo.where(cells)} around {ctx.labels[e]} at {ctx.geo.where([e])}."
         ),
     )
 
@@ -356,20 +384,20 @@ def find_area_group(ctx: _Context, rule: CardRule) -> _Found:
     if not own:
         return found
     mask = ctx.rules.masks[rule.mask]
-    inside = [i for i in own if mask[i // COLS][i % COLS]]
+    inside = [i for i in own if mask[i // ctx.geo.layout.cols][i % ctx.geo.layout.cols]]
     tier = _best_tier(rule.tiers, len(inside))
     if tier is not None:
-        why = f"{tier.text} {len(inside)} in the marked cells {_where(inside)}."
-        found.groups.append(_group(rule, ctx.rules, inside, tier, tier.vp, why))
+        why = f"{tier.text} {len(inside)} in the marked cells {ctx.geo.where(inside)}."
+        found.groups.append(_group(ctx, rule, inside, tier, tier.vp, why))
     else:
         need = rule.tiers[0].count
         for i in inside:
             found.non_scoring.append(
-                f"{rule.id} at {_where([i])}: {len(inside)} in the marked cells, needs {need}"
+                f"{rule.id} at {ctx.geo.where([i])}: {len(inside)} in the marked cells, needs {need}"
             )
     for i in own:
         if i not in inside:
-            found.non_scoring.append(f"{rule.id} at {_where([i])}: outside the marked cells")
+            found.non_scoring.append(f"{rule.id} at {ctx.geo.where([i])}: outside the marked cells")
     return found
 
 
@@ -380,18 +408,18 @@ def _find_line_groups(ctx: _Context, rule: CardRule, axis: str) -> _Found:
         return found
     lines: dict[int, list[int]] = {}
     for i in own:
-        r, c = _cell(i)
+        r, c = ctx.geo.cell(i)
         lines.setdefault(c if axis == "column" else r, []).append(i)
     for index, cells in sorted(lines.items()):
         tier = _best_tier(rule.tiers, len(cells))
         if tier is not None:
-            why = f"{tier.text} {len(cells)} in {axis} {index}: {_where(cells)}."
-            found.groups.append(_group(rule, ctx.rules, cells, tier, tier.vp, why))
+            why = f"{tier.text} {len(cells)} in {axis} {index}: {ctx.geo.where(cells)}."
+            found.groups.append(_group(ctx, rule, cells, tier, tier.vp, why))
         else:
             need = rule.tiers[0].count
             for i in cells:
                 found.non_scoring.append(
-                    f"{rule.id} at {_where([i])}: only {len(cells)} in {axis} {index}, needs {need}"
+                    f"{rule.id} at {ctx.geo.where([i])}: only {len(cells)} in {axis} {index}, needs {need}"
                 )
     return found
 
@@ -412,15 +440,15 @@ def _measure(ctx: _Context, rule: CardRule, i: int) -> tuple[int, str, str]:
         kinds = sorted(_env_kinds(ctx, [i]))
         return len(kinds), "different Environment kinds adjacent", ", ".join(kinds)
     if rule.measure == "env_diagonal":
-        envs = [j for j in DIAGONAL[i] if ctx.env[j]]
-        return len(envs), "Environment cards diagonally adjacent", _where(envs)
+        envs = [j for j in ctx.geo.diagonal[i] if ctx.env[j]]
+        return len(envs), "Environment cards diagonally adjacent", ctx.geo.where(envs)
     if rule.measure == "animals_edge":
-        animals = [j for j in EDGE[i] if ctx.animal[j]]
-        return len(animals), "Animal cards adjacent", _where(animals)
+        animals = [j for j in ctx.geo.edge[i] if ctx.animal[j]]
+        return len(animals), "Animal cards adjacent", ctx.geo.where(animals)
     if rule.measure == "animal_categories_edge":
         cats = {
             ctx.rules.category_of(ctx.labels[j])
-            for j in EDGE[i]
+            for j in ctx.geo.edge[i]
             if ctx.animal[j] and ctx.rules.category_of(ctx.labels[j]) in rule.categories
         }
         return len(cats), "Animal categories adjacent", ", ".join(sorted(cats))
@@ -440,14 +468,14 @@ def find_adjacency_groups(ctx: _Context, rule: CardRule) -> _Found:
             tier = _best_tier(rule.tiers, value, "min")
             vp = tier.vp if tier else 0
         if tier is not None and vp > 0:
-            why = f"{tier.text} At {_where([i])}: {value} {noun}: {which}."
-            found.groups.append(_group(rule, ctx.rules, [i], tier, vp, why))
+            why = f"{tier.text} At {ctx.geo.where([i])}: {value} {noun}: {which}."
+            found.groups.append(_group(ctx, rule, [i], tier, vp, why))
         elif value == 0:
-            found.non_scoring.append(f"{rule.id} at {_where([i])}: no {noun}")
+            found.non_scoring.append(f"{rule.id} at {ctx.geo.where([i])}: no {noun}")
         else:
             need = rule.tiers[0].min
             found.non_scoring.append(
-                f"{rule.id} at {_where([i])}: {value} {noun} ({which}), needs {need}"
+                f"{rule.id} at {ctx.geo.where([i])}: {value} {noun} ({which}), needs {need}"
             )
     return found
 
@@ -463,15 +491,15 @@ def find_quantity_group(ctx: _Context, rule: CardRule) -> _Found:
     majority = ctx.roach_majority
     if majority:
         why = f"{most.text} {n} in the terrarium."
-        found.groups.append(_group(rule, ctx.rules, own, most, most.vp, why))
+        found.groups.append(_group(ctx, rule, own, most, most.vp, why))
         return found
     if n == 1:
-        why = f"{exactly_one.text} At {_where(own)}."
-        found.groups.append(_group(rule, ctx.rules, own, exactly_one, exactly_one.vp, why))
+        why = f"{exactly_one.text} At {ctx.geo.where(own)}."
+        found.groups.append(_group(ctx, rule, own, exactly_one, exactly_one.vp, why))
     else:
         state = "not the most" if majority is False else "the majority is pending"
         found.non_scoring.append(
-            f"{rule.id}: {n} in the terrarium, not exactly one; {state} ({_where(own)})"
+            f"{rule.id}: {n} in the terrarium, not exactly one; {state} ({ctx.geo.where(own)})"
         )
     if majority is None:
         instead = f"instead of {exactly_one.vp} " if n == 1 else ""
@@ -494,14 +522,14 @@ def find_water_areas(ctx: _Context, rule: CardRule) -> _Found:
         while stack:
             i = stack.pop()
             area.append(i)
-            for j in EDGE[i]:
+            for j in ctx.geo.edge[i]:
                 if ctx.labels[j] == rule.id and j not in seen:
                     seen.add(j)
                     stack.append(j)
         tier = _best_tier(rule.tiers, len(area))
         if tier is not None:
-            why = f"{tier.text} A {len(area)}-card area {_where(area)}."
-            found.groups.append(_group(rule, ctx.rules, area, tier, tier.vp, why))
+            why = f"{tier.text} A {len(area)}-card area {ctx.geo.where(area)}."
+            found.groups.append(_group(ctx, rule, area, tier, tier.vp, why))
     return found
 
 
@@ -567,6 +595,11 @@ def score_board(
     """
     from scoring.objectives import check_objectives  # objectives need the groups
 
+    if board.layout != rules.layout:
+        raise BoardError(
+            f"the board is {board.layout.rows}x{board.layout.cols} ({board.layout.name}), "
+            f"the rules' grid is {rules.layout.rows}x{rules.layout.cols} ({rules.layout.name})"
+        )
     ctx = _Context.build(board, rules, roach_majority)
     pad = ScorePad()
     for rule in rules.cards.values():

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from scoring.board import Board
-from scoring.cards import COLS, ROWS
 from scoring.engine import ScoringGroup
+from scoring.layout import Layout
 from scoring.rules import Objective, Rules
 
 
@@ -56,31 +56,34 @@ def _in(rules: Rules, label: str, what: str) -> bool:
     return rules.category_of(label) == what
 
 
-def _lines(line: str) -> list[list[int]]:
+def _lines(line: str, layout: Layout) -> list[list[int]]:
+    rows, cols = layout.rows, layout.cols
     if line == "row":
-        return [[r * COLS + c for c in range(COLS)] for r in range(ROWS)]
-    return [[r * COLS + c for r in range(ROWS)] for c in range(COLS)]
+        return [[r * cols + c for c in range(cols)] for r in range(rows)]
+    return [[r * cols + c for r in range(rows)] for c in range(cols)]
 
 
-def _cells(indices: Iterable[int]) -> Cells:
-    return tuple(divmod(i, COLS) for i in indices)
+def _cells(indices: Iterable[int], layout: Layout) -> Cells:
+    return tuple(divmod(i, layout.cols) for i in indices)
 
 
 def _count(labels: Labels, rules: Rules, params, groups) -> Cells | None:
     mask = rules.masks[params["mask"]] if "mask" in params else None
-    inspected = [i for i in range(len(labels)) if mask is None or mask[i // COLS][i % COLS]]
+    cols = rules.layout.cols
+    inspected = [i for i in range(len(labels)) if mask is None or mask[i // cols][i % cols]]
     hits = [i for i in inspected if _in(rules, labels[i], params["what"])]
     low, high = params.get("min", 0), params.get("max", len(labels))
     if low <= len(hits) <= high:
-        return _cells(hits or inspected)
+        return _cells(hits or inspected, rules.layout)
     return None
 
 
 def _corners_distinct(labels: Labels, rules: Rules, params, groups) -> Cells | None:
-    corners = [0, COLS - 1, (ROWS - 1) * COLS, ROWS * COLS - 1]
+    rows, cols = rules.layout.rows, rules.layout.cols
+    corners = [0, cols - 1, (rows - 1) * cols, rows * cols - 1]
     kinds = [labels[i] for i in corners]
     if all(rules.category_of(k) for k in kinds) and len(set(kinds)) == 4:
-        return _cells(corners)
+        return _cells(corners, rules.layout)
     return None
 
 
@@ -101,14 +104,14 @@ def _animal_types_with_count(labels: Labels, rules: Rules, params, groups) -> Ce
         if rule.is_animal and labels.count(cid) >= params["count"]
     ]
     if len(rich) >= params["types"]:
-        return _cells(i for i, label in enumerate(labels) if label in rich)
+        return _cells((i for i, label in enumerate(labels) if label in rich), rules.layout)
     return None
 
 
 def _line_all(labels: Labels, rules: Rules, params, groups) -> Cells | None:
-    for line in _lines(params["line"]):
+    for line in _lines(params["line"], rules.layout):
         if all(any(_in(rules, labels[i], w) for w in params["what"]) for i in line):
-            return _cells(line)
+            return _cells(line, rules.layout)
     return None
 
 
@@ -117,34 +120,36 @@ def _environment_kinds(labels: Labels, rules: Rules, params, groups) -> Cells | 
     for i, label in enumerate(labels):
         if rules.is_environment(label):
             first.setdefault(label, i)
-    return _cells(first.values()) if len(first) >= params["min"] else None
+    return _cells(first.values(), rules.layout) if len(first) >= params["min"] else None
 
 
 def _environment_square(labels: Labels, rules: Rules, params, groups) -> Cells | None:
-    for r in range(ROWS - 1):
-        for c in range(COLS - 1):
-            block = [r * COLS + c, r * COLS + c + 1, (r + 1) * COLS + c, (r + 1) * COLS + c + 1]
+    rows, cols = rules.layout.rows, rules.layout.cols
+    for r in range(rows - 1):
+        for c in range(cols - 1):
+            block = [r * cols + c, r * cols + c + 1, (r + 1) * cols + c, (r + 1) * cols + c + 1]
             if all(rules.is_environment(labels[i]) for i in block):
-                return _cells(block)
+                return _cells(block, rules.layout)
     return None
 
 
 def _environment_diagonal(labels: Labels, rules: Rules, params, groups) -> Cells | None:
-    for c0 in range(COLS - ROWS + 1):
+    rows, cols = rules.layout.rows, rules.layout.cols
+    for c0 in range(cols - rows + 1):
         if params["direction"] == "down_right":
-            line = [r * COLS + c0 + r for r in range(ROWS)]
+            line = [r * cols + c0 + r for r in range(rows)]
         else:
-            line = [(ROWS - 1 - k) * COLS + c0 + k for k in range(ROWS)]
+            line = [(rows - 1 - k) * cols + c0 + k for k in range(rows)]
         if all(rules.is_environment(labels[i]) for i in line):
-            return _cells(line)
+            return _cells(line, rules.layout)
     return None
 
 
 def _line_distinct_animals(labels: Labels, rules: Rules, params, groups) -> Cells | None:
-    for line in _lines(params["line"]):
+    for line in _lines(params["line"], rules.layout):
         kinds = [labels[i] for i in line]
         if all(rules.is_animal(k) for k in kinds) and len(set(kinds)) == len(kinds):
-            return _cells(line)
+            return _cells(line, rules.layout)
     return None
 
 

@@ -18,11 +18,13 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from scoring.cards import CARD_IDS, COLS, ROWS, WATER
+from scoring.cards import CARD_IDS, WATER
+from scoring.layout import CELL_HOLDS, Layout
 
 DEFAULT_RULES_PATH = Path(__file__).with_name("data") / "default_rules.toml"
 
@@ -156,15 +158,22 @@ class SoloRules:
 class Rules:
     """Everything the engine needs; built by :func:`load_rules`."""
 
-    rows: int
-    cols: int
+    layout: Layout  # the terrarium's rows, columns and card size, from ``[grid]``
     deck_size: int
     categories: Mapping[str, str]  # category -> score pad column
-    masks: Mapping[str, tuple[tuple[bool, ...], ...]]  # (ROWS, COLS) booleans
+    masks: Mapping[str, tuple[tuple[bool, ...], ...]]  # layout.rows x layout.cols booleans
     cards: Mapping[str, CardRule]  # card id (and "water") -> rule
     objectives: Mapping[int, Objective]
     solo: SoloRules
     source: str
+
+    @property
+    def rows(self) -> int:
+        return self.layout.rows
+
+    @property
+    def cols(self) -> int:
+        return self.layout.cols
 
     def column_of(self, card_id: str) -> str:
         """The score pad column a card type scores in."""
@@ -332,7 +341,33 @@ def load_rules(path: str | Path | None = None, *, overrides: Mapping | None = No
     merged: dict[str, Any] = {}
     for _, _, data in layers:
         merged = deep_merge(merged, data)
-    return _build(merged, _Sources(layers), source)
+    sources = _Sources(layers)
+    _check_grid_kept(layers, sources)
+    return _build(merged, sources, source)
+
+
+def _check_grid_kept(layers: list[tuple[str, str | None, dict]], sources: _Sources) -> None:
+    """A house rules file may not resize the game's grid: masks, objectives and the photo reader
+    are all drawn for it (a different grid is a different game, with its own rules data)."""
+    default_grid = layers[0][2].get("grid", {})
+    for _, _, data in layers[1:]:
+        grid = data.get("grid")
+        if not isinstance(grid, dict):
+            continue
+        for key in ("rows", "cols", "name"):
+            if key in grid and grid[key] != default_grid.get(key):
+                shape = f"{default_grid.get('rows')}x{default_grid.get('cols')}"
+                raise sources.error(
+                    ("grid", key),
+                    f"the {default_grid.get('name')} terrarium is {shape}; a rules file cannot "
+                    f"change grid.{key} (got {grid[key]!r})",
+                )
+
+
+@lru_cache(maxsize=1)
+def default_layout() -> Layout:
+    """Reptile Tank's layout, from the default rules data's ``[grid]`` (boards built without rules)."""
+    return load_rules().layout
 
 
 def _plain(value: Any) -> Any:
@@ -417,11 +452,7 @@ def _build(data: dict, sources: _Sources, source: str) -> Rules:
     read.no_unknown_keys(
         data, ("grid", "deck", "categories", "masks", "cards", "objectives", "solo"), ()
     )
-    grid = read.table(data.get("grid", {}), ("grid",))
-    rows = read.non_negative(grid, "rows", ("grid",))
-    cols = read.non_negative(grid, "cols", ("grid",))
-    if (rows, cols) != (ROWS, COLS):
-        raise sources.error(("grid",), f"the terrarium is {ROWS}x{COLS}, got {rows}x{cols}")
+    layout = _build_layout(read, data.get("grid", {}))
     deck = read.table(data.get("deck", {}), ("deck",))
     deck_size = read.non_negative(deck, "size", ("deck",))
 
@@ -431,13 +462,12 @@ def _build(data: dict, sources: _Sources, source: str) -> Rules:
         entry = read.table(entry, ("categories", name))
         categories[name] = read.get(entry, "column", str, ("categories", name))
 
-    masks = _build_masks(read, data.get("masks", {}))
+    masks = _build_masks(read, data.get("masks", {}), layout)
     cards = _build_cards(read, data.get("cards", {}), categories, masks)
     objectives = _build_objectives(read, data.get("objectives", {}), masks, categories, cards)
     solo = _build_solo(read, data.get("solo", {}))
     return Rules(
-        rows=rows,
-        cols=cols,
+        layout=layout,
         deck_size=deck_size,
         categories=MappingProxyType(categories),
         masks=MappingProxyType(masks),
@@ -452,16 +482,58 @@ def _provenance(read: _Reader, table: dict, path: tuple[str, ...]) -> str:
     return read.choice(table, "provenance", PROVENANCES, path)
 
 
-def _build_masks(read: _Reader, table: Any) -> dict[str, tuple[tuple[bool, ...], ...]]:
+#: Most rows or columns a layout may declare (a bound, not a game: Nimalia's reserve is 6x6).
+MAX_GRID_SIDE = 12
+
+
+def _build_layout(read: _Reader, table: Any) -> Layout:
+    """The ``[grid]`` section as a :class:`~scoring.layout.Layout` value."""
+    path = ("grid",)
+    table = read.table(table, path)
+    read.no_unknown_keys(
+        table, ("name", "rows", "cols", "cell_holds", "cell_size", "provenance", "text"), path
+    )
+    sides = {}
+    for key in ("rows", "cols"):
+        value = read.non_negative(table, key, path)
+        if not 1 <= value <= MAX_GRID_SIDE:
+            raise read.sources.error(path + (key,), f"must be 1 to {MAX_GRID_SIDE}, got {value}")
+        sides[key] = value
+    size_path = path + ("cell_size",)
+    size = read.table(table.get("cell_size", {}), size_path)
+    read.no_unknown_keys(size, ("width_mm", "height_mm", "gap_mm", "provenance", "text"), size_path)
+    mm = {}
+    for key in ("width_mm", "height_mm", "gap_mm"):
+        value = read.get(size, key, (int, float), size_path)
+        if not 0 <= value <= 1000 or (value == 0 and key != "gap_mm"):
+            raise read.sources.error(size_path + (key,), f"must be a size in mm, got {value}")
+        mm[key] = float(value)
+    _provenance(read, size, size_path)
+    _provenance(read, table, path)
+    return Layout(
+        name=read.get(table, "name", str, path),
+        rows=sides["rows"],
+        cols=sides["cols"],
+        cell_w_mm=mm["width_mm"],
+        cell_h_mm=mm["height_mm"],
+        cell_holds=read.choice(table, "cell_holds", CELL_HOLDS, path),
+        gap_mm=mm["gap_mm"],
+    )
+
+
+def _build_masks(
+    read: _Reader, table: Any, layout: Layout
+) -> dict[str, tuple[tuple[bool, ...], ...]]:
+    rows_n, cols_n = layout.rows, layout.cols
     masks = {}
     for name, entry in read.table(table, ("masks",)).items():
         path = ("masks", name)
         entry = read.table(entry, path)
         read.no_unknown_keys(entry, ("rows", "provenance", "text"), path)
         rows = read.get(entry, "rows", list, path)
-        if len(rows) != ROWS or any(not isinstance(r, str) or len(r) != COLS for r in rows):
+        if len(rows) != rows_n or any(not isinstance(r, str) or len(r) != cols_n for r in rows):
             raise read.sources.error(
-                path + ("rows",), f"a mask must be {ROWS} strings of {COLS} characters"
+                path + ("rows",), f"a mask must be {rows_n} strings of {cols_n} characters"
             )
         if any(ch not in "X." for r in rows for ch in r):
             raise read.sources.error(path + ("rows",), "mask characters must be 'X' or '.'")

@@ -169,7 +169,7 @@ def test_rock_without_diagonal_environment_explains(rules):
         """
     )
     pad = score_board(board, rules)
-    assert pad.non_scoring == ["rock at (0,3): no Environment cards diagonally adjacent"]
+    assert pad.non_scoring == ["rock at row 1, column 4: no Environment cards diagonally adjacent"]
 
 
 def test_another_rock_counts_for_a_rock(rules):
