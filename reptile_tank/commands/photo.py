@@ -87,12 +87,17 @@ def parse_corners(text: str | None) -> np.ndarray | None:
 
 
 def read_photo_bytes(path: str) -> bytes:
+    """The photo file's bytes: a regular file of at most ``MAX_PHOTO_BYTES``, else one line.
+
+    Devices, FIFOs, folders and links to them are refused before any byte is read (see
+    :mod:`reptile_tank.safe_io`).
+    """
+    from reptile_tank.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
+
     try:
-        return Path(path).read_bytes()
-    except IsADirectoryError:
-        raise PhotoInputError(f"{path}: is a folder, not a photo") from None
-    except OSError as error:
-        raise PhotoInputError(f"{path}: cannot read: {error.strerror or error}") from None
+        return read_bytes(path, max_bytes=MAX_PHOTO_BYTES, what="photo")
+    except SafeFileError as error:
+        raise PhotoInputError(str(error)) from None
 
 
 def format_read(read) -> str:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
+from reptile_tank import safe_io
 from scoring.board import Board, BoardError
 from scoring.engine import PAD_COLUMNS, ScorePad, Variant, score_board
 from scoring.game import GameResult, score_game
@@ -71,23 +70,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def read_json(path: str) -> Any:
-    """Parse a JSON file (``-``: stdin); errors become one-line :class:`InputFileError`."""
+    """Parse a JSON file (``-``: stdin); errors become one-line :class:`InputFileError`.
+
+    Regular files only, size and depth bounded (:mod:`reptile_tank.safe_io`): ``/dev/zero``,
+    a FIFO or a 4 GB file is refused before it is read; 100 000 nested brackets, a 5000-digit
+    integer and ``NaN`` are refused by the parser.
+    """
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputFileError(f"{path}: cannot read: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise InputFileError(f"{path}: not a UTF-8 text file") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputFileError(
-            f"{path}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
-        ) from None
-    except RecursionError:  # e.g. 100 000 nested brackets
-        raise InputFileError(f"{path}: JSON nested too deeply") from None
-    except ValueError as error:  # e.g. an integer of more than 4300 digits
-        raise InputFileError(f"{path}: unreadable JSON value ({error})") from None
+        return safe_io.load_json_file(path, what="JSON file")
+    except safe_io.SafeFileError as error:
+        raise InputFileError(str(error)) from None
 
 
 def _board(obj: Any, where: str) -> Board:
