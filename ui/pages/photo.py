@@ -10,6 +10,7 @@ import streamlit as st
 
 from ui import state as S
 from ui.backend import read_photo_cached, reader_available, sample_photos
+from ui.camera import camera_ui
 from ui.corners import corners_ui
 from ui.navigation import page_path
 from ui.pages_common import player_picker_ui, require_game
@@ -18,6 +19,8 @@ KEY_CAMERA = "photo_camera"
 KEY_UPLOAD = "photo_upload"
 KEY_SAMPLE = "photo_sample"
 KEY_MANUAL = "photo_manual"
+#: Per-player key of the last photo that could not be read (its message replaces the old read).
+KEY_FAILED = "photo_failed"
 PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
 
 
@@ -30,6 +33,14 @@ def fresh_file(uploaded, widget_key: str) -> bytes | None:
         return None
     seen[widget_key] = uploaded.file_id
     return uploaded.getvalue()
+
+
+def empty_photo_message(source: str) -> str:
+    """What to say when the browser handed over a photo of 0 bytes."""
+    return (
+        f"That {source} is empty (0 bytes): nothing was read. Choose the photo again, or "
+        "take a new one."
+    )
 
 
 def no_grid_message(reason: str) -> str:
@@ -50,10 +61,12 @@ def take_read(player: str, photo: bytes, corners=None) -> None:
                 st.session_state[S.STAR_CARDS_OUT],
             )
         except ValueError as error:
-            st.error(f"That photo cannot be used: {error}")
+            st.session_state[f"{KEY_FAILED}_{player}"] = f"That photo cannot be used: {error}"
             return
         except OSError as error:
-            st.error(f"The card reader cannot start ({error}); enter the board by hand.")
+            st.session_state[f"{KEY_FAILED}_{player}"] = (
+                f"The card reader cannot start ({error}); enter the board by hand."
+            )
             return
     S.store_read(st.session_state, player, photo, read)
 
@@ -75,7 +88,7 @@ def photo_ui() -> None:
             "Photo of the terrarium", type=PHOTO_TYPES, key=f"{KEY_UPLOAD}_{player}"
         )
     with tab_camera:
-        shot = st.camera_input("Take a photo", key=f"{KEY_CAMERA}_{player}")
+        shot = camera_ui(f"{KEY_CAMERA}_{player}")
     samples = sample_photos()
     cols = st.columns(2)
     use_sample = cols[0].button(
@@ -88,11 +101,22 @@ def photo_ui() -> None:
     if use_sample and samples:
         photo = samples[0].read_bytes()
     else:  # only a newly uploaded or taken photo counts: a kept upload must not win again
-        photo = fresh_file(upload, f"{KEY_UPLOAD}_{player}") or fresh_file(
-            shot, f"{KEY_CAMERA}_{player}"
-        )
-    if photo is not None and S.photo_is_new(st.session_state, player, photo):
-        take_read(player, photo)
+        for widget, source, key in ((upload, "file", KEY_UPLOAD), (shot, "photo", KEY_CAMERA)):
+            data = fresh_file(widget, f"{key}_{player}")
+            if data is None:
+                continue
+            if not data:  # a 0-byte file: say so, and stop showing the previous read
+                st.session_state[f"{KEY_FAILED}_{player}"] = empty_photo_message(source)
+                continue
+            photo = data
+            break
+    if photo is not None:
+        st.session_state.pop(f"{KEY_FAILED}_{player}", None)
+        if S.photo_is_new(st.session_state, player, photo):
+            take_read(player, photo)
+    failed = st.session_state.get(f"{KEY_FAILED}_{player}")
+    if failed:  # shown instead of the previous read, which belongs to another photo
+        st.error(failed)
     pending = S.pending_corners(st.session_state, player)
     if pending is not None:
         st.warning(no_grid_message(pending.read.message))
@@ -102,7 +126,7 @@ def photo_ui() -> None:
             st.rerun()
         return
     entry = st.session_state[S.ENTRIES].get(player)
-    if entry is not None and entry.source == "photo":
+    if entry is not None and entry.source == "photo" and not failed:
         st.success(
             f"Read in {entry.read_ms:.0f} ms. "
             f"{len(S.low_confidence_cells(entry, S.LOW_CONFIDENCE))} cell(s) to check."

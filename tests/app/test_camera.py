@@ -1,0 +1,186 @@
+"""The in-page camera: capture sizes judged, a 0-byte file refused, and a shot through the page
+with Chromium's fake camera (a y4m clip made from the sample photo) read into a board."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from app_helpers import no_errors, start_game
+from PIL import Image
+
+from ui.camera import SMALL_SHORT_SIDE, capture_size, check_capture
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
+MODEL = ROOT / "models" / "card_embedder.onnx"
+
+
+def jpeg(width: int, height: int, orientation: int | None = None) -> bytes:
+    image = Image.new("RGB", (width, height), (90, 120, 80))
+    buffer = io.BytesIO()
+    exif = Image.Exif()
+    if orientation is not None:
+        exif[0x0112] = orientation
+    image.save(buffer, format="JPEG", exif=exif.tobytes())
+    return buffer.getvalue()
+
+
+def test_capture_size_is_the_upright_size():
+    assert capture_size(jpeg(640, 480)) == (640, 480)
+    assert capture_size(jpeg(640, 480, orientation=6)) == (480, 640)  # a portrait phone shot
+    assert capture_size(jpeg(640, 480, orientation=3)) == (640, 480)
+
+
+@pytest.mark.parametrize("data", [b"", b"not an image at all"])
+def test_capture_size_refuses_what_is_not_a_photo(data):
+    with pytest.raises(ValueError):
+        capture_size(data)
+
+
+def test_small_captures_are_called_too_small_and_point_to_the_camera_app():
+    small = check_capture(640, 480)
+    assert small.small
+    assert "640 × 480" in small.message and "too small" in small.message
+    assert "camera app" in small.message and "Upload" in small.message
+    assert check_capture(1280, 720).small  # 720p: short side 720
+    full_hd = check_capture(1920, 1080)
+    assert not full_hd.small and "1920 × 1080" in full_hd.message
+    assert "too small" not in full_hd.message
+    assert not check_capture(SMALL_SHORT_SIDE, 4 * SMALL_SHORT_SIDE // 3).small
+    assert check_capture(SMALL_SHORT_SIDE - 1, 2000).small
+
+
+def test_a_zero_byte_upload_says_so(app):
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    no_errors(at)
+    at.file_uploader(key="photo_upload_Ann").upload("empty.jpg", b"", "image/jpeg")
+    at.run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any("empty (0 bytes)" in e for e in errors), errors
+    assert not any("Read in" in s.value for s in at.success)
+    assert "Ann" not in at.session_state["rt_entries"]
+
+
+@pytest.mark.skipif(not (MODEL.exists() and SAMPLE.exists()), reason="model or sample missing")
+@pytest.mark.slow
+def test_a_zero_byte_upload_replaces_the_previous_read_message(app):
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    at.file_uploader(key="photo_upload_Ann").upload("table.jpg", SAMPLE.read_bytes(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    assert any("Read in" in s.value for s in at.success)
+    at.file_uploader(key="photo_upload_Ann").upload("empty.jpg", b"", "image/jpeg")
+    at.run()
+    assert any("empty (0 bytes)" in e.value for e in at.error)
+    assert not any("Read in" in s.value for s in at.success)
+    assert at.session_state["rt_entries"]["Ann"].source == "photo"  # the read itself is kept
+
+
+def write_y4m(path: Path, rgb: np.ndarray, frames: int = 2) -> None:
+    """A YUV4MPEG2 clip (4:2:0, BT.601 full range as Chromium's reader takes it) of ``rgb``."""
+    import cv2
+
+    height, width = rgb.shape[:2]
+    assert width % 2 == 0 and height % 2 == 0
+    i420 = cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420)  # (3 h / 2, w): Y then U then V planes
+    header = f"YUV4MPEG2 W{width} H{height} F30:1 Ip A1:1 C420jpeg\n".encode("ascii")
+    with open(path, "wb") as handle:
+        handle.write(header)
+        for _ in range(frames):
+            handle.write(b"FRAME\n")
+            handle.write(i420.tobytes())
+
+
+def test_y4m_clip_holds_the_photo(tmp_path):
+    import cv2
+
+    rgb = np.asarray(Image.open(SAMPLE).convert("RGB"))
+    clip = tmp_path / "cam.y4m"
+    write_y4m(clip, rgb, frames=1)
+    data = clip.read_bytes()
+    header, rest = data.split(b"\n", 1)
+    assert header.startswith(b"YUV4MPEG2 W1600 H1200")
+    assert rest.startswith(b"FRAME\n")
+    planes = np.frombuffer(rest[6:], np.uint8).reshape(1800, 1600)
+    back = cv2.cvtColor(planes, cv2.COLOR_YUV2RGB_I420)
+    assert np.abs(back.astype(int) - rgb).mean() < 4
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_shot_from_the_fake_camera_is_read(tmp_path):
+    from test_browser import require_browser
+
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
+
+    clip = tmp_path / "camera.y4m"
+    write_y4m(clip, np.asarray(Image.open(SAMPLE).convert("RGB")))
+    args = [
+        *CHROMIUM_ARGS,
+        "--use-fake-device-for-media-stream",
+        "--use-fake-ui-for-media-stream",
+        f"--use-file-for-fake-video-capture={clip}",
+    ]
+    env = {
+        "REPTILE_TANK_DB_URL": f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}",
+        "REPTILE_TANK_HOME": str(tmp_path / "home"),
+    }
+    with serve_app(env) as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=args)
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+        )
+        context.grant_permissions(["camera"])
+        page = context.new_page()
+        try:
+            page.goto(url)
+            wait_idle(page)
+            page.locator(".st-key-setup_new_session input").fill("Friday")
+            page.get_by_role("button", name="Create").click()
+            wait_idle(page)
+            page.locator(".st-key-setup_players textarea").fill("Ann\nBen")
+            page.locator(".st-key-setup_start button").locator("visible=true").first.click()
+            wait_idle(page)
+            goto_page(page, "Photograph")
+            page.get_by_role("tab", name="Camera").click()
+            take = page.get_by_role("button", name="Take Photo")
+            take.wait_for(timeout=30_000)
+            page.wait_for_function(
+                "() => { const v = document.querySelector('video');"
+                " return v && v.videoWidth > 0; }",
+                timeout=30_000,
+            )
+            video = page.evaluate(
+                "() => { const v = document.querySelector('video');"
+                " return [v.videoWidth, v.videoHeight]; }"
+            )
+            page.wait_for_function(
+                "() => !document.querySelector('[data-testid=\"stCameraInputButton\"]')"
+                "?.disabled",
+                timeout=30_000,
+            )
+            take.click()
+            wait_idle(page)
+            page.get_by_text("Read in", exact=False).first.wait_for(timeout=90_000)
+            size = page.get_by_text("Camera photo:", exact=False).first.inner_text()
+            page.screenshot(path=str(tmp_path / "camera.png"), full_page=True)
+            assert f"{video[0]} × {video[1]}" in size, (size, video)
+            assert min(video) >= 1080, video  # the 1080p request reached the camera
+            assert "too small" not in size
+            text = page.locator('[data-testid="stMain"]').inner_text()
+            assert "cell(s) to check" in text
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
