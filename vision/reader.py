@@ -14,20 +14,62 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from scoring.cards import COLS, ROWS
-from vision.classifier import CardEmbedder, CellRead, classify_cells
+from scoring.cards import COLS, EMPTY, ROWS
+from vision.classifier import CardEmbedder, CellRead, CellReads, classify_cells
+from vision.confidence import ReadConfidence, assess, cell_width_px
+from vision.errors import GridNotFoundError
 from vision.gallery import DeckPack, Gallery, load_gallery
-from vision.grid import GridFit, find_grid, fit_from_corners, rectify_cells
+from vision.grid import (
+    GridFit,
+    find_grid_candidates,
+    fit_from_corners,
+    rectify_cells,
+    refine_fit,
+)
 from vision.loading import DEFAULT_MAX_SIDE, LoadedImage, load_image
 from vision.orientation import Orientation, turn_crops, turn_reads, vote_orientation
 
 #: Cells are rectified at this multiple of the model's input size, then area-downsampled.
 RECTIFY_OVERSAMPLE = 2
+#: A cell is explained as a card when some face, upright or turned by 180 degrees, scores at
+#: least this (cosine to its nearest prototype) and beats ``empty``.
+CARD_MATCH = 0.8
+#: A grid hypothesis whose cells explain fewer cards than this is no terrarium.
+MIN_CARDS = 3
+#: A runner-up grid hypothesis within this many points of the winner (see
+#: :func:`explain_cells`) makes the read's grid doubtful.
+CLOSE_RUNNER_UP = 1.0
+
+
+def explain_cells(reads: CellReads) -> tuple[float, int]:
+    """How well a grid hypothesis's 20 cells are explained by the deck: ``(score, cards)``.
+
+    A right fit gives cells that each look like a known face (upright or turned by 180
+    degrees: a lattice with rows and columns swapped shows cards a quarter turn round) or
+    like the table (``empty``); a wrong one gives crops straddling cards or gaps that match
+    nothing well, and misses cards that lie outside it. ``score`` is the sum over cells of
+    the best such similarity plus one point per cell explained as a card
+    (:data:`CARD_MATCH`); ``cards`` is that count.
+    """
+    scores = reads.rotation_scores  # (rows, cols, labels, 4 rotations)
+    upright = np.maximum(scores[..., 0], scores[..., 2])
+    labels = list(reads.labels)
+    if EMPTY in labels:
+        e = labels.index(EMPTY)
+        empty = upright[..., e]
+        faces = np.delete(upright, e, axis=2)
+    else:
+        empty = np.full(upright.shape[:2], -1.0, np.float32)
+        faces = upright
+    card = faces.max(axis=2) if faces.shape[2] else np.full_like(empty, -1.0)
+    cards = (card > empty) & (card >= CARD_MATCH)
+    best = np.maximum(card, empty)
+    return float(best.sum() + cards.sum()), int(cards.sum())
 
 
 @dataclass
@@ -55,6 +97,14 @@ class BoardRead:
         ``image`` width over the original photo's width.
     crops : (4, 5, h, w, 3) uint8 RGB
         The rectified cells of the upright board.
+    grid_doubt : str
+        Why the grid itself is in doubt (another fit of the grid explains the photo almost as
+        well); empty when it is not.
+    hypotheses : list of (float, int)
+        Every grid hypothesis judged, as :func:`explain_cells` ``(score, cards)``, the chosen
+        one first; empty when the corners were given or grid finding had one candidate.
+    confidence : vision.confidence.ReadConfidence, optional
+        Which cells to check and why the read needs a check (:mod:`vision.confidence`).
     """
 
     rows: list[list[str]]
@@ -66,6 +116,29 @@ class BoardRead:
     image: np.ndarray
     scale: float
     crops: np.ndarray
+    grid_doubt: str = ""
+    hypotheses: list[tuple[float, int]] = field(default_factory=list)
+    confidence: ReadConfidence | None = None
+
+    @property
+    def needs_check(self) -> bool:
+        """A cell, the orientation or the grid is in doubt; True when the doubt is unknown."""
+        if self.confidence is None:
+            return True
+        return self.confidence.needs_check or bool(self.grid_doubt)
+
+    @property
+    def check(self) -> np.ndarray:
+        """(rows, cols) bool: the cells to check (all of them when the doubt is unknown)."""
+        if self.confidence is None:
+            return np.ones((len(self.cells), len(self.cells[0])), bool)
+        return self.confidence.check
+
+    @property
+    def check_reasons(self) -> list[str]:
+        """Why the read needs a check, one short phrase each."""
+        reasons = [] if self.confidence is None else list(self.confidence.reasons)
+        return reasons + ([self.grid_doubt] if self.grid_doubt else [])
 
     def board_json(self) -> dict:
         """The board JSON of ``docs/design.md``: ``{"rows": [[...5 ids], ... 4 rows]}``."""
@@ -82,8 +155,12 @@ class BoardRead:
 
     def to_json(self) -> dict:
         """A JSON-ready summary: board, per-cell reads, orientation, grid and timings."""
+        check = self.check
+        p_wrong = None if self.confidence is None else self.confidence.p_wrong
         return {
             "board": self.board_json(),
+            "needs_check": self.needs_check,
+            "check_reasons": self.check_reasons,
             "cells": [
                 [
                     {
@@ -91,16 +168,19 @@ class BoardRead:
                         "rotation": cell.rotation,
                         "confidence": round(cell.confidence, 4),
                         "occupied": cell.occupied,
+                        "check": bool(check[r, c]),
+                        "p_wrong": None if p_wrong is None else round(float(p_wrong[r, c]), 4),
                     }
-                    for cell in row
+                    for c, cell in enumerate(row)
                 ]
-                for row in self.cells
+                for r, row in enumerate(self.cells)
             ],
             "orientation": self.orientation.to_json(),
             "grid": {
                 "method": self.fit.method,
                 "quality": round(float(self.fit.quality), 4),
                 "corners": np.round(self.fit.corners / self.scale, 1).tolist(),
+                "doubt": self.grid_doubt,
             },
             "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
             "cpu_ms": {k: round(v, 2) for k, v in self.cpu_ms.items()},
@@ -206,8 +286,9 @@ class TerrariumReader:
         return self._read_loaded(image_rgb, 1.0, clock, corners, star_cards_removed)
 
     def _read_loaded(self, rgb, scale, clock, corners, star_cards_removed) -> BoardRead:
+        doubt, judged = "", []
         if corners is None:
-            fit = find_grid(rgb)
+            fit, doubt, judged = self._find_and_judge(rgb)
         else:
             fit = fit_from_corners(rgb.shape, np.asarray(corners, float), image_rgb=rgb)
         clock.mark("grid")
@@ -221,12 +302,24 @@ class TerrariumReader:
             star_cards_removed=star_cards_removed,
             occupancy=fit.occupancy if self.use_occupancy else None,
         )
+        if corners is None and not judged:
+            _, cards = explain_cells(reads)
+            if cards < MIN_CARDS:
+                raise GridNotFoundError(_no_cards(cards), fit)
         clock.mark("classify")
         orientation = vote_orientation(reads)
         if orientation.rotation == 180:
             reads = turn_reads(reads)
             crops = turn_crops(crops)
             fit = fit.rotated_180()
+        confidence = assess(
+            reads,
+            cell_px=cell_width_px(fit.corners, crops.shape[1]),
+            grid_quality=float(fit.quality),
+            occupancy=fit.occupancy if self.use_occupancy else None,
+            orientation=orientation,
+            model_id=self.embedder.model_id,
+        )
         clock.mark("orient")
         return BoardRead(
             rows=reads.rows(),
@@ -238,7 +331,41 @@ class TerrariumReader:
             image=rgb,
             scale=scale,
             crops=crops,
+            grid_doubt=doubt,
+            hypotheses=judged,
+            confidence=confidence,
         )
+
+    def _find_and_judge(self, rgb: np.ndarray) -> tuple[GridFit, str, list[tuple[float, int]]]:
+        """Grid finding's candidates judged by the recogniser: ``(fit, doubt, judged)``.
+
+        With one candidate it is simply refined (the caller checks its cells explain cards).
+        Otherwise every candidate's cells are rectified and classified, and the one that
+        explains the photo best (:func:`explain_cells`) is refined; a runner-up within
+        :data:`CLOSE_RUNNER_UP` sets ``doubt``. Raises :class:`GridNotFoundError` when the
+        best one explains fewer than :data:`MIN_CARDS` cards (no terrarium).
+        """
+        candidates = find_grid_candidates(rgb)
+        if len(candidates) == 1 and not candidates[0].reason:
+            return refine_fit(rgb, candidates[0]), "", []
+        judged = []
+        for index, candidate in enumerate(candidates):
+            crops = rectify_cells(rgb, candidate, cell_size=self.cell_size)
+            reads = classify_cells(crops, self.embedder, self.gallery)
+            score, cards = explain_cells(reads)
+            judged.append((score, cards, index))
+        judged.sort(key=lambda item: (-item[0], item[2]))
+        score, cards, index = judged[0]
+        if cards < MIN_CARDS:
+            raise GridNotFoundError(_no_cards(cards), candidates[index])
+        doubt = ""
+        if len(judged) > 1 and judged[1][0] > score - CLOSE_RUNNER_UP:
+            doubt = (
+                "another fit of the grid explains the photo almost as well "
+                f"({judged[1][0]:.1f} vs {score:.1f} points); check the grid's corners"
+            )
+        fit = replace(refine_fit(rgb, candidates[index]), reason=doubt)
+        return fit, doubt, [(s, c) for s, c, _ in judged]
 
     def add_correction(self, board_read: BoardRead, row: int, col: int, label: str) -> None:
         """Add a user-confirmed cell to the deck's gallery (saved when reading a pack).
@@ -259,6 +386,13 @@ class TerrariumReader:
             self.pack.add_examples(label, crop[None], self.embedder)
         else:
             self.gallery.add_examples(label, crop[None], self.embedder)
+
+
+def _no_cards(cards: int) -> str:
+    return (
+        f"no terrarium found: only {cards} card(s) recognised where the grid could be; "
+        "give the grid's corners"
+    )
 
 
 class _Clock:

@@ -43,7 +43,7 @@ Grid finding (:func:`find_grid`) works on a copy of the photo scaled to ~1000 px
 All images crossing this module's boundary are ``(H, W, 3) uint8 RGB``.
 """
 
-from vision.grid.find import find_grid, fit_from_corners
+from vision.grid.find import find_grid, find_grid_candidates, fit_from_corners, refine_fit
 from vision.grid.model import (
     CARD_H_MM,
     CARD_W_MM,
@@ -70,6 +70,8 @@ __all__ = [
     "GridFit",
     "draw_overlay",
     "find_grid",
+    "find_grid_candidates",
     "fit_from_corners",
     "rectify_cells",
+    "refine_fit",
 ]

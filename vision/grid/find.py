@@ -21,10 +21,11 @@ from vision.grid.candidates import (
 )
 from vision.grid.lattice import (
     _aspect_penalty,
-    _choose_extent,
+    _extent_windows,
     _find_lattices,
     _gap_from_extent,
     _Lattice,
+    _transposed,
 )
 from vision.grid.model import (
     COLS,
@@ -217,13 +218,94 @@ _SMALL_CARD_PX = 60.0
 _MIN_ZOOM_GAIN = 1.35
 
 
-def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
-    """Locate the 4x5 grid of cards in a photo.
+def find_grid_candidates(
+    image_rgb: np.ndarray, *, min_quality: float = 0.2, limit: int = 6
+) -> list[GridFit]:
+    """Candidate 4x5 lattices for a photo, the geometrically preferred one first.
+
+    Grid finding's hypotheses, before their outline fit (:func:`refine_fit`): the accepted
+    lattice (``reason == ""``) and the alternatives the geometry alone cannot rule out, each
+    with its doubt in ``reason``: every 5x4 window when the cards found leave the grid's
+    extent open, the lattice taken the other way round (rows <-> columns, which a strong tilt
+    confuses), a lattice of card-shaped outlines that look like the table, a touching-cards
+    block with the other side taken as the 5-card side. The caller judges them (the reader
+    lets the recogniser say which explains the photo). Candidates whose outer corners agree
+    within half a card are given once.
 
     A first pass works on a ~1000 px copy of the whole photo. When it finds small cards (or
-    only a partial lattice), a second pass repeats the search on the region around that
-    attempt, cropped from ``image_rgb`` at up to its full resolution; the second pass's fit is
-    kept when it succeeds.
+    no accepted lattice), a second pass repeats the search on the region around that attempt,
+    cropped from ``image_rgb`` at up to its full resolution; its candidates come first when
+    it accepts a lattice that agrees with the first pass's (or the first pass had none).
+
+    Parameters
+    ----------
+    image_rgb : np.ndarray
+        ``(H, W, 3)`` uint8 RGB photo (any size; worked on at ~1000 px).
+    min_quality : float, optional
+        Blob fits below this quality are not candidates.
+    limit : int, optional
+        At most this many candidates are returned.
+
+    Returns
+    -------
+    list of GridFit
+        In the pixel frame of ``image_rgb``, board 'up' pointing up on screen where it can
+        be told; at least one.
+
+    Raises
+    ------
+    GridNotFoundError
+        Nothing card-like forms a grid; ``attempted_fit`` holds the best try.
+    """
+    if image_rgb.ndim != 3 or image_rgb.shape[2] != 3 or image_rgb.dtype != np.uint8:
+        raise ValueError(f"image_rgb must be (H, W, 3) uint8, got {image_rgb.shape}")
+    first_error: GridNotFoundError | None = None
+    try:
+        fits = _candidates_once(image_rgb, min_quality)
+        guide: GridFit | None = fits[0]
+    except GridNotFoundError as error:
+        first_error, fits, guide = error, [], error.attempted_fit
+    found = bool(fits) and not fits[0].reason
+    regions = [_zoom_region(image_rgb.shape, _bounds(guide), found=found)]
+    if not found:
+        regions.append(_zoom_region(image_rgb.shape, _busiest_region(image_rgb), found=False))
+    for region in dict.fromkeys(r for r in regions if r is not None):
+        x0, y0, x1, y1 = region
+        try:
+            crop = np.ascontiguousarray(image_rgb[y0:y1, x0:x1])
+            zoomed = [_shifted(f, x0, y0) for f in _candidates_once(crop, min_quality)]
+        except GridNotFoundError:
+            continue
+        if zoomed[0].reason:
+            fits = fits + zoomed  # only doubtful ones: theirs after the first pass's
+            continue
+        if found and not _same_grid(fits[0], zoomed[0]):
+            continue  # the closer look found something else: keep the first answer
+        fits = zoomed + fits[1:]
+        break
+    if not fits:
+        assert first_error is not None
+        raise first_error
+    fits.sort(key=lambda f: bool(f.reason))  # stable: accepted first, in their order
+    out: list[GridFit] = []
+    for fit in fits:
+        fit = _upright_first(fit)
+        if not any(_same_grid(fit, other, 0.5) and _same_side(fit, other) for other in out):
+            out.append(fit)
+    return out[:limit]
+
+
+def refine_fit(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
+    """A candidate fitted to its cards' outlines at the photo's resolution (see find_grid)."""
+    return _upright_first(_fit_outlines(image_rgb, fit))
+
+
+def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
+    """Locate the 4x5 grid of cards in a photo: the geometrically preferred candidate.
+
+    :func:`find_grid_candidates`' first candidate, fitted to the card outlines
+    (:func:`refine_fit`), when grid finding accepted it; the reader instead judges all
+    candidates with the recogniser.
 
     Parameters
     ----------
@@ -243,36 +325,23 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
     GridNotFoundError
         No grid, or its outer extent cannot be told; ``attempted_fit`` holds the best try.
     """
-    if image_rgb.ndim != 3 or image_rgb.shape[2] != 3 or image_rgb.dtype != np.uint8:
-        raise ValueError(f"image_rgb must be (H, W, 3) uint8, got {image_rgb.shape}")
-    first_error: GridNotFoundError | None = None
-    try:
-        fit: GridFit | None = _find_grid_once(image_rgb, min_quality)
-        guide = fit
-    except GridNotFoundError as error:
-        first_error, fit, guide = error, None, error.attempted_fit
-    regions = [_zoom_region(image_rgb.shape, _bounds(guide), found=fit is not None)]
-    if fit is None:
-        regions.append(_zoom_region(image_rgb.shape, _busiest_region(image_rgb), found=False))
-    for region in dict.fromkeys(r for r in regions if r is not None):
-        x0, y0, x1, y1 = region
-        try:
-            zoomed = _find_grid_once(np.ascontiguousarray(image_rgb[y0:y1, x0:x1]), min_quality)
-        except GridNotFoundError:
-            continue
-        zoomed = _shifted(zoomed, x0, y0)
-        if fit is not None and not _same_grid(fit, zoomed):
-            continue  # the closer look found something else: keep the first answer
-        return _upright_first(_fit_outlines(image_rgb, zoomed))
-    if fit is not None:
-        return _upright_first(_fit_outlines(image_rgb, fit))
-    assert first_error is not None
-    raise first_error
+    fits = find_grid_candidates(image_rgb, min_quality=min_quality)
+    if fits[0].reason:
+        raise GridNotFoundError(f"no terrarium found: {fits[0].reason}", fits[0])
+    return refine_fit(image_rgb, fits[0])
 
 
-def _same_grid(a: GridFit, b: GridFit) -> bool:
-    """True when two fits' outer corners agree within 1.5 card widths (modulo 180 degrees)."""
-    card = 1.5 * (np.linalg.norm(a.corners[1] - a.corners[0])) / COLS
+def _same_side(a: GridFit, b: GridFit) -> bool:
+    """True when two fits take the same image direction as their 5-card side."""
+    da = a.corners[1] - a.corners[0]
+    db = b.corners[1] - b.corners[0]
+    cos = abs(float(da @ db)) / max(float(np.linalg.norm(da) * np.linalg.norm(db)), 1e-9)
+    return cos > 0.5
+
+
+def _same_grid(a: GridFit, b: GridFit, cards: float = 1.5) -> bool:
+    """True when two fits' outer corners agree within ``cards`` card widths (modulo 180°)."""
+    card = cards * (np.linalg.norm(a.corners[1] - a.corners[0])) / COLS
     return any(
         float(np.linalg.norm(np.roll(b.corners, k, axis=0) - a.corners, axis=1).max()) < card
         for k in (0, 2)
@@ -316,26 +385,35 @@ def _zoom_region(
     return int(x0), int(y0), int(x1), int(y1)
 
 
-def _lattice_fit(
+def _lattice_fits(
     lattice: _Lattice, small: np.ndarray, gray: np.ndarray, factor: float
-) -> tuple[GridFit, str]:
-    """The grid fitted from a lattice of card candidates: ``(fit in image px, why rejected)``.
+) -> list[tuple[GridFit, str]]:
+    """The grids fitted from a lattice of card candidates: ``[(fit in image px, doubt)]``.
 
-    ``why`` is empty for an accepted fit. A lattice is rejected when its 5x4 extent is not
-    determined, when too few separate cards support it and the cells show no card boundaries,
-    or when most of its cards lie in cells that look like the table (a lattice of table-cloth
-    checks).
+    One fit per 5x4 window the cards leave possible (see :func:`_extent_windows`); ``doubt``
+    is empty for an accepted fit. A lattice is in doubt when its 5x4 extent is not
+    determined, when too few separate cards support it and the cells show no card
+    boundaries, or when most of its cards lie in cells that look like the table (a lattice of
+    table-cloth checks).
     """
-    h_work, inside, reason = _choose_extent(lattice, small)
-    if h_work is None:
-        fit = _fit_from_homography(
-            lattice.homography, lattice.gap, method="lattice", quality=0.0, reason=reason
-        ).scaled(1.0 / factor)
-        return fit, reason
-    fit = _fit_from_homography(
-        h_work, lattice.gap, method="lattice", residual_px=lattice.residual_mm
-    )
+    out = []
+    for h_work, inside, doubt in _extent_windows(lattice, small):
+        fit, why = _window_fit(lattice, h_work, inside, small, gray, factor)
+        out.append((fit, doubt or why))
+    return out
+
+
+def _window_fit(
+    lattice: _Lattice,
+    h_work: np.ndarray,
+    inside: set[tuple[int, int]],
+    small: np.ndarray,
+    gray: np.ndarray,
+    factor: float,
+) -> tuple[GridFit, str]:
+    """One 5x4 window of a lattice fitted: ``(fit in image px, why rejected)``."""
     gap = lattice.gap
+    fit = _fit_from_homography(h_work, gap, method="lattice", residual_px=lattice.residual_mm)
     refined = _refine_outer_corners(gray, fit.corners, _board_size(gap))
     if refined is not None:
         gap = _gap_from_extent(h_work, refined, lattice.gap)
@@ -354,13 +432,20 @@ def _lattice_fit(
     ).scaled(1.0 / factor)
     on_table = sum(occupancy[r, c] <= 0.5 for r, c in inside)
     if on_table > 0.5 * len(inside):
-        return fit, "the card-shaped outlines found look like the table, not cards"
+        return fit, _TABLE_LIKE
     if len(inside) >= 6 or (
         fit.occupied.sum() >= 10
         and _internal_boundary_fraction(gray, fit.corners * factor, gap) >= _MIN_BOUNDARY_FRACTION
     ):
         return fit, ""
     return fit, f"only {len(inside)} separate card(s) found in the grid; give the grid's corners"
+
+
+_TRANSPOSED = "the cards could also be read the other way round (rows and columns swapped)"
+_TABLE_LIKE = "the card-shaped outlines found look like the table, not cards"
+#: Lattices in doubt for these reasons are still candidates (the recogniser judges them); a
+#: lattice of too few separate cards or of poor quality is not.
+_JUDGEABLE = ("outer extent of the grid is not determined", _TABLE_LIKE, _TRANSPOSED)
 
 
 #: A lattice other than the best-scoring one is only tried when a camera could plausibly see
@@ -372,8 +457,13 @@ _MIN_LATTICE_QUALITY = 0.1
 _MAX_ALTERNATIVE_PENALTY = 3.0
 
 
-def _find_grid_once(image_rgb: np.ndarray, min_quality: float) -> GridFit:
-    """One grid-finding pass on a ~1000 px working copy of ``image_rgb`` (see find_grid)."""
+def _candidates_once(image_rgb: np.ndarray, min_quality: float) -> list[GridFit]:
+    """One grid-finding pass on a ~1000 px working copy: candidates (see find_grid_candidates).
+
+    Lattices are tried best first until one is accepted; the accepted one and the judgeable
+    doubtful ones (and the transposed twin of the best lattice) are returned, accepted first.
+    The touching-cards fallback runs when no lattice is accepted.
+    """
     small, gray, factor = _work_copy(image_rgb)
     quads = _dedupe(_card_candidates(gray))
     card_quads = [q for q in quads if quad_area(q) < 0.2 * gray.size][:200]
@@ -382,16 +472,31 @@ def _find_grid_once(image_rgb: np.ndarray, min_quality: float) -> GridFit:
     if card_quads:
         reason = "only one card found (no 3 cards in a lattice); give the grid's corners"
     attempted = None
+    accepted: list[GridFit] = []
+    doubtful: list[GridFit] = []
     for rank, lattice in enumerate(lattices):
         if rank > 0 and _aspect_penalty(lattice, gray.shape) > _MAX_ALTERNATIVE_PENALTY:
             continue
-        fit, why = _lattice_fit(lattice, small, gray, factor)
-        if not why and fit.quality < _MIN_LATTICE_QUALITY:
-            why = f"the best 4x5 lattice fits the photo poorly (quality {fit.quality:.2f})"
-        if not why:
-            return _upright_first(fit)
+        variants = [(lattice, "")]
         if rank == 0:
-            attempted, reason = fit, why
+            twin = _transposed(lattice)
+            if twin is not None and len(twin.cells) >= 3:
+                variants.append((twin, _TRANSPOSED))
+        for k, (variant, twin_doubt) in enumerate(variants):
+            for fit, why in _lattice_fits(variant, small, gray, factor):
+                if not why and fit.quality < _MIN_LATTICE_QUALITY:
+                    why = f"the best 4x5 lattice fits the photo poorly (quality {fit.quality:.2f})"
+                why = why or twin_doubt
+                if not why:
+                    accepted.append(replace(fit, reason=""))
+                elif why.startswith(_JUDGEABLE):
+                    doubtful.append(replace(fit, reason=why))
+                if k == 0 and rank == 0 and why and attempted is None:
+                    attempted, reason = fit, why
+        if accepted:
+            break
+    if accepted:
+        return accepted + doubtful
     card_area = (
         float(np.median([quad_area(q) for q in lattices[0].cells.values()])) if lattices else 0.0
     )
@@ -409,11 +514,15 @@ def _find_grid_once(image_rgb: np.ndarray, min_quality: float) -> GridFit:
         # on the refined outline, right blob fits' boundaries beat the other side's by >= 0.45
         corners_work = blob.corners * factor
         swapped = (blob.gap_mm[1], blob.gap_mm[0])
-        if _internal_boundary_fraction(
+        turned_boundaries = _internal_boundary_fraction(
             gray, np.roll(corners_work, -1, axis=0), swapped
-        ) > _internal_boundary_fraction(gray, corners_work, blob.gap_mm):
+        )
+        if turned_boundaries > _internal_boundary_fraction(gray, corners_work, blob.gap_mm):
             blob = _turned_blob(blob, small, factor)
-        return _upright_first(blob)
+        twin = replace(_turned_blob(blob, small, factor), reason=_TRANSPOSED)
+        return [_upright_first(blob)] + doubtful + [_upright_first(twin)]
+    if doubtful:
+        return doubtful
     if blob is not None and (attempted is None or attempted.quality < blob.quality):
         attempted = replace(blob, reason="the largest card-coloured block has no 5x4 structure")
         reason = attempted.reason if not lattices else reason

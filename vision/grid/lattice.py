@@ -252,10 +252,21 @@ def _refine_lattice(
     return _Lattice(homography, cells, (gap[0], gap[1]), residual)
 
 
-def _choose_extent(
+#: 5x4 windows whose card evidence is within this of the best one are all kept: the cards
+#: found do not tell which of them is the grid (the recogniser judges them, see
+#: vision.reader).
+_EXTENT_TIE = 0.5
+
+
+def _extent_windows(
     lattice: _Lattice, small_rgb: np.ndarray
-) -> tuple[np.ndarray | None, set[tuple[int, int]], str]:
-    """Pick the 5x4 window of lattice cells; returns (homography or None, cells, reason)."""
+) -> list[tuple[np.ndarray, set[tuple[int, int]], str]]:
+    """The 5x4 windows of lattice cells that could be the grid, best first.
+
+    Returns ``[(homography, cells inside, doubt), ...]``: one entry with an empty ``doubt``
+    when the cards found decide the extent, otherwise every window within
+    :data:`_EXTENT_TIE` of the best, each with the reason the extent is in doubt.
+    """
     keys = list(lattice.cells)
     rows = [r for r, _ in keys]
     cols = [c for _, c in keys]
@@ -287,18 +298,41 @@ def _choose_extent(
         )
         ranked.append((len(inside) + extra, r0, c0, inside))
     ranked.sort(key=lambda item: -item[0])
-    best_score, r0, c0, inside = ranked[0]
-    if len(ranked) > 1 and best_score - ranked[1][0] < 0.5:
-        return (
-            None,
-            set(),
+    best_score = ranked[0][0]
+    tied = [item for item in ranked if best_score - item[0] < _EXTENT_TIE]
+    doubt = ""
+    if len(tied) > 1:
+        doubt = (
             f"outer extent of the grid is not determined: the cards found span {span_r} row(s) "
-            f"x {span_c} column(s) and the missing ones could lie on either side",
+            f"x {span_c} column(s) and the missing ones could lie on either side"
         )
-    shift = np.array(
-        [[1.0, 0, -c0 * (CARD_W_MM + gx)], [0, 1.0, -r0 * (CARD_H_MM + gy)], [0, 0, 1.0]]
+    out = []
+    for _, r0, c0, inside in tied:
+        shift = np.array(
+            [[1.0, 0, -c0 * (CARD_W_MM + gx)], [0, 1.0, -r0 * (CARD_H_MM + gy)], [0, 0, 1.0]]
+        )
+        out.append((shift @ lattice.homography, inside, doubt))
+    return out
+
+
+def _transposed(lattice: _Lattice) -> _Lattice | None:
+    """The same card quads taken the other way round (rows <-> columns), re-fitted.
+
+    At a strong tilt a portrait card's foreshortened outline can look landscape, and a lattice
+    of the right cards is then fitted with rows and columns swapped; its turned twin is the
+    other hypothesis. Returns None when the re-fit fails.
+    """
+    keys = list(lattice.cells)
+    quads = np.stack([lattice.cells[k] for k in keys])
+    # a quarter turn of the board plane: old x -> new y (rows), old y -> new x (columns),
+    # rescaled so that a 63 x 88 pitch maps onto an 88 x 63 one
+    turn = np.array(
+        [[0.0, CARD_W_MM / CARD_H_MM, 0.0], [-CARD_H_MM / CARD_W_MM, 0.0, 0.0], [0, 0, 1]]
     )
-    return shift @ lattice.homography, inside, ""
+    rows = np.array([-c for _, c in keys])
+    cols = np.array([r for r, _ in keys])
+    shift = np.array([[1.0, 0, 0], [0, 1.0, CARD_H_MM], [0, 0, 1]])
+    return _refine_lattice(shift @ turn @ lattice.homography, quads, rows, cols)
 
 
 def _gap_from_extent(
