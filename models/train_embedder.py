@@ -92,16 +92,93 @@ class CosFaceHead(nn.Module):
         return self.scale * (cos - self.margin * onehot)
 
 
-def make_faces(designs: int, seed: int) -> tuple[list[np.ndarray], list[str]]:
-    """The training faces at 2 px/mm: ``designs`` random ones, then the 16 stand-ins."""
+def family_variant(base, rng: np.random.Generator, *, fine: bool):
+    """A card of ``base``'s family: same frame, layout, border, banner, background and pattern.
+
+    What changes is what tells look-alike cards apart: the name, the values in the panels and
+    the motif. ``fine`` keeps the motif's kind and only redraws its colours, shape and detail
+    (two animals of one category drawn in one style); otherwise the motif kind may change too.
+    """
+    from dataclasses import replace
+
+    from vision.synth.deck import MOTIFS, MotifSpec, _random_color, _random_word
+
+    kind = base.motif.kind if fine else str(rng.choice(MOTIFS))
+    colors = list(base.motif.colors)
+    for i in range(len(colors)):
+        if not fine or rng.random() < 0.6:
+            colors[i] = _random_color(rng)
+    details = ["", "ring", "dewlap", "tongue", "spots", "red_legs", "toes", "pattern",
+               "striped", "stripes", "blotches"]  # fmt: skip
+    motif = MotifSpec(kind, tuple(colors), int(rng.integers(0, 2**31)), str(rng.choice(details)))
+    vp = lambda: str(int(rng.integers(1, 16))) if rng.random() < 0.9 else ""  # noqa: E731
+    return replace(
+        base,
+        name=" ".join(_random_word(rng) for _ in range(int(rng.integers(1, 4)))),
+        motif=motif,
+        vp_basic=vp(),
+        vp_advanced=vp(),
+        star=bool(rng.random() < 0.2),
+    )
+
+
+def family_designs(rng: np.random.Generator, size: int) -> list:
+    """``size`` designs sharing one random design's frame and layout (look-alike cards)."""
+    from vision.synth.deck import random_design
+
+    base = random_design(rng)
+    fine = bool(rng.random() < 0.5)
+    return [family_variant(base, rng, fine=fine) for _ in range(size)]
+
+
+def family_deck(rng: np.random.Generator, *, px_per_mm: float = 4.0):
+    """A deck whose cards of one category share frame and layout, like another game's art.
+
+    One family per category of the rules data (snakes, turtles, lizards, the roach, the dry-land
+    environments); the Water back is a back design.
+    """
+    from dataclasses import replace
+
+    from scoring.rules import load_rules
+    from vision.synth.deck import DeckFaces, random_design, render_design
+
+    rules = load_rules()
+    by_category: dict[str, list[str]] = {}
+    for card, rule in rules.cards.items():
+        by_category.setdefault(rule.category, []).append(card)
+    faces = {}
+    for category, cards in by_category.items():
+        if category == "water":
+            faces["water"] = render_design(replace(random_design(rng), back=True),
+                                           px_per_mm=px_per_mm)  # fmt: skip
+            continue
+        for card, design in zip(cards, family_designs(rng, len(cards)), strict=True):
+            faces[card] = render_design(replace(design, back=False), px_per_mm=px_per_mm)
+    return DeckFaces("families", faces)
+
+
+def make_faces(
+    designs: int, seed: int, family_share: float = 0.0
+) -> tuple[list[np.ndarray], list[str]]:
+    """The training faces at 2 px/mm: ``designs`` random ones, then the 16 stand-ins.
+
+    A share ``family_share`` of the random designs come in look-alike families of 3-6
+    (:func:`family_designs`); the rest are independent designs.
+    """
     from scoring.cards import FACE_LABELS
-    from vision.synth.deck import render_face, render_random_face
+    from vision.synth.deck import render_design, render_face, render_random_face
 
     rng = np.random.default_rng(seed)
     faces, names = [], []
-    for k in range(designs):
-        faces.append(render_random_face(rng, px_per_mm=2.0)[0])
-        names.append(f"random_{k}")
+    while len(faces) < designs:
+        if rng.random() < family_share:
+            size = min(int(rng.integers(3, 7)), designs - len(faces))
+            for design in family_designs(rng, size):
+                faces.append(render_design(design, px_per_mm=2.0))
+                names.append(f"random_{len(names)}")
+        else:
+            faces.append(render_random_face(rng, px_per_mm=2.0)[0])
+            names.append(f"random_{len(names)}")
     for label in FACE_LABELS:
         faces.append(render_face(label, px_per_mm=2.0))
         names.append(label)
@@ -111,13 +188,27 @@ def make_faces(designs: int, seed: int) -> tuple[list[np.ndarray], list[str]]:
 class CropStream(IterableDataset):
     """Endless augmented crops: (uint8 (H, W, 3) RGB, identity index).
 
-    Identity ``2 k`` is face ``k`` upright, ``2 k + 1`` turned 180°; the last is ``empty``.
-    The stand-in faces (the last 16) are drawn with probability ``stand_in_share``.
+    With ``turns = 2`` identity ``2 k`` is face ``k`` upright and ``2 k + 1`` turned 180°; with
+    ``turns = 4`` identity ``4 k + q`` is face ``k`` turned ``90 q`` degrees. The last identity is
+    ``empty``. The stand-in faces (the last 16) are drawn with probability ``stand_in_share``.
+    ``small`` is the share of crops seen as in a small photo, ``strong`` the wider photometric
+    profile (:func:`vision.augment.card_view`).
     """
 
-    def __init__(self, faces, seed: int, stand_in_share: float = 0.15, empty_share: float = 0.06):
+    def __init__(
+        self,
+        faces,
+        seed: int,
+        stand_in_share: float = 0.15,
+        empty_share: float = 0.06,
+        *,
+        turns: int = 2,
+        small: float = 0.0,
+        strong: bool = False,
+    ):
         self.faces, self.seed = faces, seed
         self.stand_in_share, self.empty_share = stand_in_share, empty_share
+        self.turns, self.small, self.strong = turns, small, strong
 
     def __iter__(self):
         cv2_threads(1)
@@ -125,29 +216,34 @@ class CropStream(IterableDataset):
         worker = info.id if info is not None else 0
         rng = np.random.default_rng([self.seed, worker])
         n = len(self.faces)
-        empty_id = 2 * n
+        empty_id = self.turns * n
+        step = 360 // self.turns
         while True:
             u = rng.random()
             if u < self.empty_share:
                 others = [self.faces[i] for i in rng.integers(0, n, size=4)]
-                yield empty_view(rng, out_size=INPUT_SIZE, others=others), empty_id
+                crop = empty_view(rng, out_size=INPUT_SIZE, others=others, small=self.small,
+                                  strong=self.strong)  # fmt: skip
+                yield crop, empty_id
                 continue
             if u < self.empty_share + self.stand_in_share:
                 k = int(rng.integers(n - 16, n))
             else:
                 k = int(rng.integers(0, n - 16))
-            turned = int(rng.random() < 0.5)
+            turn = int(rng.integers(self.turns))
             strength = float(rng.uniform(0.2, 1.2))
             others = [self.faces[i] for i in rng.integers(0, n, size=4)]
             crop = card_view(
                 self.faces[k],
                 rng,
                 out_size=INPUT_SIZE,
-                rotation=180 * turned,
+                rotation=step * turn,
                 strength=strength,
                 others=others,
+                small=self.small,
+                strong=self.strong,
             )
-            yield crop, 2 * k + turned
+            yield crop, self.turns * k + turn
 
 
 def to_tensor(crops: np.ndarray) -> torch.Tensor:
@@ -200,58 +296,70 @@ def export_onnx(model: CardNet, out_dir: Path, extra: dict) -> Path:
     return onnx_path
 
 
-def evaluate(out_dir: Path, seed: int, views: int = 30) -> dict:
-    """Held-out accuracy of the exported model with galleries built from one image per face.
+#: The look-alike deck used to report one-shot accuracy on families (evaluation seed range).
+FAMILY_DECK_SEED = 9101
+#: Crop conditions of :func:`evaluate`: (name, rotations drawn in turn, small-photo share).
+EVAL_CONDITIONS = (("photo", (0, 180), 0.0), ("small", (0, 180), 1.0), ("turned", (90, 270), 0.0))
 
-    Crops are fresh augmented views (new seeds) of the stand-in deck and of an unseen random
-    deck (``random_deck`` seeded with :data:`UNSEEN_DECK_SEED`), upright and turned 180°.
+
+def evaluate(model_path: Path, seed: int, views: int = 30, *, decks=None) -> dict:
+    """Held-out one-shot accuracy of an exported model, galleries from one image per face.
+
+    For each deck (the stand-in deck, an unseen random deck seeded :data:`UNSEEN_DECK_SEED`, a
+    look-alike deck seeded :data:`FAMILY_DECK_SEED`; none ever trained on) a gallery is built
+    from its 16 faces, then fresh full-strength augmented crops are named under each of
+    :data:`EVAL_CONDITIONS`: ``photo`` (upright / 180°), ``small`` (every crop as from a small
+    photo, the card 22-60 px wide) and ``turned`` (90° / 270° cards), plus ``views * 2`` empty
+    cells. The crop stream depends on ``seed`` only, so two models see the same crops.
     """
     from vision.classifier import CardEmbedder
     from vision.gallery import Gallery
     from vision.synth.deck import random_deck, stand_in_deck
 
-    embedder = CardEmbedder(out_dir / "card_embedder.onnx", threads=2)
-    results = {}
-    decks = {
-        "stand_in": stand_in_deck(px_per_mm=4.0),
-        "unseen": random_deck(np.random.default_rng(UNSEEN_DECK_SEED), px_per_mm=4.0),
-    }
-    for name, deck in decks.items():
-        rng = np.random.default_rng([seed, 7])
-        if name == "stand_in":
-            gallery = Gallery.load(out_dir / "stand_in_gallery.npz")
-        else:
-            gallery = Gallery.build(embedder, dict(deck), rng)
-        faces = {k: np.asarray(v) for k, v in deck.items()}
-        others = list(faces.values())
-        crops, truth, rots = [], [], []
-        for label, face in faces.items():
-            small = _small(face)
-            for k in range(views):
-                rot = 180 * (k % 2)
-                crops.append(card_view(small, rng, out_size=INPUT_SIZE, rotation=rot,
-                                       strength=1.0, others=others))  # fmt: skip
-                truth.append(label)
-                rots.append(rot)
-        for _ in range(views * 2):
-            crops.append(empty_view(rng, out_size=INPUT_SIZE, others=others))
-            truth.append("empty")
-            rots.append(None)
-        emb = embedder.embed(np.stack(crops))
-        scores = gallery.rotation_scores(emb)
-        label_idx = scores.max(axis=2).argmax(axis=1)
-        predicted = [gallery.labels[i] for i in label_idx]
-        rot_pred = [90 * int(scores[i, label_idx[i]].argmax()) for i in range(len(crops))]
-        wrong = sum(p != t for p, t in zip(predicted, truth, strict=True))
-        rot_wrong = sum(
-            1 for p, t, rp, rt in zip(predicted, truth, rot_pred, rots, strict=True)
-            if rt is not None and p == t and t != "water" and rp != rt
-        )  # fmt: skip
-        results[name] = {
-            "crops": len(crops),
-            "label_error": wrong / len(crops),
-            "rotation_error_fronts": rot_wrong / max(sum(1 for r in rots if r is not None), 1),
+    embedder = CardEmbedder(model_path, threads=2)
+    if decks is None:
+        decks = {
+            "stand_in": stand_in_deck(px_per_mm=4.0),
+            "unseen": random_deck(np.random.default_rng(UNSEEN_DECK_SEED), px_per_mm=4.0),
+            "families": family_deck(np.random.default_rng(FAMILY_DECK_SEED), px_per_mm=4.0),
         }
+    results = {}
+    for name, deck in decks.items():
+        gallery = Gallery.build(embedder, dict(deck), np.random.default_rng([seed, 7]))
+        faces = {k: np.asarray(v) for k, v in deck.items()}
+        others = [_small(f) for f in faces.values()]
+        results[name] = {}
+        for c_index, (condition, rotations, small) in enumerate(EVAL_CONDITIONS):
+            rng = np.random.default_rng([seed, 11, c_index, len(name)])
+            crops, truth, rots = [], [], []
+            for label, face in faces.items():
+                face_small = _small(face)
+                for k in range(views):
+                    rot = rotations[k % len(rotations)]
+                    crops.append(card_view(face_small, rng, out_size=INPUT_SIZE, rotation=rot,
+                                           strength=1.0, others=others, small=small))  # fmt: skip
+                    truth.append(label)
+                    rots.append(rot)
+            for _ in range(views * 2):
+                crops.append(empty_view(rng, out_size=INPUT_SIZE, others=others, small=small))
+                truth.append("empty")
+                rots.append(None)
+            emb = np.concatenate([embedder.embed(np.stack(crops[i : i + 256]))
+                                  for i in range(0, len(crops), 256)])  # fmt: skip
+            scores = gallery.rotation_scores(emb)
+            label_idx = scores.max(axis=2).argmax(axis=1)
+            predicted = [gallery.labels[i] for i in label_idx]
+            rot_pred = [90 * int(scores[i, label_idx[i]].argmax()) for i in range(len(crops))]
+            wrong = sum(p != t for p, t in zip(predicted, truth, strict=True))
+            fronts = [i for i, t in enumerate(truth) if t not in ("empty", "water")]
+            rot_wrong = sum(
+                1 for i in fronts if predicted[i] == truth[i] and rot_pred[i] != rots[i]
+            )
+            results[name][condition] = {
+                "crops": len(crops),
+                "label_error": round(wrong / len(crops), 5),
+                "rotation_error_fronts": round(rot_wrong / max(len(fronts), 1), 5),
+            }
     return results
 
 
@@ -278,19 +386,32 @@ def train(
     lr: float = 3e-3,
     threads: int = 1,
     workers: int = 1,
+    turns: int = 4,
+    small: float = 0.35,
+    strong: bool = True,
+    family_share: float = 0.5,
+    init: str | Path | None = None,
     log=print,
 ) -> dict:
-    """Train, export, build the stand-in gallery and evaluate. Returns the metadata dict."""
+    """Train, export, build the stand-in gallery and evaluate. Returns the metadata dict.
+
+    ``init`` is an exported ``card_embedder.onnx`` of the same architecture to start from
+    (:func:`load_onnx_weights`); its batch-norm layers were folded into the convolutions by the
+    export, so they restart as identities and stay in inference mode while fine-tuning.
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     cv2_threads(1)
     started = time.time()
-    faces, _names = make_faces(designs, seed)
+    faces, _names = make_faces(designs, seed, family_share)
     log(f"rendered {len(faces)} faces in {time.time() - started:.0f} s")
-    classes = 2 * len(faces) + 1
+    classes = turns * len(faces) + 1
     model = CardNet()
+    if init is not None:
+        load_onnx_weights(model, init)
+        log(f"started from {init}")
     head = CosFaceHead(EMBEDDING_DIM, classes)
     params = sum(p.numel() for p in model.parameters())
     log(f"embedder parameters: {params}; identities: {classes}")
@@ -301,7 +422,7 @@ def train(
         optimiser, max_lr=lr, total_steps=steps, pct_start=0.15
     )
     loader = DataLoader(
-        CropStream(faces, seed),
+        CropStream(faces, seed, turns=turns, small=small, strong=strong),
         batch_size=batch,
         num_workers=workers,
         collate_fn=_collate,
@@ -309,6 +430,8 @@ def train(
         prefetch_factor=4 if workers > 0 else None,
     )
     model.train()
+    if init is not None:
+        freeze_batchnorm(model)
     running_loss, running_acc = 0.0, 0.0
     for step, (x, y) in enumerate(loader, start=1):
         logits = head(model(x), y)
@@ -327,18 +450,23 @@ def train(
         if step >= steps:
             break
     train_seconds = time.time() - started
+    turned = "{0, 180}" if turns == 2 else "{0, 90, 180, 270}"
     extra = {
         "architecture": "CardNet: 5 conv blocks (16-32-64-96-128), 4x3 pool, linear 1536->64",
         "parameters": params,
         "training": {
             "seed": seed,
             "random_designs": designs,
+            "family_share": family_share,
             "stand_in_faces": 16,
             "identities": classes,
             "steps": steps,
             "batch": batch,
             "lr": lr,
-            "loss": "CosFace (s=30, m=0.3) over identities (design x {0, 180}) + empty",
+            "loss": f"CosFace (s=30, m=0.3) over identities (design x {turned}) + empty",
+            "small_photo_share": small,
+            "photometric": "strong" if strong else "classic",
+            "init": Path(init).name if init is not None else None,
             "threads": threads,
             "seconds": round(train_seconds),
             "torch": torch.__version__,
@@ -346,11 +474,51 @@ def train(
     }
     export_onnx(model, out_dir, extra)
     build_default_gallery(out_dir, seed)
-    extra["evaluation"] = evaluate(out_dir, seed)
+    extra["evaluation"] = evaluate(out_dir / "card_embedder.onnx", seed)
     export_onnx(model, out_dir, extra)  # the same weights; metadata now holds the evaluation
     build_default_gallery(out_dir, seed)
     log(json.dumps(extra["evaluation"]))
     return extra
+
+
+def load_onnx_weights(model: CardNet, onnx_path: str | Path) -> None:
+    """Load an exported embedder's weights into ``model`` (same architecture).
+
+    The export folds each batch norm into its convolution (weight and bias); the convolutions
+    get the folded weights and each batch norm becomes an identity plus the folded bias
+    (running mean 0, running variance 1 - eps, scale 1, shift = bias).
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(onnx_path)).graph
+    weights = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    blocks = [m for m in model.features if isinstance(m, nn.Sequential)]
+    if len(convs) != len(blocks):
+        raise ValueError(f"{onnx_path}: {len(convs)} convolutions, the model has {len(blocks)}")
+    with torch.no_grad():
+        for node, block in zip(convs, blocks, strict=True):
+            conv, bn = block[0], block[1]
+            w, b = weights[node.input[1]], weights[node.input[2]]
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise ValueError(f"{onnx_path}: conv weight {w.shape} != {conv.weight.shape}")
+            conv.weight.copy_(torch.from_numpy(w.copy()))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b))
+        gemm = next(n for n in graph.node if n.op_type == "Gemm")
+        linear = model.embed[2]
+        linear.weight.copy_(torch.from_numpy(weights[gemm.input[1]]))
+        linear.bias.copy_(torch.from_numpy(weights[gemm.input[2]]))
+
+
+def freeze_batchnorm(model: nn.Module) -> None:
+    """Batch norms use their running statistics (inference mode); scale and shift still learn."""
+    for module in model.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.eval()
 
 
 def build_default_gallery(out_dir: Path, seed: int) -> Path:
@@ -377,10 +545,48 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--workers", type=int, default=1, help="crop-rendering processes")
+    parser.add_argument(
+        "--turns",
+        type=int,
+        choices=(2, 4),
+        default=4,
+        help="card turns per design as identities: 2 (0/180) or 4 (0/90/180/270)",
+    )
+    parser.add_argument(
+        "--small", type=float, default=0.35, help="share of crops seen as in a small photo"
+    )
+    parser.add_argument(
+        "--classic-photometric",
+        action="store_true",
+        help="the first model's milder lighting augmentation",
+    )
+    parser.add_argument(
+        "--family-share",
+        type=float,
+        default=0.5,
+        help="share of random designs drawn in look-alike families",
+    )
+    parser.add_argument("--init", default=None, help="exported card_embedder.onnx to start from")
+    parser.add_argument(
+        "--compare",
+        nargs="+",
+        default=None,
+        metavar="ONNX",
+        help="only evaluate these exported models on the same crops, print JSON",
+    )
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
+    # ``reptile-tank train`` defines only the first options; the rest take the recipe defaults
+    defaults = build_parser().parse_args([])
+    for key, value in vars(defaults).items():
+        if not hasattr(args, key):
+            setattr(args, key, value)
+    if args.compare:
+        report = {str(path): evaluate(Path(path), args.seed) for path in args.compare}
+        print(json.dumps(report, indent=2))
+        return 0
     train(
         args.out,
         seed=args.seed,
@@ -390,6 +596,11 @@ def run(args: argparse.Namespace) -> int:
         lr=args.lr,
         threads=args.threads,
         workers=args.workers,
+        turns=args.turns,
+        small=args.small,
+        strong=not args.classic_photometric,
+        family_share=args.family_share,
+        init=args.init,
     )
     return 0
 

@@ -101,13 +101,23 @@ def _neighbour_strip(rng: np.random.Generator, canvas: np.ndarray, box, others) 
         canvas[cy0:cy1, cx0:cx1] = patch[cy0 - ys : cy1 - ys, cx0 - xs : cx1 - xs]
 
 
-def _photometric(rng: np.random.Generator, image: np.ndarray, strength: float) -> np.ndarray:
-    """Lighting, colour cast, glare, shadow, blur, noise and JPEG on a (H, W, 3) uint8 RGB crop."""
+def _photometric(
+    rng: np.random.Generator, image: np.ndarray, strength: float, strong: bool = False
+) -> np.ndarray:
+    """Lighting, colour cast, glare, shadow, blur, noise and JPEG on a (H, W, 3) uint8 RGB crop.
+
+    ``strong`` widens the colour cast (±30 % instead of ±15 %), adds saturation changes and
+    blur up to σ 1.8 (the training profile of the second-generation embedder).
+    """
     height, width = image.shape[:2]
     out = image.astype(np.float32)
     gain = rng.uniform(1 - 0.35 * strength, 1 + 0.25 * strength)
-    cast = rng.uniform(1 - 0.15 * strength, 1 + 0.15 * strength, size=3)
+    spread = 0.30 if strong else 0.15
+    cast = rng.uniform(1 - spread * strength, 1 + spread * strength, size=3)
     out = out * gain * cast + rng.uniform(-20, 20) * strength
+    if strong and rng.random() < 0.5:  # saturation: towards grey or away from it
+        grey = out.mean(axis=2, keepdims=True)
+        out = grey + (out - grey) * rng.uniform(0.4, 1.5)
     yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
     if rng.random() < 0.4 * strength:  # shadow: a soft dark half-plane
         angle = rng.uniform(0, 2 * np.pi)
@@ -127,14 +137,15 @@ def _photometric(rng: np.random.Generator, image: np.ndarray, strength: float) -
         gamma = rng.uniform(0.7, 1.4)
         out = 255 * (np.clip(out, 0, 255) / 255) ** gamma
     out = np.clip(out, 0, 255).astype(np.uint8)
-    sigma = rng.uniform(0, 1.0 * strength) if rng.random() < 0.7 else 0.0
+    max_sigma = 1.8 if strong else 1.0
+    sigma = rng.uniform(0, max_sigma * strength) if rng.random() < 0.7 else 0.0
     if sigma > 0.25:
         out = cv2.GaussianBlur(out, (0, 0), sigma)
-    noise = rng.uniform(0, 7 * strength)
+    noise = rng.uniform(0, (10 if strong else 7) * strength)
     if noise > 0.5:
         out = np.clip(out + rng.normal(0, noise, size=out.shape), 0, 255).astype(np.uint8)
     if rng.random() < 0.6:
-        quality = int(rng.integers(30, 95))
+        quality = int(rng.integers(20 if strong else 30, 95))
         ok, buffer = cv2.imencode(".jpg", out[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, quality])
         if ok:
             out = np.ascontiguousarray(cv2.imdecode(buffer, cv2.IMREAD_COLOR)[..., ::-1])
@@ -173,6 +184,8 @@ def card_view(
     rotation: int = 0,
     strength: float = 1.0,
     others: list[np.ndarray] | None = None,
+    small: float = 0.0,
+    strong: bool = False,
 ) -> np.ndarray:
     """One augmented cell crop of a card face, as ``rectify_cells`` would cut it from a photo.
 
@@ -190,6 +203,11 @@ def card_view(
         0 gives a clean crop; 1 the full augmentation.
     others : list of (h, w, 3) uint8 RGB, optional
         Faces that may appear as neighbouring cards at the crop's edges.
+    small : float
+        Probability that the card is seen as in a small photo (:func:`small_photo`: the card
+        22-60 px wide, compressed at that size, then upsampled as the rectifier does).
+    strong : bool
+        The wider photometric profile of :func:`_photometric`.
 
     Returns
     -------
@@ -213,7 +231,11 @@ def card_view(
         x0, y0, x1, y1 = box
         quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
     crop = _warp(canvas, quad, out_size)
-    return _photometric(rng, crop, strength) if strength > 0 else crop
+    if strength <= 0:
+        return crop
+    if small > 0 and rng.random() < small:
+        return small_photo(rng, crop, strength, strong=strong)
+    return _photometric(rng, crop, strength, strong)
 
 
 def empty_view(
@@ -222,8 +244,12 @@ def empty_view(
     out_size: tuple[int, int],
     others: list[np.ndarray] | None = None,
     strength: float = 1.0,
+    small: float = 0.0,
+    strong: bool = False,
 ) -> np.ndarray:
     """One augmented crop of an empty cell: table, sometimes with neighbouring cards' edges.
+
+    ``small`` and ``strong`` as in :func:`card_view`.
 
     Returns
     -------
@@ -237,7 +263,34 @@ def empty_view(
     box = (margin_x, margin_y, margin_x + work_w, margin_y + work_h)
     _neighbour_strip(rng, canvas, box, others or [])
     crop = _warp(canvas, _crop_quad(rng, box, max(strength, 0.5)), out_size)
-    return _photometric(rng, crop, strength)
+    if small > 0 and rng.random() < small:
+        return small_photo(rng, crop, strength, strong=strong)
+    return _photometric(rng, crop, strength, strong)
+
+
+def small_photo(
+    rng: np.random.Generator,
+    crop: np.ndarray,
+    strength: float = 1.0,
+    *,
+    width_px: tuple[float, float] = (22.0, 60.0),
+    strong: bool = False,
+) -> np.ndarray:
+    """A crop as a small photo gives it: light and blur at the card's size in the photo.
+
+    The crop is area-shrunk so the card is ``width_px`` wide (as in a 640 x 480 or 1280 x 720
+    in-page camera shot), lit, blurred, noised and JPEG-compressed at that size, then upsampled
+    back bilinearly, as ``rectify_cells`` samples a small cell. Returns the crop's shape.
+    """
+    height, width = crop.shape[:2]
+    card_w = float(rng.uniform(*width_px))
+    small_w = max(int(round(card_w)), 8)
+    small_h = max(int(round(card_w * height / width)), 8)
+    if small_w >= width:
+        return _photometric(rng, crop, strength, strong)
+    shrunk = cv2.resize(crop, (small_w, small_h), interpolation=cv2.INTER_AREA)
+    shrunk = _photometric(rng, shrunk, strength, strong)
+    return cv2.resize(shrunk, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
 def _rotate(image: np.ndarray, rotation: int) -> np.ndarray:

@@ -12,15 +12,14 @@ import json
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from scoring.cards import CARD_IDS, FACE_LABELS
 from scoring.rules import Rules, load_rules
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif")
-#: A card's width over its height (63 × 88 mm).
-CARD_ASPECT = 63.0 / 88.0
+# The card cropping of enrolment lives in vision.enrol (the app enrols the same way).
+from vision.enrol import CARD_ASPECT, crop_to_card  # noqa: E402,F401,I001  (re-exported)
 
 
 class PhotoInputError(ValueError):
@@ -102,14 +101,26 @@ def read_photo_bytes(path: str) -> bytes:
 
 def format_read(read) -> str:
     """The board as a table of labels with confidences, then orientation and timings."""
-    width = max(len(cell.label) for row in read.cells for cell in row) + 7
-    lines = ["Board (row 0 = farthest from the owner; confidence = margin to runner-up)"]
+    width = max(len(cell.label) for row in read.cells for cell in row) + 8
+    check = read.check
+    lines = [
+        "Board (row 0 = farthest from the owner; confidence = margin to runner-up; "
+        "? = check this cell)"
+    ]
     for r, row in enumerate(read.cells):
-        items = [f"{cell.label} {cell.confidence:.2f}".ljust(width) for cell in row]
+        items = [
+            f"{'?' if check[r, c] else ' '}{cell.label} {cell.confidence:.2f}".ljust(width)
+            for c, cell in enumerate(row)
+        ]
         lines.append(f"  {r}: " + "".join(items).rstrip())
-    low = read.low_confidence()
-    if low:
-        lines.append("Check these cells: " + " ".join(f"({r},{c})" for r, c in low))
+    to_check = [(r, c) for r in range(check.shape[0]) for c in range(check.shape[1]) if check[r, c]]
+    if read.needs_check:
+        reasons = "; ".join(read.check_reasons) or "unknown confidence"
+        lines.append(f"NEEDS A CHECK: {reasons}")
+        if to_check:
+            lines.append("Check these cells: " + " ".join(f"({r},{c})" for r, c in to_check))
+    else:
+        lines.append("No cell in doubt.")
     o = read.orientation
     turned = "turned 180 degrees" if o.rotation == 180 else "as photographed"
     note = " (ambiguous: no card front voted; kept as photographed)" if o.ambiguous else ""
@@ -153,78 +164,6 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- enroll
-
-
-def crop_to_card(image_rgb: np.ndarray) -> np.ndarray:
-    """Cut the card out of a photo or scan of one card, upright and portrait.
-
-    An image with the card's own aspect (63 × 88 mm, within 3 %) is taken as already cropped (a
-    scan or an exported face). Otherwise the largest convex four-sided outline with a card-like
-    aspect covering 15–98 % of the image is taken as the card and warped to a 63 × 88 mm
-    portrait rectangle; without one the whole image is used. Landscape results are turned 90°
-    clockwise.
-
-    Parameters
-    ----------
-    image_rgb : (H, W, 3) uint8 RGB
-
-    Returns
-    -------
-    (H', W', 3) uint8 RGB, portrait
-    """
-    h, w = image_rgb.shape[:2]
-    aspect = min(h, w) / max(h, w)
-    quad = None
-    if abs(aspect - CARD_ASPECT) > 0.03 * CARD_ASPECT:
-        quad = _largest_card_quad(image_rgb)
-    if quad is not None:
-        from vision.geometry import order_quad_clockwise
-
-        q = order_quad_clockwise(quad.astype(np.float64)).astype(np.float32)
-        top = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])
-        side = np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])
-        if top > side:  # the card lies landscape: start from the next corner
-            q = np.roll(q, -1, axis=0)
-        out_w, out_h = 504, 704
-        target = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
-        matrix = cv2.getPerspectiveTransform(q, target)
-        return cv2.warpPerspective(image_rgb, matrix, (out_w, out_h), flags=cv2.INTER_AREA)
-    if w > h:
-        image_rgb = np.ascontiguousarray(np.rot90(image_rgb, k=-1))
-    return image_rgb
-
-
-def _card_like(quad: np.ndarray) -> bool:
-    """Whether a quad's mean side lengths have roughly a card's aspect (perspective allowed)."""
-    from vision.geometry import order_quad_clockwise
-
-    q = order_quad_clockwise(quad)
-    a = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
-    b = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
-    ratio = min(a, b) / max(a, b, 1e-9)
-    return 0.55 <= ratio <= 0.85
-
-
-def _largest_card_quad(image_rgb: np.ndarray) -> np.ndarray | None:
-    h, w = image_rgb.shape[:2]
-    factor = min(1.0, 800 / max(h, w))
-    small = cv2.resize(image_rgb, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
-    gray = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
-    area = gray.shape[0] * gray.shape[1]
-    edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(gray, (5, 5), 0), 40, 120), np.ones((3, 3)))
-    _, otsu = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    best, best_area = None, 0.0
-    for binary in (edges, otsu, 255 - otsu):
-        contours, _ = cv2.findContours(binary, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        for contour in contours:
-            hull = cv2.convexHull(contour)
-            a = cv2.contourArea(hull)
-            if not (0.15 * area <= a <= 0.98 * area) or a <= best_area:
-                continue
-            approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
-            if len(approx) == 4 and _card_like(approx.reshape(4, 2).astype(np.float64)):
-                best, best_area = approx.reshape(4, 2) / factor, a
-    return best
 
 
 def read_face_image(path: Path) -> np.ndarray:
@@ -279,19 +218,12 @@ def read_face_dir(directory: str | Path) -> dict[str, np.ndarray]:
 
 
 def faces_from_layout(photo: str | Path) -> dict[str, np.ndarray]:
-    """The 16 faces from a photo of them laid out in a 4x5 grid, row by row in label order.
-
-    The order is :data:`scoring.cards.FACE_LABELS` (the 15 fronts, then the Water back), the
-    first 16 cells of the grid read row by row from the top-left; the last 4 cells stay empty.
-    """
-    from vision.grid import find_grid, rectify_cells
+    """The 16 faces from a photo of them laid out in a 4x5 grid (see :mod:`vision.enrol`)."""
+    from vision.enrol import faces_from_layout as cut_layout
     from vision.loading import load_image
 
     loaded = load_image(read_photo_bytes(str(photo)), max_side=2400)
-    fit = find_grid(loaded.rgb)
-    crops = rectify_cells(loaded.rgb, fit, cell_size=(252, 352))
-    flat = crops.reshape((-1,) + crops.shape[2:])
-    return {label: flat[k] for k, label in enumerate(FACE_LABELS)}
+    return cut_layout(loaded.rgb)
 
 
 def run_enroll(args: argparse.Namespace) -> int:

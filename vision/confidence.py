@@ -1,0 +1,284 @@
+"""Which cells to check: a calibrated per-cell doubt and a per-read ``needs_check``.
+
+The recogniser's raw margin (best label minus runner-up) alone does not say when a read is wrong:
+right cells of a hard photo and wrong cells of a look-alike deck overlap. This module turns what
+the read knows about a cell into features (:data:`FEATURES`) and a tiny logistic model, fitted
+by ``models/fit_confidence.py`` on held-out synthetic photos (generator seeds of their own,
+disjoint from training and evaluation), gives each cell a probability of being wrong. A cell is
+to be checked when that probability reaches the fitted threshold (chosen so that the flagged
+cells hold at least 95 % of the wrong cells of the fitting data); a read needs a check when any
+cell does, or when its orientation is in doubt.
+
+The parameters live in ``models/confidence.json`` beside the embedder they were fitted for (its
+``model_id``); with another embedder the flags fall back to flagging every cell, because the
+fitted numbers would mean nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from scoring.cards import EMPTY, WATER
+
+DEFAULT_CONFIDENCE = Path(__file__).resolve().parent.parent / "models" / "confidence.json"
+
+#: Per-cell features, in the order of the model's weights.
+FEATURES = (
+    "top1",  # cosine similarity of the chosen label
+    "margin",  # chosen label minus the best other label (negative: a deck fact overrode it)
+    "category_margin",  # chosen label minus the best other label of the same category
+    "empty_gap",  # |score of empty - best card score|: how clear card-vs-table is
+    "occupancy_disagreement",  # |grid's occupancy evidence - (label is a card)|
+    "log_cell_px",  # log2 of the cell's width in the photo, pixels
+    "grid_quality",  # the lattice fit's quality
+    "board_top1",  # median top1 over the board's cells (a misplaced lattice lowers all)
+)
+
+
+@dataclass(frozen=True)
+class ReadConfidence:
+    """The doubt about one read.
+
+    Attributes
+    ----------
+    p_wrong : (rows, cols) float
+        Probability that each cell's label is wrong.
+    check : (rows, cols) bool
+        Cells to check (``p_wrong`` at or above the threshold).
+    needs_check : bool
+        Any cell to check, or the orientation in doubt.
+    reasons : tuple of str
+        Why the read needs a check, one short phrase each.
+    features : (rows, cols, F) float32
+        The features the probabilities came from (:data:`FEATURES`).
+    """
+
+    p_wrong: np.ndarray
+    check: np.ndarray
+    needs_check: bool
+    reasons: tuple[str, ...]
+    features: np.ndarray = field(repr=False)
+
+
+@dataclass(frozen=True)
+class ConfidenceModel:
+    """Logistic regression on standardised features: ``p = σ(w · (x - mean) / std + b)``.
+
+    Attributes
+    ----------
+    weights, mean, std : (F,) float
+    bias : float
+    threshold : float
+        A cell is checked when ``p >= threshold``.
+    model_id : str
+        The embedder these parameters were fitted for; ``""`` matches any.
+    features : tuple of str
+    """
+
+    weights: np.ndarray
+    bias: float
+    mean: np.ndarray
+    std: np.ndarray
+    threshold: float
+    model_id: str = ""
+    features: tuple[str, ...] = FEATURES
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_CONFIDENCE) -> ConfidenceModel:
+        data = json.loads(Path(path).read_text())
+        if tuple(data["features"]) != FEATURES:
+            raise ValueError(f"{path}: features {data['features']} are not {list(FEATURES)}")
+        return cls(
+            weights=np.asarray(data["weights"], np.float64),
+            bias=float(data["bias"]),
+            mean=np.asarray(data["mean"], np.float64),
+            std=np.asarray(data["std"], np.float64),
+            threshold=float(data["threshold"]),
+            model_id=str(data.get("model_id", "")),
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "features": list(self.features),
+            "weights": [round(float(w), 6) for w in self.weights],
+            "bias": round(float(self.bias), 6),
+            "mean": [round(float(m), 6) for m in self.mean],
+            "std": [round(float(s), 6) for s in self.std],
+            "threshold": round(float(self.threshold), 6),
+            "model_id": self.model_id,
+        }
+
+    def probability(self, features: np.ndarray) -> np.ndarray:
+        """P(wrong) for features of shape (..., F)."""
+        z = (np.asarray(features, np.float64) - self.mean) / self.std
+        logit = z @ self.weights + self.bias
+        return 1.0 / (1.0 + np.exp(-np.clip(logit, -40, 40)))
+
+
+@lru_cache(maxsize=1)
+def default_model() -> ConfidenceModel | None:
+    """The shipped parameters, or ``None`` when ``models/confidence.json`` is missing."""
+    if not DEFAULT_CONFIDENCE.is_file():
+        return None
+    return ConfidenceModel.load(DEFAULT_CONFIDENCE)
+
+
+@lru_cache(maxsize=1)
+def label_categories() -> dict[str, str]:
+    """Card id → category from the rules data; ``water`` and ``empty`` are their own."""
+    from scoring.rules import load_rules
+
+    out = {card: rule.category for card, rule in load_rules().cards.items()}
+    out[WATER] = WATER
+    out[EMPTY] = EMPTY
+    return out
+
+
+def cell_width_px(corners: np.ndarray, cols: int) -> float:
+    """Mean width of a cell in the photo: the grid's top and bottom sides over ``cols``.
+
+    ``corners`` are the lattice's outer corners TL, TR, BR, BL in image pixels.
+    """
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    top = np.linalg.norm(c[1] - c[0])
+    bottom = np.linalg.norm(c[2] - c[3])
+    return float((top + bottom) / 2 / max(cols, 1))
+
+
+def cell_features(
+    reads,
+    *,
+    cell_px: float,
+    grid_quality: float,
+    occupancy: np.ndarray | None = None,
+    categories: dict[str, str] | None = None,
+) -> np.ndarray:
+    """The :data:`FEATURES` of every cell of a read.
+
+    Parameters
+    ----------
+    reads : vision.classifier.CellReads
+        The cells as classified (rows and columns from its ``label_scores``' shape).
+    cell_px : float
+        A cell's width in the photo, pixels (:func:`cell_width_px`).
+    grid_quality : float
+        ``GridFit.quality``.
+    occupancy : (rows, cols) float, optional
+        ``GridFit.occupancy`` in the same cell order as ``reads``; 0.5 (no opinion) if missing.
+    categories : mapping label → category, optional
+        :func:`label_categories` by default.
+
+    Returns
+    -------
+    (rows, cols, F) float32
+    """
+    categories = categories if categories is not None else label_categories()
+    scores = np.asarray(reads.label_scores, np.float64)
+    rows, cols, n_labels = scores.shape
+    labels = tuple(reads.labels)
+    cat = [categories.get(lab, lab) for lab in labels]
+    empty_index = labels.index(EMPTY) if EMPTY in labels else None
+    card_mask = np.array([lab != EMPTY for lab in labels])
+    occ = (
+        np.full((rows, cols), 0.5)
+        if occupancy is None
+        else np.asarray(occupancy, np.float64).reshape(rows, cols)
+    )
+    out = np.zeros((rows, cols, len(FEATURES)), np.float64)
+    finite_scores = np.where(np.isfinite(scores), scores, -1.0)
+    for r in range(rows):
+        for c in range(cols):
+            cell = reads.cells[r][c]
+            row = finite_scores[r, c]
+            choice = labels.index(cell.label)
+            top1 = row[choice]
+            others = np.delete(row, choice)
+            margin = top1 - (others.max() if len(others) else -1.0)
+            same = [k for k in range(n_labels) if k != choice and cat[k] == cat[choice]]
+            category_margin = top1 - row[same].max() if same else margin
+            if empty_index is not None and card_mask.any():
+                empty_gap = abs(row[empty_index] - row[card_mask].max())
+            else:
+                empty_gap = 1.0
+            disagreement = abs(occ[r, c] - (0.0 if cell.label == EMPTY else 1.0))
+            out[r, c, :7] = (
+                top1,
+                margin,
+                category_margin,
+                empty_gap,
+                disagreement,
+                np.log2(max(cell_px, 1.0)),
+                grid_quality,
+            )
+    out[..., 7] = np.median(out[..., 0])
+    return out.astype(np.float32)
+
+
+def assess(
+    reads,
+    *,
+    cell_px: float,
+    grid_quality: float,
+    occupancy: np.ndarray | None = None,
+    orientation=None,
+    model: ConfidenceModel | None = None,
+    model_id: str | None = None,
+) -> ReadConfidence:
+    """Which cells of a read to check, and whether the read needs a check at all.
+
+    Parameters
+    ----------
+    reads : vision.classifier.CellReads
+    cell_px, grid_quality, occupancy
+        As for :func:`cell_features`.
+    orientation : vision.orientation.Orientation, optional
+        Its doubt (an ambiguous or split vote) makes the read need a check.
+    model : ConfidenceModel, optional
+        :func:`default_model` by default. Without parameters for this embedder (missing file
+        or another ``model_id``) every cell is flagged: unknown confidence is no confidence.
+    model_id : str, optional
+        The embedder's id, checked against the model's.
+
+    Returns
+    -------
+    ReadConfidence
+    """
+    features = cell_features(reads, cell_px=cell_px, grid_quality=grid_quality, occupancy=occupancy)
+    model = model if model is not None else default_model()
+    reasons: list[str] = []
+    usable = model is not None and (
+        not model.model_id or model_id is None or model.model_id == model_id
+    )
+    if usable:
+        p_wrong = model.probability(features)
+        check = p_wrong >= model.threshold
+    else:
+        p_wrong = np.full(features.shape[:2], 0.5)
+        check = np.ones(features.shape[:2], bool)
+        reasons.append("no confidence calibration for this model")
+    if check.any():
+        reasons.append(f"{int(check.sum())} cell(s) in doubt")
+    if orientation is not None and orientation_in_doubt(orientation, reads):
+        reasons.append("which way is up is unclear")
+    return ReadConfidence(
+        p_wrong=p_wrong.astype(np.float32),
+        check=check,
+        needs_check=bool(reasons),
+        reasons=tuple(reasons),
+        features=features,
+    )
+
+
+def orientation_in_doubt(orientation, reads) -> bool:
+    """No front voted while cards lie on the board, or at least a quarter voted the other way."""
+    occupied = any(cell.label != EMPTY for row in reads.cells for cell in row)
+    votes = orientation.votes_upright + orientation.votes_turned
+    if orientation.ambiguous:
+        return occupied
+    minority = min(orientation.votes_upright, orientation.votes_turned)
+    return votes > 0 and minority / votes >= 0.25
