@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "photo",  # score, enroll
     "bench",  # bench
     "train",  # train (needs the `train` extra)
+    "nimalia",  # nimalia score, nimalia score-game, nimalia goals
 )
 
 
