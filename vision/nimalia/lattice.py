@@ -1,0 +1,388 @@
+"""Find a Nimalia reserve's square lattice in a photo: orientation, pitch, phase and extent.
+
+The reserve is an irregular patch of squares on a table. Every square boundary lies on one of two
+families of lattice lines (land-colour changes between squares, a card's printed edge, the
+reserve's outline), so:
+
+1. **Foreground.** The table's colours are learnt from a strip along the image border (k-means in
+   Lab on a blurred thumbnail); pixels far from all of them are card. The largest blob is the
+   reserve (a draw pile or a stray card beside it is a smaller blob).
+2. **Two line families.** Line segments (OpenCV's LSD) inside the reserve's hull are grouped by
+   direction into the two strongest, roughly perpendicular families; each family's vanishing
+   point is the least-squares common point of its lines.
+3. **Rectification.** Sending the vanishing line to infinity leaves an affine image of the table;
+   mapping the two (now parallel) families onto the x and y axes leaves only a scale per axis.
+4. **Pitch and phase per axis.** Edge strength summed across the reserve gives one profile per
+   axis; lattice lines are a comb in it. The pitch is the largest period whose comb response is
+   close to the best (harmonics of the true period respond as well, sub-harmonics do not), bounded
+   by the reserve's extent (at most 6 squares); the comb's phase places the lines.
+5. **Up.** Of the four quarter turns of the rectified lattice, the one whose "up" is closest to
+   the image's up is kept: the photo is taken from the player's seat.
+
+The result, :class:`Lattice`, maps lattice coordinates (``u`` along a row, ``v`` down a column,
+in squares, 0 at the bounding box's top-left corner) to image pixels and back; recognising the
+squares (``vision.nimalia.reader``) decides which cells hold a square and verifies the lattice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: Thumbnail long side for the foreground model and work image long side for lines/profiles.
+MASK_SIDE = 320
+WORK_SIDE = 900
+MAX_SQUARES = 6
+
+
+class LatticeNotFound(ValueError):
+    """No reserve-like lattice in the photo."""
+
+
+@dataclass
+class Lattice:
+    """A square lattice in an image.
+
+    Attributes
+    ----------
+    rows, cols : int
+        The candidate extent in squares (cells beyond the reserve's outline are read as empty).
+    h_img_from_lat : (3, 3)
+        Lattice coordinates (u, v) in squares -> image pixels (of the image given to
+        :func:`find_lattice`).
+    foreground : (rows, cols) float
+        Share of each cell that the foreground model calls card (0..1).
+    score : float
+        Comb response of the chosen pitches (mean of both axes, 0..1).
+    """
+
+    rows: int
+    cols: int
+    h_img_from_lat: np.ndarray
+    foreground: np.ndarray
+    score: float
+
+    def to_image(self, uv: np.ndarray) -> np.ndarray:
+        uv = np.asarray(uv, np.float64).reshape(-1, 2)
+        p = np.column_stack([uv, np.ones(len(uv))]) @ self.h_img_from_lat.T
+        return p[:, :2] / p[:, 2:3]
+
+    def cell_quad(self, r: int, c: int, shrink: float = 0.0) -> np.ndarray:
+        """Image corners TL, TR, BR, BL of cell (r, c), optionally shrunk by a share per side."""
+        a, b = shrink, 1 - shrink
+        return self.to_image(np.array([[c + a, r + a], [c + b, r + a], [c + b, r + b],
+                                       [c + a, r + b]]))
+
+    def corners(self) -> np.ndarray:
+        """Image points of every lattice corner, ``(rows + 1, cols + 1, 2)``."""
+        uu, vv = np.meshgrid(np.arange(self.cols + 1), np.arange(self.rows + 1))
+        return self.to_image(np.column_stack([uu.ravel(), vv.ravel()])).reshape(
+            self.rows + 1, self.cols + 1, 2)
+
+    def shifted(self, dr: int, dc: int, rows: int, cols: int) -> Lattice:
+        """The same lattice with its origin moved to cell (dr, dc) and a new extent."""
+        t = np.array([[1, 0, dc], [0, 1, dr], [0, 0, 1.0]])
+        fg = np.zeros((rows, cols))
+        for r in range(rows):
+            for c in range(cols):
+                if 0 <= r + dr < self.rows and 0 <= c + dc < self.cols:
+                    fg[r, c] = self.foreground[r + dr, c + dc]
+        return Lattice(rows, cols, self.h_img_from_lat @ t, fg, self.score)
+
+
+def _resize(img: np.ndarray, side: int) -> tuple[np.ndarray, float]:
+    s = side / max(img.shape[:2])
+    if s >= 1:
+        return img, 1.0
+    return cv2.resize(img, (round(img.shape[1] * s), round(img.shape[0] * s)),
+                      interpolation=cv2.INTER_AREA), s
+
+
+def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(mask uint8 0/255, scale)``: the reserve's blob on a thumbnail of ``rgb``.
+
+    ``scale`` is thumbnail pixels per input pixel.
+    """
+    small, s = _resize(rgb, MASK_SIDE)
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.5), cv2.COLOR_RGB2LAB).astype(np.float32)
+    h, w = lab.shape[:2]
+    b = max(3, int(0.04 * min(h, w)))
+    ring = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
+                           lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    k = 6
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 15, 1.0)
+    _, labels, centres = cv2.kmeans(ring, k, None, crit, 2, cv2.KMEANS_PP_CENTERS,)
+    counts = np.bincount(labels.ravel(), minlength=k)
+    centres = centres[counts >= 0.02 * len(ring)]
+    d = np.min(np.linalg.norm(lab[:, :, None, :] - centres[None, None], axis=-1), axis=-1)
+    ring_d = np.concatenate([d[:b].ravel(), d[-b:].ravel(), d[:, :b].ravel(), d[:, -b:].ravel()])
+    d8 = np.clip(d * 2, 0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    thr = max(otsu / 2, float(np.percentile(ring_d, 97)) + 4, 10.0)
+    mask = (d > thr).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    n, lab_img, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        raise LatticeNotFound("no reserve found: nothing stands out from the table")
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if stats[best, cv2.CC_STAT_AREA] < 0.004 * h * w:
+        raise LatticeNotFound("no reserve found: nothing card-sized stands out from the table")
+    blob = (lab_img == best).astype(np.uint8) * 255
+    return blob, s
+
+
+def _segments(gray: np.ndarray, region: np.ndarray) -> np.ndarray:
+    """LSD segments ``(N, 4)`` x1 y1 x2 y2 whose midpoints fall in ``region``."""
+    lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD)
+    lines = lsd.detect(gray)[0]
+    if lines is None:
+        return np.zeros((0, 4), np.float32)
+    seg = lines.reshape(-1, 4)
+    length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
+    mid = ((seg[:, :2] + seg[:, 2:]) / 2).astype(int)
+    h, w = region.shape
+    inside = region[np.clip(mid[:, 1], 0, h - 1), np.clip(mid[:, 0], 0, w - 1)] > 0
+    return seg[inside & (length >= 0.012 * max(h, w))]
+
+
+def _families(seg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two boolean masks over segments: the two strongest roughly perpendicular directions."""
+    d = seg[:, 2:] - seg[:, :2]
+    length = np.hypot(d[:, 0], d[:, 1])
+    ang = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180.0
+    hist = np.bincount(np.round(ang).astype(int) % 180, weights=length**2, minlength=180)
+    kern = np.exp(-0.5 * (np.arange(-6, 7) / 2.5) ** 2)
+    smooth = np.convolve(np.concatenate([hist[-6:], hist, hist[:6]]), kern, "same")[6:-6]
+    a1 = int(np.argmax(smooth))
+    offs = (np.arange(180) - a1) % 180
+    window = (offs >= 55) & (offs <= 125)
+    a2 = int(np.argmax(np.where(window, smooth, -1)))
+
+    def near(a: int) -> np.ndarray:
+        diff = np.abs((ang - a + 90) % 180 - 90)
+        return diff < 14
+
+    return near(a1), near(a2)
+
+
+def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """Homogeneous common point of segment lines (normalised coordinates), robustly."""
+    p1 = (seg[:, :2] - norm[:2]) / norm[2]
+    p2 = (seg[:, 2:] - norm[:2]) / norm[2]
+    ones = np.ones((len(seg), 1))
+    lines = np.cross(np.hstack([p1, ones]), np.hstack([p2, ones]))
+    lines /= np.linalg.norm(lines[:, :2], axis=1, keepdims=True) + 1e-12
+    wts = np.hypot(*(p2 - p1).T)
+    keep = np.ones(len(seg), bool)
+    vp = None
+    for _ in range(3):
+        _, _, vt = np.linalg.svd(lines[keep] * wts[keep, None])
+        vp = vt[-1]
+        # angular residual of each segment w.r.t. the direction to the vanishing point
+        mid = (p1 + p2) / 2
+        to_vp = vp[:2] - mid * vp[2]
+        seg_dir = p2 - p1
+        cosang = np.abs(np.sum(to_vp * seg_dir, 1)) / (
+            np.linalg.norm(to_vp, axis=1) * np.linalg.norm(seg_dir, axis=1) + 1e-12)
+        res = np.degrees(np.arccos(np.clip(cosang, 0, 1)))
+        new_keep = res < max(1.5, float(np.percentile(res, 80)))
+        if new_keep.sum() < 3 or (new_keep == keep).all():
+            break
+        keep = new_keep
+    return vp
+
+
+def _comb(profile: np.ndarray, span: tuple[float, float], lo: float, hi: float
+          ) -> tuple[float, float, float]:
+    """(pitch, phase, contrast) of the lattice comb in an edge profile; pitch in [lo, hi] px.
+
+    A candidate (pitch, phase) scores the mean edge strength on its lines (within +-2 px) minus
+    the mean strength half-way between them, over ``span`` (the reserve's extent): the true
+    pitch wins over its harmonics (half of whose lines fall mid-square) and sub-harmonics (whose
+    mid-points are lattice lines too).
+    """
+    prof = cv2.GaussianBlur(profile.reshape(1, -1).astype(np.float32), (0, 0), 1.0).ravel()
+    n = len(prof)
+    a, b = span
+    inner = prof[max(int(a), 0):min(int(b) + 1, n)]
+    # compress: the reserve's outline (card against table) must not outvote the inner lines
+    loc_max = inner[1:-1][(inner[1:-1] >= inner[:-2]) & (inner[1:-1] >= inner[2:])]
+    top = np.sort(loc_max)[::-1]
+    cap = 0.8 * float(top[min(2, len(top) - 1)]) if len(top) else float(inner.max())
+    prof = np.minimum(prof, cap)
+    peak = cv2.dilate(prof.reshape(1, -1), np.ones((1, 5), np.uint8)).ravel()
+    mean = float(prof[max(int(a), 0):min(int(b) + 1, n)].mean()) + 1e-9
+    best = (-np.inf, lo, 0.0)
+    p = lo
+    while p <= hi:
+        phases = np.arange(0.0, p, max(1.0, p / 80))
+        k = np.arange(math.floor((a - p) / p) - 1, math.ceil((b + p) / p) + 1)
+        pos = phases[:, None] + k[None, :] * p  # (phases, lines)
+        valid = (pos >= a - 0.3 * p) & (pos <= b + 0.3 * p)
+        mids = pos + p / 2
+        valid_m = (mids >= a) & (mids <= b)
+        on = peak[np.clip(np.round(pos).astype(int), 0, n - 1)]
+        off = prof[np.clip(np.round(mids).astype(int), 0, n - 1)]
+        count = np.maximum(valid.sum(1), 1)
+        s_on = (on * valid).sum(1) / count
+        s_off = (off * valid_m).sum(1) / np.maximum(valid_m.sum(1), 1)
+        score = (s_on - s_off) / mean * np.sqrt(count)
+        j = int(np.argmax(score))
+        if score[j] > best[0]:
+            best = (float(score[j]), float(p), float(phases[j]))
+        p *= 1.006
+    contrast, pitch, phase = best
+    # refine the phase to sub-pixel with the comb's centre of mass
+    return pitch, phase, contrast
+
+
+def find_lattice(rgb: np.ndarray) -> Lattice:
+    """The reserve's lattice in ``rgb`` (``(H, W, 3) uint8``); :class:`LatticeNotFound` if none."""
+    blob, s_mask = foreground_mask(rgb)
+    work, s_work = _resize(rgb, WORK_SIDE)
+    hw, ww = work.shape[:2]
+    blob_w = cv2.resize(blob, (ww, hh := hw), interpolation=cv2.INTER_NEAREST)
+    pts = cv2.findNonZero(blob_w)
+    hull = cv2.convexHull(pts)
+    region = np.zeros_like(blob_w)
+    cv2.fillConvexPoly(region, hull, 255)
+    region = cv2.dilate(region, np.ones((9, 9), np.uint8))
+    gray = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)
+    seg = _segments(gray, region)
+    if len(seg) < 6:
+        raise LatticeNotFound("no lattice lines on the reserve")
+    f1, f2 = _families(seg)
+    if f1.sum() < 2 or f2.sum() < 2:
+        raise LatticeNotFound("the reserve shows fewer than two families of lines")
+    norm = np.array([(ww - 1) / 2, (hh - 1) / 2, max(ww, hh) / 2], np.float64)
+    v1 = _vanishing_point(seg[f1], norm)
+    v2 = _vanishing_point(seg[f2], norm)
+    n_mat = np.array([[1 / norm[2], 0, -norm[0] / norm[2]], [0, 1 / norm[2], -norm[1] / norm[2]],
+                      [0, 0, 1.0]])
+    line = np.cross(v1, v2)
+    if abs(line[2]) < 1e-9:
+        raise LatticeNotFound("degenerate line families")
+    line = line / line[2]
+    # guard: a vanishing line crossing the reserve means a bad estimate; fall back to affine
+    hpts = hull.reshape(-1, 2).astype(np.float64)
+    hn = (hpts - norm[:2]) / norm[2]
+    wv = 1 + hn @ line[:2]
+    if (wv <= 0.2).any():
+        line = np.array([0.0, 0.0, 1.0])
+    hp = np.array([[1, 0, 0], [0, 1, 0], [line[0], line[1], 1.0]]) @ n_mat
+
+    def apply(h: np.ndarray, p: np.ndarray) -> np.ndarray:
+        q = np.column_stack([p, np.ones(len(p))]) @ h.T
+        return q[:, :2] / q[:, 2:3]
+
+    def direction(mask_f: np.ndarray) -> np.ndarray:
+        a = apply(hp, seg[mask_f, :2].astype(np.float64))
+        b = apply(hp, seg[mask_f, 2:].astype(np.float64))
+        d = b - a
+        # orientation tensor: principal direction, sign-free
+        t = (d[:, :, None] * d[:, None, :]).sum(0)
+        w_, v_ = np.linalg.eigh(t)
+        return v_[:, -1]
+
+    d1, d2 = direction(f1), direction(f2)
+    lin = np.linalg.inv(np.column_stack([d1, d2]))
+    if np.linalg.det(lin) < 0:
+        lin = np.diag([1.0, -1.0]) @ lin
+    h_aff = np.eye(3)
+    h_aff[:2, :2] = lin
+    h1 = h_aff @ hp
+    hull_r = apply(h1, hpts)
+    lo, hi = hull_r.min(0), hull_r.max(0)
+    ext = hi - lo
+    target = 560.0
+    sc = target / max(ext.max(), 1e-9)
+    margin = 30.0
+    h_rect = np.array([[sc, 0, margin - lo[0] * sc], [0, sc, margin - lo[1] * sc], [0, 0, 1]]) @ h1
+    # keep the aspect (the per-axis scale is set below from each axis's own pitch)
+    size = (int(ext[0] * sc + 2 * margin), int(ext[1] * sc + 2 * margin))
+    size = (max(size[0], 16), max(size[1], 16))
+    rect = cv2.warpPerspective(work, h_rect, size, flags=cv2.INTER_LINEAR)
+    rmask = cv2.warpPerspective(region, h_rect, size, flags=cv2.INTER_NEAREST)
+    lab = cv2.cvtColor(rect, cv2.COLOR_RGB2LAB).astype(np.float32)
+    gx = np.abs(cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)).sum(-1)
+    gy = np.abs(cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)).sum(-1)
+    inside = (cv2.erode(rmask, np.ones((3, 3), np.uint8)) > 0).astype(np.float32)
+    prof_x = (gx * inside).sum(0)
+    prof_y = (gy * inside).sum(1)
+    ext_px = ext * sc
+    px, phx, rx = _comb(prof_x, (margin, margin + ext_px[0]),
+                        max(ext_px[0] / (MAX_SQUARES + 0.8), 8), ext_px[0] / 1.6 + 1)
+    py, phy, ry = _comb(prof_y, (margin, margin + ext_px[1]),
+                        max(ext_px[1] / (MAX_SQUARES + 0.8), 8), ext_px[1] / 1.6 + 1)
+    # the squares are square: an axis whose pitch is ~2x or ~0.5x the other's took a harmonic;
+    # judge the aspect from the rectified extent only loosely (the affine scale is unknown)
+    # lattice lines covering the reserve
+    x_lo, x_hi = margin, margin + ext_px[0]
+    y_lo, y_hi = margin, margin + ext_px[1]
+    k0x = math.floor((x_lo - phx) / px + 0.5)
+    k1x = math.floor((x_hi - phx) / px + 0.5)
+    k0y = math.floor((y_lo - phy) / py + 0.5)
+    k1y = math.floor((y_hi - phy) / py + 0.5)
+    cols = max(1, min(k1x - k0x, MAX_SQUARES))
+    rows = max(1, min(k1y - k0y, MAX_SQUARES))
+    # one more cell on every side: the foreground model can miss squares that look like the
+    # table (a jungle square on a green cloth); recognition decides which cells hold squares
+    cols, rows = cols + 2, rows + 2
+    ox, oy = phx + (k0x - 1) * px, phy + (k0y - 1) * py
+    # lattice (u, v) -> rectified px -> work px -> input px
+    lat_to_rect = np.array([[px, 0, ox], [0, py, oy], [0, 0, 1.0]])
+    work_from_input = np.diag([s_work, s_work, 1.0])
+    h_img = np.linalg.inv(work_from_input) @ np.linalg.inv(h_rect) @ lat_to_rect
+    h_img /= h_img[2, 2]
+    # foreground share per cell (on the thumbnail mask)
+    fg = np.zeros((rows, cols))
+    for r in range(rows):
+        for c in range(cols):
+            q = np.column_stack([np.linspace(c + 0.2, c + 0.8, 4).repeat(4),
+                                 np.tile(np.linspace(r + 0.2, r + 0.8, 4), 4)])
+            p = np.column_stack([q, np.ones(len(q))]) @ h_img.T
+            p = p[:, :2] / p[:, 2:3] * s_mask
+            ix = np.clip(p[:, 0].astype(int), 0, blob.shape[1] - 1)
+            iy = np.clip(p[:, 1].astype(int), 0, blob.shape[0] - 1)
+            fg[r, c] = float((blob[iy, ix] > 0).mean())
+    lat = Lattice(rows, cols, h_img, fg, (rx + ry) / 2)
+    return _upright(lat)
+
+
+def _upright(lat: Lattice) -> Lattice:
+    """Turn the lattice by the quarter turn that puts its "up" closest to the image's up."""
+    centre = np.array([[lat.cols / 2, lat.rows / 2]])
+    c_img = lat.to_image(centre)[0]
+    best, best_k = -2.0, 0
+    for k in range(4):
+        # lattice "up" after turning the lattice k quarter turns clockwise
+        ups = [np.array([0, -1.0]), np.array([1.0, 0]), np.array([0, 1.0]), np.array([-1.0, 0])]
+        u = lat.to_image(centre + 0.5 * ups[k][None])[0] - c_img
+        u /= np.linalg.norm(u) + 1e-12
+        score = -u[1]
+        if score > best:
+            best, best_k = score, k
+    if best_k == 0:
+        return lat
+    r, c = lat.rows, lat.cols
+    # new (u', v') -> old (u, v): turning by k quarters
+    if best_k == 1:  # old up = +u: new cell (r', c') = old (c' ... )
+        m = np.array([[0, -1, c], [1, 0, 0], [0, 0, 1.0]])
+        nr, nc = c, r
+        fg = np.rot90(lat.foreground, 1)
+    elif best_k == 2:
+        m = np.array([[-1, 0, c], [0, -1, r], [0, 0, 1.0]])
+        nr, nc = r, c
+        fg = np.rot90(lat.foreground, 2)
+    else:
+        m = np.array([[0, 1, 0], [-1, 0, r], [0, 0, 1.0]])
+        nr, nc = c, r
+        fg = np.rot90(lat.foreground, 3)
+    return Lattice(nr, nc, lat.h_img_from_lat @ m, np.ascontiguousarray(fg), lat.score)
+
+
+__all__ = ["Lattice", "LatticeNotFound", "find_lattice", "foreground_mask"]
