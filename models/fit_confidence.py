@@ -55,17 +55,29 @@ def _decks(seed: int) -> list[tuple[str, object]]:
     return decks
 
 
+def _copies() -> dict[str, int]:
+    """Copies per front from the default rules data's ``[cards.<id>] copies`` (plain TOML)."""
+    import tomllib
+
+    from scoring.rules import DEFAULT_RULES_PATH
+
+    with open(DEFAULT_RULES_PATH, "rb") as handle:
+        cards = tomllib.load(handle).get("cards", {})
+    return {
+        card: int(entry["copies"])
+        for card, entry in cards.items()
+        if isinstance(entry, dict) and "copies" in entry and card != "water"
+    }
+
+
 def collect(seed: int, n: int, *, model_path: str | None = None, log=print) -> dict:
     """Render ``n`` photos from ``seed``, read them, return per-cell features and truth."""
-    from scoring.rules import load_rules
     from vision.errors import GridNotFoundError
     from vision.gallery import Gallery
     from vision.reader import TerrariumReader
     from vision.synth.scene import encode_jpeg, render_scene
 
-    rules = load_rules()
-    copies = {card: rule.copies for card, rule in rules.cards.items() if card != "water"}
-    reader = TerrariumReader(copies=copies, model_path=model_path)
+    reader = TerrariumReader(copies=_copies(), model_path=model_path)
     stand_in_gallery = reader.gallery
     decks = _decks(seed)
     galleries = [stand_in_gallery] + [

@@ -139,13 +139,14 @@ def family_deck(rng: np.random.Generator, *, px_per_mm: float = 4.0):
     """
     from dataclasses import replace
 
-    from scoring.rules import load_rules
+    from scoring.cards import FACE_LABELS
+    from vision.confidence import label_categories
     from vision.synth.deck import DeckFaces, random_design, render_design
 
-    rules = load_rules()
+    categories = label_categories()
     by_category: dict[str, list[str]] = {}
-    for card, rule in rules.cards.items():
-        by_category.setdefault(rule.category, []).append(card)
+    for card in FACE_LABELS:
+        by_category.setdefault(categories[card], []).append(card)
     faces = {}
     for category, cards in by_category.items():
         if category == "water":

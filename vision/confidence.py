@@ -130,10 +130,24 @@ def default_model() -> ConfidenceModel | None:
 
 @lru_cache(maxsize=1)
 def label_categories() -> dict[str, str]:
-    """Card id → category from the rules data; ``water`` and ``empty`` are their own."""
-    from scoring.rules import load_rules
+    """Card id → category from the default rules data; ``water`` and ``empty`` are their own.
 
-    out = {card: rule.category for card, rule in load_rules().cards.items()}
+    Only the ``category`` of each ``[cards.<id>]`` table is read (plain TOML, not the rules
+    loader: the recogniser needs no house rules and must not fail on a rules option it does
+    not use). Labels without a category are their own.
+    """
+    import tomllib
+
+    from scoring.rules import DEFAULT_RULES_PATH
+
+    with open(DEFAULT_RULES_PATH, "rb") as handle:
+        data = tomllib.load(handle)
+    cards = data.get("cards", {})
+    out = {
+        card: str(entry["category"])
+        for card, entry in cards.items()
+        if isinstance(entry, dict) and "category" in entry
+    }
     out[WATER] = WATER
     out[EMPTY] = EMPTY
     return out
