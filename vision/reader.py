@@ -41,20 +41,24 @@ RECTIFY_OVERSAMPLE = 2
 CARD_MATCH = 0.8
 #: A grid hypothesis whose cells explain fewer cards than this is no terrarium.
 MIN_CARDS = 3
+#: A read whose cells include more than this many that look like neither a face (upright or
+#: turned by 180 degrees) nor the table has its grid's other hypotheses judged too.
+MAX_UNEXPLAINED = 2
 #: A runner-up grid hypothesis within this many points of the winner (see
 #: :func:`explain_cells`) makes the read's grid doubtful.
 CLOSE_RUNNER_UP = 1.0
 
 
-def explain_cells(reads: CellReads) -> tuple[float, int]:
-    """How well a grid hypothesis's 20 cells are explained by the deck: ``(score, cards)``.
+def explain_cells(reads: CellReads) -> tuple[float, int, int]:
+    """How well a grid hypothesis's cells are explained: ``(score, cards, unexplained)``.
 
     A right fit gives cells that each look like a known face (upright or turned by 180
     degrees: a lattice with rows and columns swapped shows cards a quarter turn round) or
     like the table (``empty``); a wrong one gives crops straddling cards or gaps that match
     nothing well, and misses cards that lie outside it. ``score`` is the sum over cells of
     the best such similarity plus one point per cell explained as a card
-    (:data:`CARD_MATCH`); ``cards`` is that count.
+    (:data:`CARD_MATCH`); ``cards`` is that count, ``unexplained`` the number of cells whose
+    best such similarity is below :data:`CARD_MATCH`.
     """
     scores = reads.rotation_scores  # (rows, cols, labels, 4 rotations)
     upright = np.maximum(scores[..., 0], scores[..., 2])
@@ -69,7 +73,7 @@ def explain_cells(reads: CellReads) -> tuple[float, int]:
     card = faces.max(axis=2) if faces.shape[2] else np.full_like(empty, -1.0)
     cards = (card > empty) & (card >= CARD_MATCH)
     best = np.maximum(card, empty)
-    return float(best.sum() + cards.sum()), int(cards.sum())
+    return float(best.sum() + cards.sum()), int(cards.sum()), int((best < CARD_MATCH).sum())
 
 
 @dataclass
@@ -287,25 +291,26 @@ class TerrariumReader:
 
     def _read_loaded(self, rgb, scale, clock, corners, star_cards_removed) -> BoardRead:
         doubt, judged = "", []
+
+        def classify(fit: GridFit) -> tuple[np.ndarray, CellReads]:
+            crops = rectify_cells(rgb, fit, cell_size=self.cell_size)
+            reads = classify_cells(
+                crops,
+                self.embedder,
+                self.gallery,
+                copies=self.copies,
+                star_cards_removed=star_cards_removed,
+                occupancy=fit.occupancy if self.use_occupancy else None,
+            )
+            return crops, reads
+
         if corners is None:
-            fit, doubt, judged = self._find_and_judge(rgb)
+            fit, crops, reads, doubt, judged = self._find_and_judge(rgb, classify)
         else:
             fit = fit_from_corners(rgb.shape, np.asarray(corners, float), image_rgb=rgb)
+            crops, reads = classify(fit)
         clock.mark("grid")
-        crops = rectify_cells(rgb, fit, cell_size=self.cell_size)
         clock.mark("rectify")
-        reads = classify_cells(
-            crops,
-            self.embedder,
-            self.gallery,
-            copies=self.copies,
-            star_cards_removed=star_cards_removed,
-            occupancy=fit.occupancy if self.use_occupancy else None,
-        )
-        if corners is None and not judged:
-            _, cards = explain_cells(reads)
-            if cards < MIN_CARDS:
-                raise GridNotFoundError(_no_cards(cards), fit)
         clock.mark("classify")
         orientation = vote_orientation(reads)
         if orientation.rotation == 180:
@@ -336,36 +341,56 @@ class TerrariumReader:
             confidence=confidence,
         )
 
-    def _find_and_judge(self, rgb: np.ndarray) -> tuple[GridFit, str, list[tuple[float, int]]]:
-        """Grid finding's candidates judged by the recogniser: ``(fit, doubt, judged)``.
+    def _find_and_judge(self, rgb: np.ndarray, classify) -> tuple:
+        """Grid finding judged by the recogniser: ``(fit, crops, reads, doubt, judged)``.
 
-        With one candidate it is simply refined (the caller checks its cells explain cards).
-        Otherwise every candidate's cells are rectified and classified, and the one that
-        explains the photo best (:func:`explain_cells`) is refined; a runner-up within
-        :data:`CLOSE_RUNNER_UP` sets ``doubt``. Raises :class:`GridNotFoundError` when the
-        best one explains fewer than :data:`MIN_CARDS` cards (no terrarium).
+        Grid finding's preferred candidate is refined and read first; when its cells explain
+        the photo (at least :data:`MIN_CARDS` cards and at most :data:`MAX_UNEXPLAINED`
+        cells that look like neither a face nor the table) that is the read. Otherwise every
+        candidate, the lattice taken the other way round included, is rectified and
+        classified, and the one that explains the photo best (:func:`explain_cells`) is
+        refined and read; a runner-up within :data:`CLOSE_RUNNER_UP` sets ``doubt``.
+        ``classify(fit) -> (crops, reads)`` is the final read of a fit.
+
+        Raises :class:`GridNotFoundError` when no candidate explains :data:`MIN_CARDS` cards
+        (no terrarium), or grid finding finds no candidate.
         """
-        candidates = find_grid_candidates(rgb)
-        if len(candidates) == 1 and not candidates[0].reason:
-            return refine_fit(rgb, candidates[0]), "", []
+        candidates = find_grid_candidates(rgb, twins=False)
+        first = None
+        if not candidates[0].reason:
+            fit = refine_fit(rgb, candidates[0])
+            crops, reads = classify(fit)
+            score, cards, unexplained = explain_cells(reads)
+            if cards >= MIN_CARDS and unexplained <= MAX_UNEXPLAINED:
+                return fit, crops, reads, "", []
+            first = (score, cards, fit, crops, reads)
         judged = []
-        for index, candidate in enumerate(candidates):
+        if first is not None:
+            judged.append((first[0], first[1], 0, first[2]))
+        for candidate in find_grid_candidates(rgb, twins=True):
+            if first is not None and _same_fit(candidate, first[2]):
+                continue
             crops = rectify_cells(rgb, candidate, cell_size=self.cell_size)
             reads = classify_cells(crops, self.embedder, self.gallery)
-            score, cards = explain_cells(reads)
-            judged.append((score, cards, index))
+            score, cards, _ = explain_cells(reads)
+            judged.append((score, cards, len(judged), candidate))
         judged.sort(key=lambda item: (-item[0], item[2]))
-        score, cards, index = judged[0]
+        score, cards, index, winner = judged[0]
         if cards < MIN_CARDS:
-            raise GridNotFoundError(_no_cards(cards), candidates[index])
+            raise GridNotFoundError(_no_cards(cards), winner)
         doubt = ""
         if len(judged) > 1 and judged[1][0] > score - CLOSE_RUNNER_UP:
             doubt = (
                 "another fit of the grid explains the photo almost as well "
                 f"({judged[1][0]:.1f} vs {score:.1f} points); check the grid's corners"
             )
-        fit = replace(refine_fit(rgb, candidates[index]), reason=doubt)
-        return fit, doubt, [(s, c) for s, c, _ in judged]
+        if first is not None and index == 0:
+            fit, crops, reads = first[2], first[3], first[4]
+        else:
+            fit = refine_fit(rgb, winner)
+            crops, reads = classify(fit)
+        fit = replace(fit, reason=doubt)
+        return fit, crops, reads, doubt, [(s, c) for s, c, _, _ in judged]
 
     def add_correction(self, board_read: BoardRead, row: int, col: int, label: str) -> None:
         """Add a user-confirmed cell to the deck's gallery (saved when reading a pack).
@@ -392,6 +417,15 @@ def _no_cards(cards: int) -> str:
     return (
         f"no terrarium found: only {cards} card(s) recognised where the grid could be; "
         "give the grid's corners"
+    )
+
+
+def _same_fit(a: GridFit, b: GridFit) -> bool:
+    """Two fits of the same grid: every outer corner within a fifth of a card (mod 180°)."""
+    card = float(np.linalg.norm(a.corners[1] - a.corners[0])) / COLS
+    return any(
+        float(np.linalg.norm(np.roll(b.corners, k, axis=0) - a.corners, axis=1).max()) < 0.2 * card
+        for k in (0, 2)
     )
 
 

@@ -219,7 +219,7 @@ _MIN_ZOOM_GAIN = 1.35
 
 
 def find_grid_candidates(
-    image_rgb: np.ndarray, *, min_quality: float = 0.2, limit: int = 6
+    image_rgb: np.ndarray, *, min_quality: float = 0.2, limit: int = 6, twins: bool = True
 ) -> list[GridFit]:
     """Candidate 4x5 lattices for a photo, the geometrically preferred one first.
 
@@ -245,6 +245,10 @@ def find_grid_candidates(
         Blob fits below this quality are not candidates.
     limit : int, optional
         At most this many candidates are returned.
+    twins : bool, optional
+        Also propose the best lattice taken the other way round (and a touching-cards block's
+        other side); ``False`` skips that work when the caller will only judge the first
+        candidate.
 
     Returns
     -------
@@ -261,7 +265,7 @@ def find_grid_candidates(
         raise ValueError(f"image_rgb must be (H, W, 3) uint8, got {image_rgb.shape}")
     first_error: GridNotFoundError | None = None
     try:
-        fits = _candidates_once(image_rgb, min_quality)
+        fits = _candidates_once(image_rgb, min_quality, twins)
         guide: GridFit | None = fits[0]
     except GridNotFoundError as error:
         first_error, fits, guide = error, [], error.attempted_fit
@@ -273,7 +277,7 @@ def find_grid_candidates(
         x0, y0, x1, y1 = region
         try:
             crop = np.ascontiguousarray(image_rgb[y0:y1, x0:x1])
-            zoomed = [_shifted(f, x0, y0) for f in _candidates_once(crop, min_quality)]
+            zoomed = [_shifted(f, x0, y0) for f in _candidates_once(crop, min_quality, twins)]
         except GridNotFoundError:
             continue
         if zoomed[0].reason:
@@ -325,7 +329,7 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
     GridNotFoundError
         No grid, or its outer extent cannot be told; ``attempted_fit`` holds the best try.
     """
-    fits = find_grid_candidates(image_rgb, min_quality=min_quality)
+    fits = find_grid_candidates(image_rgb, min_quality=min_quality, twins=False)
     if fits[0].reason:
         raise GridNotFoundError(f"no terrarium found: {fits[0].reason}", fits[0])
     return refine_fit(image_rgb, fits[0])
@@ -457,7 +461,7 @@ _MIN_LATTICE_QUALITY = 0.1
 _MAX_ALTERNATIVE_PENALTY = 3.0
 
 
-def _candidates_once(image_rgb: np.ndarray, min_quality: float) -> list[GridFit]:
+def _candidates_once(image_rgb: np.ndarray, min_quality: float, twins: bool) -> list[GridFit]:
     """One grid-finding pass on a ~1000 px working copy: candidates (see find_grid_candidates).
 
     Lattices are tried best first until one is accepted; the accepted one and the judgeable
@@ -478,7 +482,7 @@ def _candidates_once(image_rgb: np.ndarray, min_quality: float) -> list[GridFit]
         if rank > 0 and _aspect_penalty(lattice, gray.shape) > _MAX_ALTERNATIVE_PENALTY:
             continue
         variants = [(lattice, "")]
-        if rank == 0:
+        if rank == 0 and twins:
             twin = _transposed(lattice)
             if twin is not None and len(twin.cells) >= 3:
                 variants.append((twin, _TRANSPOSED))
@@ -519,6 +523,8 @@ def _candidates_once(image_rgb: np.ndarray, min_quality: float) -> list[GridFit]
         )
         if turned_boundaries > _internal_boundary_fraction(gray, corners_work, blob.gap_mm):
             blob = _turned_blob(blob, small, factor)
+        if not twins:
+            return [_upright_first(blob)] + doubtful
         twin = replace(_turned_blob(blob, small, factor), reason=_TRANSPOSED)
         return [_upright_first(blob)] + doubtful + [_upright_first(twin)]
     if doubtful:
