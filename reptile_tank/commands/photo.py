@@ -137,6 +137,7 @@ def run_score(args: argparse.Namespace) -> int:
     from scoring.board import Board
     from scoring.engine import Variant, score_board
     from scoring.objectives import parse_objectives
+    from vision.errors import ImageLoadError
     from vision.reader import TerrariumReader
 
     from .score_grid import format_pad
@@ -146,7 +147,10 @@ def run_score(args: argparse.Namespace) -> int:
     corners = parse_corners(args.corners)
     data = read_photo_bytes(args.photo)
     reader = TerrariumReader(args.pack, copies=copies_from_rules(rules))
-    read = reader.read(data, corners=corners, star_cards_removed=args.stars_removed)
+    try:
+        read = reader.read(data, corners=corners, star_cards_removed=args.stars_removed)
+    except ImageLoadError as error:
+        raise ImageLoadError(f"{args.photo}: {error}") from None
     start = time.perf_counter()
     board = Board.from_json(read.board_json())
     variant = Variant(star_cards_removed=True) if args.stars_removed else None

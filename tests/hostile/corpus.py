@@ -274,7 +274,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("one_pixel", ".png", "refuse", "1x1"),
     Kind("png_bomb_30000", ".png", "refuse", "limit"),
     Kind("jpeg_claims_60000", ".jpg", "refuse", "limit"),
-    Kind("animated_gif", ".gif", "read"),
+    Kind("animated_gif", ".gif", "refuse", "a GIF image, not an accepted photo format"),
     Kind("cmyk_jpeg", ".jpg", "read"),
     Kind("png_16bit_rgb", ".png", "read"),
     Kind("png_16bit_gray", ".png", "read"),

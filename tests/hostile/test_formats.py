@@ -77,6 +77,32 @@ def test_truncated_arithmetic_jpeg_is_one_line():
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize("start", [600, 3000, 30_000, 60_000])
+def test_corrupt_arithmetic_jpeg_is_quiet(capfd, start):
+    """libjpeg reports corrupt data as a warning on stderr and returns pixels anyway: the
+    loader captures it and refuses the file (as Pillow does for baseline JPEGs); corruption
+    libjpeg does not notice decodes to wrong pixels, as with any JPEG. Nothing reaches stderr."""
+    data = bytearray(ARITHMETIC.read_bytes())
+    for k in range(start, start + 50):
+        data[k] ^= 0x55
+    try:
+        loaded = load_image(bytes(data))
+    except ImageLoadError as error:
+        assert "corrupt" in str(error) and "\n" not in str(error)
+    else:
+        assert loaded.rgb.shape == (600, 800, 3)
+    assert capfd.readouterr().err == ""
+
+
+def test_arithmetic_jpeg_with_libjpeg_warning_is_refused(capfd):
+    data = bytearray(ARITHMETIC.read_bytes())
+    for k in range(3000, 3050):
+        data[k] ^= 0x55
+    with pytest.raises(ImageLoadError, match="Corrupt JPEG data"):
+        load_image(bytes(data))
+    assert capfd.readouterr().err == ""
+
+
 def test_cli_reads_an_arithmetic_jpeg(embedder):
     run = run_cli("score", str(ARITHMETIC), "--json", embedder=embedder)
     assert "Traceback" not in run.stderr
@@ -135,8 +161,11 @@ def _encoded(fmt: str, **params) -> bytes:
         ("pdf", lambda: b"%PDF-1.7\n" + b"0" * 300, "PDF"),
         ("eps_binary_header", lambda: b"\xc5\xd0\xd3\xc6" + b"\x00" * 300, "EPS"),
         ("tga", lambda: _encoded("TGA"), "not an image"),
-        ("mp4_not_heif", lambda: b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2" + b"\0" * 64,
-         "not an image"),
+        (
+            "mp4_not_heif",
+            lambda: b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2" + b"\0" * 64,
+            "not an image",
+        ),
         ("svg", lambda: b'<svg xmlns="http://www.w3.org/2000/svg"/>', "not an image"),
     ],
     ids=lambda value: value if isinstance(value, str) else "",

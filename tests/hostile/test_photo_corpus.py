@@ -19,7 +19,7 @@ KINDS = {kind.name: kind for kind in C.KINDS}
 REFUSED = [k.name for k in C.KINDS if k.expect == "refuse"]
 READ = [k.name for k in C.KINDS if k.expect == "read"]
 #: Kinds that keep the photo's colours (the trained model must read them like the JPEG).
-COLOUR_KEPT = ["animated_gif", "cmyk_jpeg", "png_16bit_rgb", "exif_6", "exif_8", "heic", "webp"]
+COLOUR_KEPT = ["cmyk_jpeg", "png_16bit_rgb", "exif_6", "exif_8", "heic", "webp"]
 #: Refusals that come from the loader (before any grid finding).
 LOADER_REFUSED = [k.name for k in C.KINDS if k.expect == "refuse" and "terrarium" not in k.message]
 
@@ -190,9 +190,8 @@ def test_exif_rotated_photo_decodes_upright(reference, orientation):
         (C.cmyk_jpeg, 4.0),
         (C.png16_rgb, 0.0),
         (lambda rgb: C.encode(rgb, "WEBP", quality=90), 4.0),
-        (C.animated_gif, 6.0),
     ],
-    ids=["cmyk", "png16_rgb", "webp", "gif_first_frame"],
+    ids=["cmyk", "png16_rgb", "webp"],
 )
 def test_odd_colour_encodings_decode_to_the_reference_pixels(reference, make, tolerance):
     loaded = load_image(make(reference), max_side=None)
