@@ -329,9 +329,17 @@ class DeckPack:
 
 
 def load_gallery(pack: str | Path | None, embedder) -> Gallery:
-    """The gallery for ``pack`` (a deck pack folder), or the stand-in deck's when ``None``."""
+    """The gallery for ``pack`` (a deck pack folder), or the stand-in deck's when ``None``.
+
+    The stand-in gallery is the one beside the embedder's ``.onnx`` file when there is one
+    (another model's folder, as ``models/train_embedder.py`` writes it), else the shipped one.
+    """
     if pack is None:
-        gallery = Gallery.load(DEFAULT_GALLERY)
+        beside = getattr(embedder, "path", None)
+        beside = Path(beside).with_name(DEFAULT_GALLERY.name) if beside is not None else None
+        gallery = Gallery.load(
+            beside if beside is not None and beside.is_file() else DEFAULT_GALLERY
+        )
         gallery.check_model(embedder)
         return gallery
     return DeckPack.load(pack, embedder).gallery

@@ -5,6 +5,14 @@ photo goes through :class:`vision.reader.TerrariumReader` exactly as ``score`` d
 core, and the board is scored. Reported: grid found, per-card error, whole board right (20 labels
 and orientation), orientation errors, per-stage median timings — and, on the same rectified crops
 in the same run, a classical baseline (nearest colour histogram against the same deck faces).
+
+The doubt the reader reports is measured too: *silent wrong cells* (a wrong cell neither flagged
+``check`` nor on a read flagged ``needs_check``), *flagged right cells* (right cells flagged
+``check``), reads needing a check, refusals and "no terrarium" refusals. ``--reference-model DIR``
+reads every photo a second time, in the same run, with another embedder (``DIR`` holds its
+``card_embedder.onnx``, ``.json`` and ``stand_in_gallery.npz``) and today's rule for what to
+check (a margin to the runner-up under 0.1, the app's highlight before calibrated flags) — the
+current reader beside the new one.
 """
 
 from __future__ import annotations
@@ -39,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--oracle",
         action="store_true",
         help="also read every scene from its true grid corners (the classifier alone)",
+    )
+    parser.add_argument(
+        "--reference-model",
+        default=None,
+        help="folder of another embedder (onnx, json, stand_in_gallery.npz): also read every "
+        "photo with it and the margin < 0.1 highlight rule, in the same run",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.set_defaults(func=run_bench)
@@ -154,6 +168,12 @@ def run_bench(args: argparse.Namespace) -> int:
     scenes = find_scenes(args.data)[: args.limit]
     rules = load_rules()
     reader = TerrariumReader(args.pack, copies=copies_from_rules(rules), threads=1)
+    reference = None
+    reference_model = getattr(args, "reference_model", None)
+    if reference_model is not None:
+        reference = _reference_reader(reference_model, args.pack, copies_from_rules(rules))
+    doubt = _new_doubt()
+    reference_doubt = _new_doubt()
     baseline = None
     if not args.no_baseline:
         baseline = HistogramBaseline(_deck_faces(reader), reader.cell_size)
@@ -186,8 +206,13 @@ def run_bench(args: argparse.Namespace) -> int:
             _baseline_grid(reader, data, lattice, grid_baseline)
         if args.oracle:
             _oracle_read(reader, baseline, data, truth, oracle)
+        if reference is not None:
+            try:
+                _read_with_doubt(reference, data, rows_true, reference_doubt, margin_rule=True)
+            except ValueError:
+                pass  # counted as a refusal of the reference reader
         try:
-            read = reader.read(data)
+            read = _read_with_doubt(reader, data, rows_true, doubt, margin_rule=False)
         except ValueError as error:
             stats["failures"].append(f"{image_path.name}: {error}")
             continue
@@ -238,6 +263,13 @@ def run_bench(args: argparse.Namespace) -> int:
         stats, timings, cpu_timings, corner_errors, sizes, baseline is not None, args
     )
     report["grid"] = _grid_summary(grid, None if args.no_baseline else grid_baseline, len(scenes))
+    report["doubt"] = _doubt_summary(doubt, len(scenes))
+    if reference is not None:
+        report["reference"] = {
+            "model": str(reference_model),
+            "check_rule": "margin to the runner-up < 0.1 (BoardRead.low_confidence)",
+            **_doubt_summary(reference_doubt, len(scenes)),
+        }
     if args.oracle:
         cells = max(oracle["cells"], 1)
         report["true_corners"] = {
@@ -354,6 +386,96 @@ def _oracle_read(reader, baseline, data: bytes, truth: dict, oracle: dict) -> No
         oracle["baseline_errors"] += _baseline_errors(baseline, read.crops, rows_true)
 
 
+#: Today's highlight rule, the reference for the calibrated flags: a margin under this.
+MARGIN_RULE = 0.1
+
+
+def _new_doubt() -> dict:
+    return {"found": 0, "refused": 0, "no_terrarium": 0, "cells": 0, "wrong": 0, "boards_right": 0,
+            "silent_wrong": 0, "flagged_right": 0, "flagged_wrong": 0, "needs_check": 0,
+            "wrong_boards_flagged": 0, "wrong_boards": 0, "cpu_ms": []}  # fmt: skip
+
+
+def _read_with_doubt(reader, data: bytes, rows_true, out: dict, *, margin_rule: bool):
+    """Read a photo; count found / right / flagged / silent cells into ``out``; return the read.
+
+    ``margin_rule`` judges the read by today's highlight (margin < :data:`MARGIN_RULE`; a read
+    needs a check when a cell is highlighted) instead of the calibrated ``check`` flags.
+    Refusals are re-raised after counting.
+    """
+    start = time.process_time()
+    try:
+        read = reader.read(data)
+    except ValueError as error:
+        out["refused"] += 1
+        out["no_terrarium"] += int("no terrarium" in str(error).lower())
+        raise
+    finally:
+        out["cpu_ms"].append(1000 * (time.process_time() - start))
+    if margin_rule:
+        check = np.zeros((len(read.cells), len(read.cells[0])), bool)
+        for r, c in read.low_confidence(MARGIN_RULE):
+            check[r, c] = True
+        needs_check = bool(check.any())
+    else:
+        check = np.asarray(read.check, bool)
+        needs_check = bool(read.needs_check)
+    wrong = np.array(
+        [[p != t for p, t in zip(pr, tr, strict=True)] for pr, tr in zip(read.rows, rows_true,
+                                                                          strict=True)]
+    )  # fmt: skip
+    out["found"] += 1
+    out["cells"] += wrong.size
+    out["wrong"] += int(wrong.sum())
+    out["boards_right"] += int(not wrong.any())
+    out["needs_check"] += int(needs_check)
+    out["flagged_right"] += int((check & ~wrong).sum())
+    out["flagged_wrong"] += int((check & wrong).sum())
+    if not needs_check:
+        out["silent_wrong"] += int((wrong & ~check).sum())
+    if wrong.any():
+        out["wrong_boards"] += 1
+        out["wrong_boards_flagged"] += int(needs_check)
+    return read
+
+
+def _doubt_summary(d: dict, scenes: int) -> dict:
+    cells = max(d["cells"], 1)
+    right = max(d["cells"] - d["wrong"], 1)
+    return {
+        "grid_found_pct": round(100 * d["found"] / max(scenes, 1), 2),
+        "refused": d["refused"],
+        "refused_no_terrarium": d["no_terrarium"],
+        "per_card_error_pct": round(100 * d["wrong"] / cells, 3),
+        "boards_right_pct": round(100 * d["boards_right"] / max(scenes, 1), 2),
+        "wrong_cells": d["wrong"],
+        "wrong_cells_flagged": d["flagged_wrong"],
+        "silent_wrong_cells": d["silent_wrong"],
+        "silent_wrong_cells_pct": round(100 * d["silent_wrong"] / cells, 3),
+        "flagged_right_cells_pct": round(100 * d["flagged_right"] / right, 2),
+        "reads_needing_check_pct": round(100 * d["needs_check"] / max(d["found"], 1), 2),
+        "wrong_boards_flagged": f"{d['wrong_boards_flagged']}/{d['wrong_boards']}",
+        "median_cpu_ms_photo_to_read": round(float(np.median(d["cpu_ms"])), 1)
+        if d["cpu_ms"]
+        else None,
+    }
+
+
+def _reference_reader(folder: str, pack: str | None, copies: dict):
+    """A reader with the embedder in ``folder``; a pack is enrolled anew for it in memory."""
+    from vision.gallery import Gallery
+    from vision.reader import TerrariumReader
+
+    model = Path(folder) / "card_embedder.onnx"
+    reference = TerrariumReader(None, copies=copies, model_path=model, threads=1)
+    if pack is not None:
+        from vision.gallery import DeckPack
+
+        faces = DeckPack.load(pack).faces  # faces only: the pack's own gallery is untouched
+        reference.gallery = Gallery.build(reference.embedder, faces, np.random.default_rng(0))
+    return reference
+
+
 def _deck_faces(reader) -> dict[str, np.ndarray]:
     if reader.pack is not None:
         return dict(reader.pack.faces)
@@ -433,6 +555,18 @@ def format_report(report: dict) -> str:
                 f"found {b['found_within_quarter_card_pct']} %, corner error "
                 f"{b['corner_error_mean_pct_card_width']} %"
             )
+    for key, title in (("doubt", "This reader"), ("reference", "Reference reader")):
+        d = report.get(key)
+        if not d:
+            continue
+        lines.append(
+            f"{title + ':':27} found {d['grid_found_pct']} %, per-card error "
+            f"{d['per_card_error_pct']} %, boards right {d['boards_right_pct']} %, silent wrong "
+            f"cells {d['silent_wrong_cells']} ({d['silent_wrong_cells_pct']} %), flagged right "
+            f"cells {d['flagged_right_cells_pct']} %, reads to check "
+            f"{d['reads_needing_check_pct']} %, refused {d['refused']} (no terrarium "
+            f"{d['refused_no_terrarium']}), median {d['median_cpu_ms_photo_to_read']} ms CPU"
+        )
     cpu = ", ".join(f"{k} {v}" for k, v in report["median_cpu_ms"].items())
     wall = ", ".join(f"{k} {v}" for k, v in report["median_wall_ms"].items())
     lines.append(f"Median CPU ms (one thread): {cpu}")
