@@ -85,10 +85,10 @@ def at(cell: Cell) -> str:
 
 
 def at_many(cells: Sequence[Cell]) -> str:
-    """Several squares, 1-based: ``rows/columns (1,2) (1,3)``; one square as :func:`at`."""
+    """Several squares as (row, column), 1-based: ``squares (1,2), (1,3)``; one as :func:`at`."""
     if len(cells) == 1:
         return at(cells[0])
-    return "squares (row,column) " + " ".join(f"({r + 1},{c + 1})" for r, c in sorted(cells))
+    return "squares " + ", ".join(f"({r + 1},{c + 1})" for r, c in sorted(cells))
 
 
 # ------------------------------------------------------------------------------ board view
@@ -362,7 +362,8 @@ def _fewest_land(b: _Board, goal: Goal, rules: Rules) -> tuple[list[ScoreLine], 
     squares = b.cells([i for i in range(b.n) if b.land[i] == fewest])
     line = ScoreLine(
         per * counts[fewest],
-        f"fewest squares of one land: {LAND_NAMES[fewest]} {counts[fewest]} ({listing})",
+        f"fewest squares of one land: {LAND_NAMES[fewest]} {counts[fewest]} ({listing}) at "
+        f"{at_many(squares)}",
         squares,
     )
     return [line], ""
@@ -553,7 +554,8 @@ def _columns_with_count(b: _Board, goal: Goal, rules: Rules) -> tuple[list[Score
                     b.cells(found),
                 )
             )
-    return lines, "" if lines else f"no column with exactly {count} {ANIMAL_PLURALS[animal]}"
+    noun = ANIMAL_NAMES[animal] if count == 1 else ANIMAL_PLURALS[animal]
+    return lines, "" if lines else f"no column with exactly {count} {noun}"
 
 
 _FINDERS: dict[str, Finder] = {
