@@ -77,6 +77,44 @@ def test_score_says_when_no_terrarium_is_found(capsys, tmp_path):
     assert_one_line_error(code, err, "no terrarium found")
 
 
+def test_score_json_says_whether_and_where_to_check(capsys):
+    """The contract: top-level ``needs_check`` (bool), ``check`` (bool) on every cell."""
+    code, out, _ = run_cli(capsys, "score", str(SAMPLES / "sample_1.jpg"), "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert isinstance(result["needs_check"], bool)
+    flags = [cell["check"] for row in result["cells"] for cell in row]
+    assert len(flags) == 20 and all(isinstance(flag, bool) for flag in flags)
+    assert all(0.0 <= cell["p_wrong"] <= 1.0 for row in result["cells"] for cell in row)
+    assert result["needs_check"] == (any(flags) or bool(result["check_reasons"]))
+    # a clean photo read right is not flagged all over
+    assert sum(flags) <= 2
+
+
+def test_score_flags_a_read_from_misplaced_corners(capsys):
+    """Corners half a card off give a wrong board: it must come back flagged, in text and JSON."""
+    truth = json.loads((SAMPLES / "sample_1.json").read_text())
+    corners = np.asarray(truth["grid_corners"], float)
+    corners += (corners[1] - corners[0]) / 10
+    text = ",".join(f"{v:.1f}" for v in corners.ravel())
+    code, out, _ = run_cli(capsys, "score", str(SAMPLES / "sample_1.jpg"), "--corners", text,
+                           "--json")  # fmt: skip
+    assert code == 0
+    result = json.loads(out)
+    assert result["board"] != truth["board"]
+    assert result["needs_check"] is True
+    wrong = [
+        cell["check"]
+        for row, true_row in zip(result["cells"], truth["board"]["rows"], strict=True)
+        for cell, label in zip(row, true_row, strict=True)
+        if cell["label"] != label
+    ]
+    assert sum(wrong) >= 0.8 * len(wrong)
+    code, out, _ = run_cli(capsys, "score", str(SAMPLES / "sample_1.jpg"), "--corners", text)
+    assert code == 0
+    assert "NEEDS A CHECK" in out and "Check these cells:" in out and "?" in out
+
+
 def test_score_refuses_bad_corners_in_one_line(capsys):
     code, _, err = run_cli(capsys, "score", str(SAMPLES / "sample_1.jpg"), "--corners", "1,2,3")
     assert_one_line_error(code, err, "--corners")

@@ -265,3 +265,31 @@ def test_reader_with_user_corners(reader):
     read = reader.read(data, corners=corners[[2, 0, 3, 1]])  # any order
     assert read.fit.method == "corners"
     assert read.rows == truth["board"]["rows"]
+
+
+def test_small_photo_view_is_softer_and_keeps_its_shape(faces):
+    import cv2
+
+    from vision.augment import small_photo
+
+    clean = card_view(faces["rock"], np.random.default_rng(3), out_size=(48, 64), strength=0.0)
+    small = small_photo(np.random.default_rng(4), clean, 0.0, width_px=(20.0, 20.0))
+    assert small.shape == clean.shape and small.dtype == np.uint8
+
+    def sharpness(image):
+        return cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), cv2.CV_64F).var()
+
+    assert sharpness(small) < 0.7 * sharpness(clean)
+    # a card already at the crop's size is left at full resolution
+    same = small_photo(np.random.default_rng(4), clean, 0.0, width_px=(60.0, 60.0))
+    assert sharpness(same) > 0.7 * sharpness(clean)
+
+
+def test_enrol_faces_from_images_are_portrait_cards(faces):
+    from vision.enrol import faces_from_images
+
+    landscape = np.ascontiguousarray(np.rot90(faces["rock"]))
+    out = faces_from_images({"rock": faces["rock"], "water": landscape})
+    assert set(out) == {"rock", "water"}
+    assert np.array_equal(out["rock"], faces["rock"])  # a scan with the card's aspect is kept
+    assert out["water"].shape[0] > out["water"].shape[1]  # turned portrait
