@@ -47,6 +47,9 @@ PHONE_SIZES: tuple[tuple[int, int], ...] = (
     (1600, 1200),
 )
 TABLE_KINDS = ("wood", "cloth", "patterned", "plain", "dark", "light")
+#: Harder tables for the hard evaluation set and training: crisp checks and stripes at card
+#: scale and below, and playmats printed with card-sized panels in the cards' own colours.
+HARD_TABLE_KINDS = (*TABLE_KINDS, "checks", "stripes", "card_mat")
 
 _MAX_CARD_CANVAS_PX = 6.0e6
 _MAX_TABLE_CANVAS_PX = 1.5e6
@@ -294,6 +297,31 @@ def _table_texture(
         t = cv2.GaussianBlur(t, (0, 0), max(0.5, 0.3 * px_per_mm))
         img = c1[None, None] * (1 - t[..., None]) + c2[None, None] * t[..., None]
         img *= (0.9 + 0.2 * low)[..., None]
+    elif style in ("checks", "stripes"):
+        period = rng.uniform(5, 45)
+        a = (np.mod(u, period) < period / 2).astype(np.float32)
+        if style == "checks":
+            b = (np.mod(v, period) < period / 2).astype(np.float32)
+            t = np.abs(a - b)
+        else:
+            t = (np.mod(u, period) < period * rng.uniform(0.25, 0.6)).astype(np.float32)
+        t = cv2.GaussianBlur(t, (0, 0), max(0.4, 0.15 * px_per_mm))
+        img = c1[None, None] * (1 - t[..., None]) + c2[None, None] * t[..., None]
+        img *= (0.92 + 0.16 * low)[..., None]
+    elif style == "card_mat":
+        img = c1[None, None] * (0.9 + 0.2 * low[..., None])
+        img = np.array(np.broadcast_to(img, (h, w, 3)), dtype=np.float32, copy=True)
+        panels = int(min(300, h * w / (px_per_mm**2 * 18000) + 3))
+        for _ in range(panels):
+            centre = (rng.uniform(0, w), rng.uniform(0, h))
+            size_mm = rng.uniform(35, 95, 2)
+            box = cv2.boxPoints((centre, tuple(size_mm * px_per_mm), rng.uniform(0, 180)))
+            colour = _palette(rng, "patterned")[int(rng.integers(2))]
+            cv2.fillConvexPoly(img, np.round(box).astype(np.int32), tuple(float(x) for x in colour))
+            inner = cv2.boxPoints((centre, tuple(0.75 * size_mm * px_per_mm), 0.0))
+            if rng.random() < 0.6:
+                shade = tuple(float(x) for x in _palette(rng, "light")[0])
+                cv2.fillConvexPoly(img, np.round(inner).astype(np.int32), shade)
     else:  # plain
         fine = _smooth_noise(rng, shape, max(1.5, 2 * px_per_mm))
         img = c1[None, None] * (0.92 + 0.1 * low[..., None] + 0.04 * fine[..., None])
@@ -495,6 +523,7 @@ def render_scene(
     degrade: bool = True,
     copies: Mapping[str, int] | None = None,
     deck_name: str | None = None,
+    tables: tuple[str, ...] = TABLE_KINDS,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Render one phone photo of a terrarium and its ground truth.
 
@@ -519,6 +548,10 @@ def render_scene(
         Draw objects beside the grid; apply light and sensor effects.
     copies : mapping, optional
         Copies per front id (defaults to ``deck.copies`` or the 126-card deck).
+    tables : tuple of str
+        The table kinds drawn from (:data:`TABLE_KINDS`; :data:`HARD_TABLE_KINDS` adds crisp
+        checks, stripes and card-coloured playmats). A board of only ``empty`` cells with
+        ``distractors=False`` is a bare table: a photo with no terrarium.
 
     Returns
     -------
@@ -606,7 +639,10 @@ def render_scene(
     s_table = min(need, 4.0, math.sqrt(min(_MAX_TABLE_CANVAS_PX, 1.5 * w_img * h_img) / area))
     t_w = max(2, int(math.ceil((vis_hi[0] - vis_lo[0]) * s_table)))
     t_h = max(2, int(math.ceil((vis_hi[1] - vis_lo[1]) * s_table)))
-    table_kind = str(rng.choice(TABLE_KINDS))
+    unknown = set(tables) - set(HARD_TABLE_KINDS)
+    if not tables or unknown:
+        raise ValueError(f"tables: expected kinds from {HARD_TABLE_KINDS}, got {tables}")
+    table_kind = str(rng.choice(tables))
     table_rgb = _table_texture(rng, table_kind, (t_h, t_w), s_table)
     table_alpha = np.full((t_h, t_w), 255, np.uint8)
 
@@ -969,4 +1005,11 @@ def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
     return buf.tobytes()
 
 
-__all__ = ["PHONE_SIZES", "TABLE_KINDS", "encode_jpeg", "render_scene", "sample_board"]
+__all__ = [
+    "HARD_TABLE_KINDS",
+    "PHONE_SIZES",
+    "TABLE_KINDS",
+    "encode_jpeg",
+    "render_scene",
+    "sample_board",
+]
