@@ -15,4 +15,10 @@ rt="${REPTILE_TANK:-reptile-tank}"
 "$rt" deck export --out "$out/unseen_deck_faces" --random-seed 9004
 "$rt" synth --out "$out/unseen" --n 100 --seed 9003 --deck "$out/unseen_deck_faces" \
     --max-size 4032x3024
+# 4. The sets defined in vision/synth/dataset.py FROZEN_SETS (seeds 9005-9008): hard (tilt up to
+#    65 degrees, grids from 25 % of the frame, checks / stripes / card-coloured playmats), what an
+#    in-page camera gives (1280x960, 640x480), and bare tables (no terrarium: must be refused).
+for name in hard small_1280 small_640 bare; do
+    python -c "from vision.synth.dataset import write_frozen; write_frozen('$name', '$out/$name')"
+done
 echo "frozen evaluation sets written to $out"

@@ -2,7 +2,7 @@
 
 For a folder of photos with truth (synthetic ``scene_*.jpg`` + ``scene_*.json`` with
 ``board.rows``, or ``hard_*.jpg`` + ``hard_*.json`` with ``rows``; a truth of ``"rows": null``
-is a photo with no terrarium, which must be refused), reports:
+or of only ``empty`` cells is a photo with no terrarium, which must be refused), reports:
 
 - ``found``: reads returned (not refused) over photos with a terrarium;
 - ``boards_right``: all 20 labels right (upright board) over photos with a terrarium;
@@ -43,9 +43,10 @@ from vision.reader import TerrariumReader  # noqa: E402
 
 def _truth(path: Path) -> list[list[str]] | None:
     data = json.loads(path.read_text())
-    if "board" in data:
-        return data["board"]["rows"] if data["board"] is not None else None
-    return data.get("rows")
+    rows = data["board"]["rows"] if data.get("board") else data.get("rows")
+    if rows is None or all(label == "empty" for row in rows for label in row):
+        return None  # no terrarium in the photo
+    return rows
 
 
 def _resized(photo: Path, size: tuple[int, int] | None) -> bytes:
