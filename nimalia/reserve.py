@@ -11,6 +11,7 @@ Two document forms give the same reserve (``docs/nimalia.md``):
   first row and column are the frame's (which matters only for goal 12's adaptation mode).
 
 Every bad document raises ``ValueError`` with one line naming the key or the position.
+:func:`legal_positions` lists where the next card may go (for entering a reserve card by card).
 
 Examples
 --------
@@ -183,3 +184,17 @@ def reserve_from_document(document: Any, *, grid: Layout | None = None) -> Reser
         raise ValueError("placements must be a list of placements")
     placements = [parse_placement(p, i, grid) for i, p in enumerate(raw)]
     return reserve_from_placements(placements, grid=grid)
+
+
+def legal_positions(reserve: Reserve) -> list[tuple[int, int]]:
+    """Where the next card may go (its top-left square, 0-based): anywhere in the frame for the
+    first card, else every position whose 2x2 footprint covers a square of the reserve."""
+    grid = reserve.layout
+    spots = [(r, c) for r in range(grid.rows - 1) for c in range(grid.cols - 1)]
+    if reserve.occupied == 0:
+        return spots
+    return [
+        (r, c)
+        for r, c in spots
+        if any(reserve.at(r + dr, c + dc) is not None for dr in (0, 1) for dc in (0, 1))
+    ]

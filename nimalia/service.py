@@ -12,6 +12,7 @@ dicts of str/int/list only, so a caller can ``json.dumps`` them or render them.
   floored at 0, ranking with the tie-break.
 * :func:`choose_goals` -- a legal set of 4 goals for a level and seed.
 * :func:`goal_catalogue` -- the 22 goals (colour, level, back, name, text, provenance).
+* :func:`next_positions` -- where the next card may go (entering a reserve card by card).
 
 Examples
 --------
@@ -252,3 +253,11 @@ def goal_catalogue() -> list[dict[str, Any]]:
         }
         for g in rules.goals.values()
     ]
+
+
+def next_positions(document: Any) -> list[list[int]]:
+    """Where the next card may go on this reserve: ``[[row, col], ...]`` (0-based top-left)."""
+    from nimalia.reserve import legal_positions
+
+    reserve = reserve_from_document(document, grid=load_rules().layout)
+    return [list(spot) for spot in legal_positions(reserve)]

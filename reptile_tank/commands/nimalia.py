@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from nimalia import service
+from nimalia.cards import ANIMAL_PLURALS
 from nimalia.rules import GOAL12_MODES, load_rules
 from reptile_tank import safe_io
 
@@ -122,7 +123,7 @@ def format_game_result(result: dict[str, Any]) -> str:
         tb = p["tiebreak"]
         out.append(
             f"  {p['rank']}. {p['name']}: {p['total']} "
-            f"(tie-break: {tb['count']} of one animal, {tb['animal']})"
+            f"(tie-break: {tb['count']} {ANIMAL_PLURALS[tb['animal']]}, the most of one animal)"
         )
     return "\n".join(out)
 

@@ -108,3 +108,21 @@ def test_layout_is_six_by_six_squares():
     grid = layout()
     assert (grid.rows, grid.cols, grid.cell_holds, grid.name) == (6, 6, "square", "nimalia")
     assert grid.cell_w_mm == grid.cell_h_mm > 0
+
+
+def test_legal_positions_follow_the_cover_rule():
+    from nimalia.reserve import Placement, legal_positions, reserve_from_placements
+    from nimalia.service import next_positions
+
+    assert len(legal_positions(reserve_from_placements([]))) == 25
+    one = reserve_from_placements([Placement(1, 2, 2)])
+    spots = legal_positions(one)
+    assert sorted(spots) == [(r, c) for r in (1, 2, 3) for c in (1, 2, 3)]
+    for r, c in spots:  # each is accepted by the placement check
+        reserve_from_placements([Placement(1, 2, 2), Placement(2, r, c)])
+    assert next_positions({"placements": [{"card": 1, "row": 0, "col": 0}]}) == [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+        [1, 1],
+    ]
