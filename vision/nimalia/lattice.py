@@ -36,6 +36,8 @@ import numpy as np
 MASK_SIDE = 320
 WORK_SIDE = 900
 MAX_SQUARES = 6
+#: Weight of Lab lightness against colour in the table model.
+L_WEIGHT = 0.4
 
 
 class LatticeNotFound(ValueError):
@@ -108,6 +110,7 @@ def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
     """
     small, s = _resize(rgb, MASK_SIDE)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.5), cv2.COLOR_RGB2LAB).astype(np.float32)
+    lab[..., 0] *= L_WEIGHT  # light and shadow change lightness far more than colour
     h, w = lab.shape[:2]
     b = max(3, int(0.04 * min(h, w)))
     ring = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
@@ -129,9 +132,16 @@ def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
     if n <= 1:
         raise LatticeNotFound("no reserve found: nothing stands out from the table")
     best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    if stats[best, cv2.CC_STAT_AREA] < 0.004 * h * w:
+    area = stats[best, cv2.CC_STAT_AREA]
+    if area < 0.004 * h * w:
         raise LatticeNotFound("no reserve found: nothing card-sized stands out from the table")
-    blob = (lab_img == best).astype(np.uint8) * 255
+    # cards of one reserve can part by a hairline (offsets): group blobs a few mm apart
+    big = np.isin(lab_img, 1 + np.where(stats[1:, cv2.CC_STAT_AREA] >= 0.05 * area)[0])
+    reach = max(3, int(0.05 * math.sqrt(area)))
+    grown = cv2.dilate(big.astype(np.uint8), np.ones((reach, reach), np.uint8))
+    _, groups = cv2.connectedComponents(grown, connectivity=8)
+    group = groups[lab_img == best][0]
+    blob = ((groups == group) & big).astype(np.uint8) * 255
     return blob, s
 
 
@@ -180,7 +190,7 @@ def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
     keep = np.ones(len(seg), bool)
     vp = None
     for _ in range(3):
-        _, _, vt = np.linalg.svd(lines[keep] * wts[keep, None])
+        _, _, vt = np.linalg.svd(lines[keep] * wts[keep, None], full_matrices=False)
         vp = vt[-1]
         # angular residual of each segment w.r.t. the direction to the vanishing point
         mid = (p1 + p2) / 2
@@ -196,9 +206,12 @@ def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
     return vp
 
 
-def _comb(profile: np.ndarray, span: tuple[float, float], lo: float, hi: float
-          ) -> tuple[float, float, float]:
-    """(pitch, phase, contrast) of the lattice comb in an edge profile; pitch in [lo, hi] px.
+def _comb(profile: np.ndarray, span: tuple[float, float], lo: float, hi: float,
+          keep: int = 3) -> list[tuple[float, float, float]]:
+    """Candidate ``(pitch, phase, contrast)`` combs in an edge profile, best first.
+
+    Pitches lie in [lo, hi] px; up to ``keep`` candidates are local maxima of the score over the
+    pitch, more than 12 % apart.
 
     A candidate (pitch, phase) scores the mean edge strength on its lines (within +-2 px) minus
     the mean strength half-way between them, over ``span`` (the reserve's extent): the true
@@ -216,7 +229,7 @@ def _comb(profile: np.ndarray, span: tuple[float, float], lo: float, hi: float
     prof = np.minimum(prof, cap)
     peak = cv2.dilate(prof.reshape(1, -1), np.ones((1, 5), np.uint8)).ravel()
     mean = float(prof[max(int(a), 0):min(int(b) + 1, n)].mean()) + 1e-9
-    best = (-np.inf, lo, 0.0)
+    results = []
     p = lo
     while p <= hi:
         phases = np.arange(0.0, p, max(1.0, p / 80))
@@ -232,16 +245,36 @@ def _comb(profile: np.ndarray, span: tuple[float, float], lo: float, hi: float
         s_off = (off * valid_m).sum(1) / np.maximum(valid_m.sum(1), 1)
         score = (s_on - s_off) / mean * np.sqrt(count)
         j = int(np.argmax(score))
-        if score[j] > best[0]:
-            best = (float(score[j]), float(p), float(phases[j]))
+        results.append((float(score[j]), float(p), float(phases[j])))
         p *= 1.006
-    contrast, pitch, phase = best
-    # refine the phase to sub-pixel with the comb's centre of mass
-    return pitch, phase, contrast
+    sc = np.array([r[0] for r in results])
+    order = np.argsort(-sc)
+    chosen: list[tuple[float, float, float]] = []
+    for i in order:
+        left = sc[i - 1] if i > 0 else -np.inf
+        right = sc[i + 1] if i + 1 < len(sc) else -np.inf
+        if sc[i] < left or sc[i] < right:
+            continue
+        pitch = results[i][1]
+        if any(abs(pitch - c[0]) < 0.12 * c[0] for c in chosen):
+            continue
+        chosen.append((pitch, results[i][2], float(sc[i])))
+        if len(chosen) >= keep:
+            break
+    return chosen
 
 
 def find_lattice(rgb: np.ndarray) -> Lattice:
-    """The reserve's lattice in ``rgb`` (``(H, W, 3) uint8``); :class:`LatticeNotFound` if none."""
+    """The most likely lattice in ``rgb`` (``(H, W, 3) uint8``); :class:`LatticeNotFound` if none."""
+    return find_lattices(rgb)[0]
+
+
+def find_lattices(rgb: np.ndarray, keep: int = 3) -> list[Lattice]:
+    """Lattice hypotheses in ``rgb``, most likely first (pitch candidates of both axes).
+
+    The comb alone can take a multiple of the true pitch when few lines are visible; the
+    reader verifies the hypotheses by recognition.
+    """
     blob, s_mask = foreground_mask(rgb)
     work, s_work = _resize(rgb, WORK_SIDE)
     hw, ww = work.shape[:2]
@@ -314,19 +347,26 @@ def find_lattice(rgb: np.ndarray) -> Lattice:
     prof_x = (gx * inside).sum(0)
     prof_y = (gy * inside).sum(1)
     ext_px = ext * sc
-    px, phx, rx = _comb(prof_x, (margin, margin + ext_px[0]),
-                        max(ext_px[0] / (MAX_SQUARES + 0.8), 8), ext_px[0] / 1.6 + 1)
-    py, phy, ry = _comb(prof_y, (margin, margin + ext_px[1]),
-                        max(ext_px[1] / (MAX_SQUARES + 0.8), 8), ext_px[1] / 1.6 + 1)
-    # the squares are square: an axis whose pitch is ~2x or ~0.5x the other's took a harmonic;
-    # judge the aspect from the rectified extent only loosely (the affine scale is unknown)
-    # lattice lines covering the reserve
-    x_lo, x_hi = margin, margin + ext_px[0]
-    y_lo, y_hi = margin, margin + ext_px[1]
-    k0x = math.floor((x_lo - phx) / px + 0.5)
-    k1x = math.floor((x_hi - phx) / px + 0.5)
-    k0y = math.floor((y_lo - phy) / py + 0.5)
-    k1y = math.floor((y_hi - phy) / py + 0.5)
+    cx = _comb(prof_x, (margin, margin + ext_px[0]),
+               max(ext_px[0] / (MAX_SQUARES + 0.8), 8), ext_px[0] / 1.6 + 1, keep)
+    cy = _comb(prof_y, (margin, margin + ext_px[1]),
+               max(ext_px[1] / (MAX_SQUARES + 0.8), 8), ext_px[1] / 1.6 + 1, keep)
+    if not cx or not cy:
+        raise LatticeNotFound("no periodic lines on the reserve")
+    hyps = sorted(((a[2] + b[2], a, b) for a in cx for b in cy), key=lambda t: -t[0])
+    out = []
+    for score, (px, phx, _), (py, phy, _) in hyps:
+        out.append(_lattice(px, phx, py, phy, (margin, margin + ext_px[0]),
+                            (margin, margin + ext_px[1]), h_rect, s_work, blob, s_mask, score))
+    return out
+
+
+def _lattice(px, phx, py, phy, span_x, span_y, h_rect, s_work, blob, s_mask, score) -> Lattice:
+    """The lattice of one (pitch, phase) pair per axis, covering the reserve plus one cell."""
+    k0x = math.floor((span_x[0] - phx) / px + 0.5)
+    k1x = math.floor((span_x[1] - phx) / px + 0.5)
+    k0y = math.floor((span_y[0] - phy) / py + 0.5)
+    k1y = math.floor((span_y[1] - phy) / py + 0.5)
     cols = max(1, min(k1x - k0x, MAX_SQUARES))
     rows = max(1, min(k1y - k0y, MAX_SQUARES))
     # one more cell on every side: the foreground model can miss squares that look like the
@@ -339,18 +379,18 @@ def find_lattice(rgb: np.ndarray) -> Lattice:
     h_img = np.linalg.inv(work_from_input) @ np.linalg.inv(h_rect) @ lat_to_rect
     h_img /= h_img[2, 2]
     # foreground share per cell (on the thumbnail mask)
+    g = np.linspace(0.2, 0.8, 4)
+    q = np.column_stack([np.repeat(g, 4), np.tile(g, 4)])
     fg = np.zeros((rows, cols))
     for r in range(rows):
         for c in range(cols):
-            q = np.column_stack([np.linspace(c + 0.2, c + 0.8, 4).repeat(4),
-                                 np.tile(np.linspace(r + 0.2, r + 0.8, 4), 4)])
-            p = np.column_stack([q, np.ones(len(q))]) @ h_img.T
+            pts = q + [c, r]
+            p = np.column_stack([pts, np.ones(len(pts))]) @ h_img.T
             p = p[:, :2] / p[:, 2:3] * s_mask
             ix = np.clip(p[:, 0].astype(int), 0, blob.shape[1] - 1)
             iy = np.clip(p[:, 1].astype(int), 0, blob.shape[0] - 1)
             fg[r, c] = float((blob[iy, ix] > 0).mean())
-    lat = Lattice(rows, cols, h_img, fg, (rx + ry) / 2)
-    return _upright(lat)
+    return _upright(Lattice(rows, cols, h_img, fg, float(score)))
 
 
 def _upright(lat: Lattice) -> Lattice:
@@ -385,4 +425,4 @@ def _upright(lat: Lattice) -> Lattice:
     return Lattice(nr, nc, lat.h_img_from_lat @ m, np.ascontiguousarray(fg), lat.score)
 
 
-__all__ = ["Lattice", "LatticeNotFound", "find_lattice", "foreground_mask"]
+__all__ = ["Lattice", "LatticeNotFound", "find_lattice", "find_lattices", "foreground_mask"]

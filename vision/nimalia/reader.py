@@ -1,0 +1,529 @@
+"""Read a Nimalia reserve from a photo: lattice, then every square by embedder + gallery.
+
+:func:`read_reserve` is the one entry point (the CLI and the app call it)::
+
+    result = read_reserve(rgb)                 # the stand-in deck's gallery
+    result = read_reserve(rgb, pack="my-deck") # a deck enrolled from one image per card
+    result.squares        # rows of tokens cropped to the reserve's bounding box ("." empty)
+    result.cells          # per square: token, confidence, check, top kinds
+    result.needs_check    # the reserve as a whole should be checked by the player
+    result.lattice_quads  # image quads of every square (for overlays)
+
+Recognition: every lattice cell is cut out of the photo through the lattice's homography (a
+64 x 64 square crop), embedded with the shipped card embedder (``models/card_embedder.onnx``)
+and compared with a **square gallery**: prototypes of the 14 square kinds as they look at each
+quarter turn (a quarter turn of an otter square shows the other river, so the river is read as
+part of the kind) plus table (``"."``). The gallery is built from one image per card: each
+card is turned 4 times and each of its squares is cut out with small offsets, scale and light
+changes (:func:`build_gallery`); the card data comes from :mod:`nimalia.cards` only.
+
+A cell's score per class is its cosine similarity to the nearest prototype of the class; its
+confidence is the margin to the best other class. ``check`` flags a square whose margin is under
+:data:`CHECK_MARGIN`; ``needs_check`` flags a reserve with any checked square, a low lattice
+score, or an extent over 6 x 6 (thresholds calibrated on held-out scenes, see
+``docs/nimalia-vision.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
+from vision.augment import table_texture
+from vision.classifier import CardEmbedder
+from vision.nimalia.lattice import Lattice, LatticeNotFound, find_lattices
+
+#: The 15 classes of a cell: the 14 kinds, then empty.
+CLASSES: tuple[str, ...] = (*SQUARE_KINDS, EMPTY)
+MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
+DEFAULT_GALLERY = MODELS_DIR / "nimalia_stand_in_gallery.npz"
+CROP = 64
+#: A square is flagged for checking when its margin to the next class is below this (cosine).
+CHECK_MARGIN = 0.06
+#: The grid finder's foreground share nudges the empty score: + FG_WEIGHT * (0.5 - share).
+FG_WEIGHT = 0.15
+MAX_SIDE = 6
+
+
+class NimaliaPackError(ValueError):
+    """A Nimalia deck pack is missing, incomplete or was built with another model."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Gallery
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SquareGallery:
+    """Prototype embeddings ``(N, D)`` with class indices into :data:`CLASSES`."""
+
+    embeddings: np.ndarray
+    classes: np.ndarray
+    model_id: str
+    name: str = "custom"
+
+    def scores(self, emb: np.ndarray) -> np.ndarray:
+        """``(M, 15)``: best cosine similarity of each embedding to each class's prototypes."""
+        sim = emb @ self.embeddings.astype(np.float32).T  # (M, N)
+        out = np.full((len(emb), len(CLASSES)), -1.0, np.float32)
+        for k in range(len(CLASSES)):
+            sel = self.classes == k
+            if sel.any():
+                out[:, k] = sim[:, sel].max(1)
+        return out
+
+    def check_model(self, embedder: CardEmbedder) -> None:
+        if self.model_id != embedder.model_id:
+            raise NimaliaPackError(
+                f"gallery built with model {self.model_id}, embedder is {embedder.model_id}"
+            )
+
+    def save(self, path: str | Path) -> None:
+        np.savez_compressed(path, embeddings=self.embeddings.astype(np.float16),
+                            classes=self.classes.astype(np.int8),
+                            model_id=np.array(self.model_id), name=np.array(self.name),
+                            class_names=np.array(CLASSES))
+
+    @classmethod
+    def load(cls, path: str | Path) -> SquareGallery:
+        path = Path(path)
+        if not path.is_file():
+            raise NimaliaPackError(f"gallery not found: {path}")
+        with np.load(path) as data:
+            if tuple(str(c) for c in data["class_names"]) != CLASSES:
+                raise NimaliaPackError(f"{path}: its classes are not the 15 Nimalia classes")
+            return cls(data["embeddings"].astype(np.float32), data["classes"].astype(int),
+                       str(data["model_id"]), str(data["name"]))
+
+
+def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    out = img.astype(np.float32)
+    out = out * rng.uniform(0.65, 1.2) * rng.uniform(0.9, 1.1, 3) + rng.uniform(-15, 15)
+    out = 255 * (np.clip(out, 0, 255) / 255) ** rng.uniform(0.8, 1.25)
+    if rng.random() < 0.5:
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.3))
+    out += rng.normal(0, rng.uniform(0, 6), out.shape)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    if rng.random() < 0.6:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 95))])
+        out = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+    return out
+
+
+def square_views(card_img: np.ndarray, rng: np.random.Generator, views: int,
+                 shift: float = 0.1) -> list[list[np.ndarray]]:
+    """Crops of a card's 4 squares (reading order) as the reader cuts them: ``views`` each.
+
+    The first view of each square is exact; the others move the cut by up to ``shift`` of a
+    square, scale it by +-6 %, turn it by +-3 degrees and change light, blur, noise and JPEG; the
+    card lies on a random table, so a cut past the card's edge shows table.
+    """
+    n = card_img.shape[0]
+    half = n / 2
+    pad = int(half * 0.5)
+    bg = table_texture(rng, (n + 2 * pad, n + 2 * pad))
+    canvas = bg.copy()
+    inside = np.zeros(canvas.shape[:2], bool)
+    inside[pad:pad + n, pad:pad + n] = card_img.sum(-1) > 0
+    canvas[inside] = card_img[inside[pad:pad + n, pad:pad + n]]
+    out: list[list[np.ndarray]] = []
+    for q in range(4):
+        r, c = divmod(q, 2)
+        cx, cy = pad + (c + 0.5) * half, pad + (r + 0.5) * half
+        crops = []
+        for v in range(views):
+            if v == 0:
+                dx = dy = ang = 0.0
+                sc = 1.0
+            else:
+                dx, dy = rng.uniform(-shift, shift, 2) * half
+                sc = rng.uniform(0.94, 1.06)
+                ang = rng.uniform(-3, 3)
+            m = cv2.getRotationMatrix2D((cx + dx, cy + dy), ang, CROP / (half * sc))
+            m[:, 2] += np.array([CROP / 2, CROP / 2]) - np.array([cx + dx, cy + dy])
+            crop = cv2.warpAffine(canvas, m, (CROP, CROP), flags=cv2.INTER_AREA
+                                  if half > CROP else cv2.INTER_LINEAR)
+            crops.append(crop if v == 0 else _photometric(rng, crop))
+        out.append(crops)
+    return out
+
+
+def empty_views(rng: np.random.Generator, n: int, card_imgs: list[np.ndarray]) -> list[np.ndarray]:
+    """Table crops, some with a strip of a neighbouring card along one side."""
+    out = []
+    for _ in range(n):
+        crop = table_texture(rng, (CROP, CROP))
+        if card_imgs and rng.random() < 0.5:
+            src = card_imgs[int(rng.integers(len(card_imgs)))]
+            strip = int(rng.uniform(0.04, 0.22) * CROP)
+            piece = cv2.resize(src, (CROP, CROP))[:strip]
+            crop = np.ascontiguousarray(np.rot90(crop, int(rng.integers(4))))
+            crop[:strip] = piece
+            crop = np.ascontiguousarray(np.rot90(crop, int(rng.integers(4))))
+        out.append(_photometric(rng, crop))
+    return out
+
+
+def build_gallery(card_images: dict[int, np.ndarray], embedder: CardEmbedder, *,
+                  views: int = 4, empties: int = 200, seed: int = 0,
+                  name: str = "custom") -> SquareGallery:
+    """A square gallery from one upright, unturned image per card (ids as the reference).
+
+    Each card is turned 0/90/180/270 degrees; each of its squares then shows the kind
+    :func:`nimalia.cards.turn` says, in ``views`` augmented cuts.
+    """
+    missing = sorted(set(cards()) - set(card_images))
+    if missing:
+        raise NimaliaPackError(f"no image for cards {missing[:10]}{'...' if len(missing) > 10 else ''}")
+    rng = np.random.default_rng(seed)
+    crops, labels = [], []
+    for cid in sorted(cards()):
+        img = _square_image(card_images[cid])
+        for t in (0, 90, 180, 270):
+            turned = np.ascontiguousarray(np.rot90(img, k=-(t // 90)))
+            tokens = [s.token for s in turn(cid, t)]
+            for q, views_q in enumerate(square_views(turned, rng, views)):
+                crops += views_q
+                labels += [CLASSES.index(tokens[q])] * len(views_q)
+    sample = [_square_image(card_images[c]) for c in sorted(card_images)[:20]]
+    crops += empty_views(rng, empties, sample)
+    labels += [CLASSES.index(EMPTY)] * empties
+    emb = _embed(embedder, np.stack(crops))
+    return SquareGallery(emb, np.array(labels), embedder.model_id, name)
+
+
+def _square_image(img: np.ndarray, size: int = 256) -> np.ndarray:
+    """A card image as a square RGB array (a photo or scan is resized to square)."""
+    img = np.asarray(img)
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2RGB)
+    img = img[..., :3]
+    return cv2.resize(img, (size, size), interpolation=cv2.INTER_AREA)
+
+
+def _embed(embedder: CardEmbedder, crops: np.ndarray, batch: int = 256) -> np.ndarray:
+    return np.concatenate([embedder.embed(crops[i:i + batch]) for i in range(0, len(crops), batch)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Packs
+# ---------------------------------------------------------------------------------------------
+
+
+def enroll_pack(src_dir: str | Path, out_dir: str | Path, embedder: CardEmbedder | None = None,
+                *, name: str | None = None, views: int = 4) -> Path:
+    """Enrol a deck from ``src_dir/<card id>.png`` (1-60): writes ``out_dir`` as a pack.
+
+    The pack holds ``cards/<id>.png`` (the images as given), ``gallery.npz`` and ``pack.json``.
+    """
+    src, out = Path(src_dir), Path(out_dir)
+    if not src.is_dir():
+        raise NimaliaPackError(f"not a folder: {src}")
+    images = {}
+    for cid in cards():
+        path = src / f"{cid}.png"
+        if not path.is_file():
+            continue
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if img is None:
+            raise NimaliaPackError(f"cannot read {path}")
+        images[cid] = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+    embedder = embedder or CardEmbedder()
+    gallery = build_gallery(images, embedder, views=views, name=name or src.name)
+    (out / "cards").mkdir(parents=True, exist_ok=True)
+    for cid, img in images.items():
+        cv2.imwrite(str(out / "cards" / f"{cid}.png"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
+    gallery.save(out / "gallery.npz")
+    (out / "pack.json").write_text(json.dumps({
+        "game": "nimalia", "name": gallery.name, "model_id": gallery.model_id,
+        "cards": len(images), "prototypes": int(len(gallery.classes)),
+    }, indent=2) + "\n")
+    return out
+
+
+def load_gallery(pack: str | Path | None) -> SquareGallery:
+    """The stand-in gallery (``None``), a pack folder's ``gallery.npz``, or a gallery file."""
+    if pack is None:
+        return SquareGallery.load(DEFAULT_GALLERY)
+    p = Path(pack)
+    if p.is_dir():
+        return SquareGallery.load(p / "gallery.npz")
+    return SquareGallery.load(p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SquareRead:
+    token: str
+    confidence: float
+    check: bool
+    top: tuple[tuple[str, float], ...]
+
+    def to_json(self) -> dict:
+        return {"token": self.token, "confidence": round(self.confidence, 4), "check": self.check}
+
+
+@dataclass
+class ReserveRead:
+    """What :func:`read_reserve` returns (see the module docstring)."""
+
+    squares: list[list[str]]
+    cells: list[list[SquareRead]]
+    needs_check: bool
+    reasons: list[str]
+    lattice: Lattice | None
+    origin: tuple[int, int] = (0, 0)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def found(self) -> bool:
+        return self.lattice is not None and bool(self.squares)
+
+    @property
+    def lattice_quads(self) -> list[list[list[list[float]]]]:
+        """Image corners TL, TR, BR, BL of every square of :attr:`squares` (for overlays)."""
+        if self.lattice is None:
+            return []
+        r0, c0 = self.origin
+        return [[self.lattice.cell_quad(r0 + r, c0 + c).round(1).tolist()
+                 for c in range(len(row))] for r, row in enumerate(self.squares)]
+
+    def to_json(self) -> dict:
+        return {
+            "squares": self.squares,
+            "needs_check": self.needs_check,
+            "reasons": self.reasons,
+            "cells": [[c.to_json() for c in row] for row in self.cells],
+            "lattice": self.lattice_quads,
+        }
+
+
+class ReserveReader:
+    """Holds the embedder and a gallery; :meth:`read` reads one photo (RGB array)."""
+
+    def __init__(self, pack: str | Path | None = None, *, embedder: CardEmbedder | None = None,
+                 threads: int = 1) -> None:
+        self.embedder = embedder or CardEmbedder(threads=threads)
+        self.gallery = load_gallery(pack)
+        self.gallery.check_model(self.embedder)
+
+    def crops(self, rgb: np.ndarray, lat: Lattice) -> np.ndarray:
+        """``(rows * cols, CROP, CROP, 3)`` square crops, row by row."""
+        dst = np.float32([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]])
+        out = np.empty((lat.rows * lat.cols, CROP, CROP, 3), np.uint8)
+        for r in range(lat.rows):
+            for c in range(lat.cols):
+                q = lat.cell_quad(r, c).astype(np.float32)
+                h = cv2.getPerspectiveTransform(q, dst)
+                # area-like sampling: blur when the square is much larger than the crop
+                out[r * lat.cols + c] = cv2.warpPerspective(rgb, h, (CROP, CROP),
+                                                            flags=cv2.INTER_LINEAR,
+                                                            borderMode=cv2.BORDER_REPLICATE)
+        return out
+
+    def _scores(self, rgb: np.ndarray, lat: Lattice, cells: list[int] | None = None):
+        small, s = _prefilter(rgb, lat)
+        crops = self.crops(small, _scaled(lat, s))
+        if cells is not None:
+            crops = crops[cells]
+        scores = self.gallery.scores(self.embedder.embed(crops))
+        fg = lat.foreground.ravel() if cells is None else lat.foreground.ravel()[cells]
+        scores[:, -1] += FG_WEIGHT * (0.5 - fg)
+        return scores
+
+    def read(self, rgb: np.ndarray) -> ReserveRead:
+        """Read one photo; the first lattice hypothesis is kept unless it reads poorly, then
+        every hypothesis is tried on a few central cells and the best one is read."""
+        t0 = time.perf_counter()
+        try:
+            lats = find_lattices(rgb)
+        except LatticeNotFound as error:
+            return ReserveRead([], [], True, [str(error)], None)
+        t1 = time.perf_counter()
+        lat = lats[0]
+        scores = self._scores(rgb, lat)
+        quality = _quality(scores, lat)
+        if quality < GOOD_QUALITY and len(lats) > 1:
+            best = (quality, 0)
+            for k, other in enumerate(lats[1:], 1):
+                cells = _probe_cells(other)
+                q = _quality(self._scores(rgb, other, cells), other, cells)
+                if q > best[0] + 0.02:
+                    best = (q, k)
+            if best[1]:
+                lat = lats[best[1]]
+                scores = self._scores(rgb, lat)
+        lat, scores = self._grow(rgb, lat, scores)
+        t2 = time.perf_counter()
+        result = _decide(scores, lat)
+        result.timings_ms = {"lattice": (t1 - t0) * 1e3, "squares": (t2 - t1) * 1e3,
+                             "total": (time.perf_counter() - t0) * 1e3}
+        return result
+
+
+    def _grow(self, rgb: np.ndarray, lat: Lattice, scores: np.ndarray):
+        """Extend the lattice by a cell on every side whose outer cells hold squares.
+
+        The foreground model can miss squares that look like the table; the reserve spans at
+        most 6 x 6, so growth stops there.
+        """
+        empty = len(CLASSES) - 1
+        for _ in range(2 * MAX_SIDE):
+            occ = scores.reshape(lat.rows, lat.cols, -1).argmax(-1) != empty
+            if not occ.any():
+                break
+            rr, cc = np.where(occ.any(1))[0], np.where(occ.any(0))[0]
+            h_span, w_span = rr[-1] - rr[0] + 1, cc[-1] - cc[0] + 1
+            top = int(rr[0] == 0 and h_span < MAX_SIDE)
+            bottom = int(rr[-1] == lat.rows - 1 and h_span < MAX_SIDE)
+            left = int(cc[0] == 0 and w_span < MAX_SIDE)
+            right = int(cc[-1] == lat.cols - 1 and w_span < MAX_SIDE)
+            if not (top or bottom or left or right):
+                break
+            rows, cols = lat.rows + top + bottom, lat.cols + left + right
+            new = lat.shifted(-top, -left, rows, cols)
+            old = scores.reshape(lat.rows, lat.cols, -1)
+            grid = np.zeros((rows, cols, old.shape[-1]), np.float32)
+            grid[top:top + lat.rows, left:left + lat.cols] = old
+            fresh = [r * cols + c for r in range(rows) for c in range(cols)
+                     if not (top <= r < top + lat.rows and left <= c < left + lat.cols)]
+            flat = grid.reshape(rows * cols, -1)
+            flat[fresh] = self._scores(rgb, new, fresh)
+            lat, scores = new, flat
+        return lat, scores
+
+
+#: A lattice whose occupied cells match the gallery this well (median best cosine) is kept
+#: without trying the other hypotheses.
+GOOD_QUALITY = 0.93
+
+
+def _probe_cells(lat: Lattice, n: int = 9) -> list[int]:
+    """Up to ``n`` cell indices with the most foreground, for a quick recognition check."""
+    order = np.argsort(-lat.foreground.ravel(), kind="stable")
+    return [int(i) for i in order[:n]]
+
+
+def _quality(scores: np.ndarray, lat: Lattice, cells: list[int] | None = None) -> float:
+    """Median best similarity over the cells read as squares (0 when none is)."""
+    best = scores.argmax(1)
+    occ = best != len(CLASSES) - 1
+    if not occ.any():
+        return 0.0
+    return float(np.median(scores[occ].max(1)))
+
+
+def _prefilter(rgb: np.ndarray, lat: Lattice) -> tuple[np.ndarray, float]:
+    """Downscale the photo so a square is about 1.5 crops wide (area-averaged, no aliasing)."""
+    q = lat.cell_quad(lat.rows // 2, lat.cols // 2)
+    side = float(np.mean([np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)]))
+    s = min(1.0, 1.5 * CROP / max(side, 1.0))
+    if s > 0.8:
+        return rgb, 1.0
+    small = cv2.resize(rgb, (round(rgb.shape[1] * s), round(rgb.shape[0] * s)),
+                       interpolation=cv2.INTER_AREA)
+    return small, s
+
+
+def _scaled(lat: Lattice, s: float) -> Lattice:
+    if s == 1.0:
+        return lat
+    return Lattice(lat.rows, lat.cols, np.diag([s, s, 1.0]) @ lat.h_img_from_lat, lat.foreground,
+                   lat.score)
+
+
+def _decide(scores: np.ndarray, lat: Lattice) -> ReserveRead:
+    rows, cols = lat.rows, lat.cols
+    scores = scores.reshape(rows, cols, -1)
+    best = scores.argmax(-1)
+    occupied = best != len(CLASSES) - 1
+    reasons: list[str] = []
+    if not occupied.any():
+        return ReserveRead([], [], True, ["no squares recognised"], lat)
+    rr = np.where(occupied.any(1))[0]
+    cc = np.where(occupied.any(0))[0]
+    r0, r1, c0, c1 = int(rr[0]), int(rr[-1]) + 1, int(cc[0]), int(cc[-1]) + 1
+    # more than 6 x 6: drop the weakest outer row/column (the reserve fits 6 x 6)
+    top = scores.max(-1)
+    while r1 - r0 > MAX_SIDE or c1 - c0 > MAX_SIDE:
+        reasons.append("the squares found span more than 6 x 6")
+        options = []
+        if r1 - r0 > MAX_SIDE:
+            options += [(top[r0, c0:c1][occupied[r0, c0:c1]].sum(), "r0"),
+                        (top[r1 - 1, c0:c1][occupied[r1 - 1, c0:c1]].sum(), "r1")]
+        if c1 - c0 > MAX_SIDE:
+            options += [(top[r0:r1, c0][occupied[r0:r1, c0]].sum(), "c0"),
+                        (top[r0:r1, c1 - 1][occupied[r0:r1, c1 - 1]].sum(), "c1")]
+        _, which = min(options)
+        if which == "r0":
+            r0 += 1
+        elif which == "r1":
+            r1 -= 1
+        elif which == "c0":
+            c0 += 1
+        else:
+            c1 -= 1
+    squares, cells = [], []
+    for r in range(r0, r1):
+        row_t, row_c = [], []
+        for c in range(c0, c1):
+            s = scores[r, c]
+            order = np.argsort(-s)
+            k = int(order[0])
+            margin = float(s[k] - s[order[1]])
+            check = margin < CHECK_MARGIN
+            row_t.append(CLASSES[k])
+            row_c.append(SquareRead(CLASSES[k], margin, check,
+                                    tuple((CLASSES[j], float(s[j])) for j in order[:4])))
+        squares.append(row_t)
+        cells.append(row_c)
+    if any(c.check for row in cells for c in row):
+        reasons.append("some squares are uncertain")
+    # a wrong lattice gives squares that match nothing well
+    occ_scores = [top[r, c] for r in range(r0, r1) for c in range(c0, c1) if occupied[r, c]]
+    if occ_scores and float(np.median(occ_scores)) < LATTICE_MIN_MEDIAN:
+        reasons.append("the squares match the deck poorly (lattice doubtful)")
+    return ReserveRead(squares, cells, bool(reasons), reasons, lat, (r0, c0))
+
+
+#: Median best similarity of the occupied squares under which the lattice itself is doubted.
+LATTICE_MIN_MEDIAN = 0.75
+
+_READERS: dict[str, ReserveReader] = {}
+
+
+def read_reserve(image: np.ndarray, pack: str | Path | None = None) -> ReserveRead:
+    """Read a reserve photo (``(H, W, 3) uint8 RGB``, upright as taken from the player's seat).
+
+    ``pack``: a Nimalia deck pack folder (``reptile-tank nimalia enroll``) or ``None`` for the
+    stand-in deck. The reader (embedder + gallery) is cached per pack.
+    """
+    key = str(Path(pack).resolve()) if pack is not None else ""
+    reader = _READERS.get(key)
+    if reader is None:
+        reader = _READERS[key] = ReserveReader(pack)
+    return reader.read(np.ascontiguousarray(image[..., :3]))
+
+
+__all__ = [
+    "CLASSES",
+    "ReserveRead",
+    "ReserveReader",
+    "SquareGallery",
+    "SquareRead",
+    "build_gallery",
+    "enroll_pack",
+    "load_gallery",
+    "read_reserve",
+]
