@@ -800,6 +800,7 @@ class PlayerResult:
     tiebreak: int  # most animals of one type in the last reserve
     tiebreak_animal: str
     rank: int = 0
+    tiebreak_counted: bool = True  # whether the tie-break counts for this player's rank
 
 
 @dataclass(frozen=True)
@@ -825,8 +826,10 @@ def score_game(
     rules: Rules | None = None,
 ) -> GameResult:
     """Score a game: per round (1..n, n the rounds played), the round's goals in scoring order
-    for every player, running totals floored at 0 after each goal, then the ranking with the
-    tie-break (most animals of one type; still equal: a shared place)."""
+    for every player, running totals floored at 0 after each goal, then the ranking: by total,
+    then the tie-break (most animals of one type, for the players :func:`tiebreak_contenders`
+    names); still equal: a shared place (ranks 1, 1, 3). With fewer than 5 rounds the last
+    round played stands for round 5."""
     rules = rules or load_rules()
     goal_set = check_goal_set(goals, rules)
     count = len(players)
@@ -859,18 +862,39 @@ def score_game(
             rounds[i].append(PlayerRound(number, tuple(per_player[i]), totals[i]))
     last = [reserves[-1] for _, reserves in players]
     ties = [most_of_one_animal(r, otters_count=rules.tiebreak_otters_count) for r in last]
-    keys = [(totals[i], ties[i][0]) for i in range(count)]
+    contenders = tiebreak_contenders(rounds, rules)
+    aux = [ties[i][0] if contenders[i] else 0 for i in range(count)]
     results = []
     for i, (name, _) in enumerate(players):
         rank = 1 + sum(
             1
             for j in range(count)
-            if keys[j][0] > keys[i][0] or (keys[j][0] == keys[i][0] and keys[j][1] > keys[i][1])
+            if totals[j] > totals[i] or (totals[j] == totals[i] and aux[j] > aux[i])
         )
         results.append(
-            PlayerResult(name, tuple(rounds[i]), totals[i], ties[i][0], ties[i][1], rank)
+            PlayerResult(
+                name, tuple(rounds[i]), totals[i], ties[i][0], ties[i][1], rank, contenders[i]
+            )
         )
     return GameResult(goal_set, tuple(results))
+
+
+def tiebreak_contenders(rounds: Sequence[Sequence[PlayerRound]], rules: Rules) -> list[bool]:
+    """Which players the tie-break is counted for (``rules.tiebreak_scope``).
+
+    ``every_place``: everybody (players tied on the final total at any place are ordered by it).
+    ``adaptation``: the players with the highest total after the last round computed as the
+    adaptation does, without that round's floors: total after the round before plus the last
+    round's raw points. Everybody else counts 0, so their ties stay shared.
+    """
+    if rules.tiebreak_scope == "every_place":
+        return [True] * len(rounds)
+    unfloored = []
+    for player_rounds in rounds:
+        before = player_rounds[-2].total if len(player_rounds) > 1 else 0
+        unfloored.append(before + sum(g.points for g in player_rounds[-1].goals))
+    best = max(unfloored)
+    return [value == best for value in unfloored]
 
 
 def goal_texts(rules: Rules | None = None) -> Mapping[int, Goal]:

@@ -35,6 +35,7 @@ COLOURS = ("blue", "green", "yellow", "red")
 DIRECTIONS = ("most", "fewest")
 MEASURES = ("count", "longest_river")
 GOAL12_MODES = ("printed", "adaptation")
+TIEBREAK_SCOPES = ("adaptation", "every_place")
 
 #: goal kind -> its required parameters and their types ("land", "animal", int, bool, list).
 GOAL_KINDS: dict[str, dict[str, Any]] = {
@@ -118,6 +119,7 @@ class Rules:
     floor_at_zero: bool
     second_place_player_counts: tuple[int, ...]
     tiebreak_otters_count: bool
+    tiebreak_scope: str  # "adaptation" or "every_place" (see rules.toml [tiebreak])
     colour_order: tuple[str, ...]
     levels: Mapping[str, tuple[int, ...]]
     goal12: str
@@ -126,13 +128,21 @@ class Rules:
     def goals_of(self, colour: str) -> tuple[Goal, ...]:
         return tuple(g for g in self.goals.values() if g.colour == colour)
 
-    def with_options(self, *, goal12: str | None = None) -> Rules:
-        """A copy with the given options (``goal12``: ``printed`` or ``adaptation``)."""
-        if goal12 is None:
-            return self
-        if goal12 not in GOAL12_MODES:
-            raise RulesError(f"goal12 must be one of {', '.join(GOAL12_MODES)}, got {goal12!r}")
-        return replace(self, goal12=goal12)
+    def with_options(self, *, goal12: str | None = None, tiebreak: str | None = None) -> Rules:
+        """A copy with the given options (``goal12``: ``printed`` or ``adaptation``;
+        ``tiebreak``: ``adaptation`` or ``every_place``)."""
+        rules = self
+        if goal12 is not None:
+            if goal12 not in GOAL12_MODES:
+                raise RulesError(f"goal12 must be one of {', '.join(GOAL12_MODES)}, got {goal12!r}")
+            rules = replace(rules, goal12=goal12)
+        if tiebreak is not None:
+            if tiebreak not in TIEBREAK_SCOPES:
+                raise RulesError(
+                    f"tiebreak must be one of {', '.join(TIEBREAK_SCOPES)}, got {tiebreak!r}"
+                )
+            rules = replace(rules, tiebreak_scope=tiebreak)
+        return rules
 
     def assumed_values(self) -> list[str]:
         """Keys whose provenance is ``assumed`` (for the app and the docs)."""
@@ -316,6 +326,9 @@ def rules_from_data(data: Mapping[str, Any]) -> Rules:
     }
     if relative.get("zero_can_place") is not True:
         raise RulesError("relative.zero_can_place: only true is implemented")
+    scope = tiebreak.get("scope")
+    if scope not in TIEBREAK_SCOPES:
+        raise RulesError(f"tiebreak.scope: one of {', '.join(TIEBREAK_SCOPES)}, got {scope!r}")
     if tiebreak.get("kind") != "most_of_one_animal":
         raise RulesError("tiebreak.kind: only most_of_one_animal is implemented")
     return Rules(
@@ -330,6 +343,7 @@ def rules_from_data(data: Mapping[str, Any]) -> Rules:
             "relative.second_place_player_counts",
         ),
         tiebreak_otters_count=bool(tiebreak.get("otters_count", True)),
+        tiebreak_scope=scope,
         colour_order=colour_order,
         levels=MappingProxyType(levels),
         goal12=goal12,
@@ -347,6 +361,6 @@ def _default_rules() -> Rules:
         raise RulesError(f"{RULES_PATH}: {error}") from None
 
 
-def load_rules(*, goal12: str | None = None) -> Rules:
-    """The default rules (cached), with the given options."""
-    return _default_rules().with_options(goal12=goal12)
+def load_rules(*, goal12: str | None = None, tiebreak: str | None = None) -> Rules:
+    """The default rules (cached), with the given options (see :meth:`Rules.with_options`)."""
+    return _default_rules().with_options(goal12=goal12, tiebreak=tiebreak)

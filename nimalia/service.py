@@ -182,14 +182,16 @@ def parse_game(
     return goals, players
 
 
-def score_game(document: Any, *, goal12: str | None = None) -> dict[str, Any]:
+def score_game(
+    document: Any, *, goal12: str | None = None, tiebreak: str | None = None
+) -> dict[str, Any]:
     """Score a game document.
 
     Returns ``{"goals": [ids, colour order], "players": [{"name", "rounds": [{"round",
     "goals": [{"goal", "points", "total_after", "reason", "lines"}], "total"}], "total",
-    "rank", "tiebreak": {"animal", "count"}}], "options": {...}}``.
+    "rank", "tiebreak": {"animal", "count", "counted"}}], "options": {...}}``.
     """
-    rules = _rules(goal12)
+    rules = load_rules(goal12=goal12, tiebreak=tiebreak)
     goals, players = parse_game(document, rules)
     result = engine.score_game(goals, players, rules)
     return {
@@ -216,11 +218,19 @@ def score_game(document: Any, *, goal12: str | None = None) -> dict[str, Any]:
                 ],
                 "total": p.total,
                 "rank": p.rank,
-                "tiebreak": {"animal": p.tiebreak_animal, "count": p.tiebreak},
+                "tiebreak": {
+                    "animal": p.tiebreak_animal,
+                    "count": p.tiebreak,
+                    "counted": p.tiebreak_counted,
+                },
             }
             for p in result.players
         ],
-        "options": {"goal12": rules.goal12, "floor_at_zero": rules.floor_at_zero},
+        "options": {
+            "goal12": rules.goal12,
+            "tiebreak": rules.tiebreak_scope,
+            "floor_at_zero": rules.floor_at_zero,
+        },
     }
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from nimalia import service
 from nimalia.cards import ANIMAL_PLURALS
-from nimalia.rules import GOAL12_MODES, load_rules
+from nimalia.rules import GOAL12_MODES, TIEBREAK_SCOPES, load_rules
 from reptile_tank import safe_io
 
 
@@ -39,6 +39,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "score-game", help="score a game: rounds, running totals, ranking with the tie-break"
     )
     game.add_argument("game", help='game JSON: {"goals": [b, g, y, r], "players": [...]}')
+    game.add_argument(
+        "--tiebreak",
+        choices=TIEBREAK_SCOPES,
+        default=None,
+        help="whose ties the most-animals rule breaks: the adaptation's (default: players "
+        "with the best total) or every_place",
+    )
     _common(game)
     game.set_defaults(func=run_score_game)
 
@@ -121,9 +128,10 @@ def format_game_result(result: dict[str, Any]) -> str:
     out.append("Ranking:")
     for p in sorted(players, key=lambda p: (p["rank"], p["name"])):
         tb = p["tiebreak"]
+        note = "" if tb["counted"] else "; not counted"
         out.append(
-            f"  {p['rank']}. {p['name']}: {p['total']} "
-            f"(tie-break: {tb['count']} {ANIMAL_PLURALS[tb['animal']]}, the most of one animal)"
+            f"  {p['rank']}. {p['name']}: {p['total']} (tie-break: {tb['count']} "
+            f"{ANIMAL_PLURALS[tb['animal']]}, the most of one animal{note})"
         )
     return "\n".join(out)
 
@@ -139,7 +147,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def run_score_game(args: argparse.Namespace) -> int:
-    result = service.score_game(_read(args.game), goal12=args.goal12)
+    result = service.score_game(_read(args.game), goal12=args.goal12, tiebreak=args.tiebreak)
     if args.json:
         _print_json(result)
     else:

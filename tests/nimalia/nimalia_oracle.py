@@ -281,31 +281,49 @@ def relative_goal(grids: list[dict], goal: int) -> list[int]:
     return [own_goal(g, goal) for g in grids]
 
 
-def game(goals: list[int], players: list[list[dict]]) -> dict:
+def game(goals: list[int], players: list[list[dict]], tiebreak: str = "adaptation") -> dict:
     """Per (round, goal) the raw points of each player, final totals (floor after every goal),
-    and ranks with the tie-break."""
+    and ranks with the tie-break.
+
+    The tie-break (most animals of one type, otters included) decides between players tied on
+    the final total. ``adaptation``: it is counted only for the players whose last-round total
+    computed without that round's floors (total before the round + the round's raw points) is
+    the highest; for everybody else it counts 0. ``every_place``: counted for everybody.
+    """
     by_colour = {GOAL_COLOUR[g]: g for g in goals}
     totals = [0] * len(players)
+    before_last = [0] * len(players)
+    raw_last = [0] * len(players)
     raw = {}
-    for rnd in range(1, len(players[0]) + 1):
+    n_rounds = len(players[0])
+    for rnd in range(1, n_rounds + 1):
         grids = [p[rnd - 1] for p in players]
+        if rnd == n_rounds:
+            before_last = list(totals)
         for colour in ROUND_ORDER[rnd]:
             goal = by_colour[colour]
             pts = relative_goal(grids, goal)
             raw[(rnd, goal)] = pts
             for i, p in enumerate(pts):
                 totals[i] = max(0, totals[i] + p)
-    tiebreak = [
+                if rnd == n_rounds:
+                    raw_last[i] += p
+    most = [
         max(
             count(p[-1], a) for a in ("cro", "fla", "lio", "gir", "pan", "gor", "bea", "pen", "ott")
         )
         for p in players
     ]
+    if tiebreak == "adaptation":
+        unfloored = [b + r for b, r in zip(before_last, raw_last, strict=True)]
+        aux = [m if u == max(unfloored) else 0 for m, u in zip(most, unfloored, strict=True)]
+    else:
+        aux = most
     ranks = []
     for i in range(len(players)):
         better = 0
         for j in range(len(players)):
-            if totals[j] > totals[i] or (totals[j] == totals[i] and tiebreak[j] > tiebreak[i]):
+            if totals[j] > totals[i] or (totals[j] == totals[i] and aux[j] > aux[i]):
                 better += 1
         ranks.append(better + 1)
     return {"raw": raw, "totals": totals, "ranks": ranks}

@@ -113,6 +113,7 @@ def _broken(path, value):
         (("goals", "13", "animal"), KeyError, "missing key 'animal'"),
         (("options", "goal12"), "both", "options.goal12"),
         (("totals", "floor_at_zero"), "yes", "totals.floor_at_zero"),
+        (("tiebreak", "scope"), "nobody", "tiebreak.scope"),
     ],
 )
 def test_bad_rules_data_is_refused_naming_the_key(path, value, message):

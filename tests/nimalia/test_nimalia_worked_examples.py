@@ -438,3 +438,59 @@ def test_d3_zero_counts_rank():
     assert panda_half == [-5, -5, -5]
     river3 = snow_otters(r"r0c0 \, r1c1 \, r2c2 \ ")
     assert relative([river3, sparse(""), sparse("r0c0 W:cro")], 16) == [5, 2, 2]
+
+
+# Tie-break (reference section 3 and open question 9). Goals: blue 3 (jungle zones),
+# green 8 (bear groups), yellow 6, red 13; round 1 scores blue then green.
+TIE_GOALS = [3, 8, 6, 13]
+
+
+def test_tiebreak_most_animals_of_one_type_decides_a_tie_for_first():
+    gorilla = reserve_from_squares([["J:gor"]])  # 1 jungle zone: 2
+    panda_and_crocodiles = reserve_from_squares([["J:pan", ".", "W:cro", "W:cro"]])  # 2, 2 crocs
+    result = score_game(TIE_GOALS, [("Ann", [gorilla]), ("Bob", [panda_and_crocodiles])])
+    assert [p.total for p in result.players] == [2, 2]
+    assert [p.rank for p in result.players] == [2, 1]
+    assert result.players[1].tiebreak_animal == "cro" and result.players[1].tiebreak == 2
+
+
+def test_tiebreak_still_equal_is_a_shared_place():
+    result = score_game(
+        TIE_GOALS,
+        [
+            ("Ann", [reserve_from_squares([["J:gor"]])]),
+            ("Bob", [reserve_from_squares([["J:pan"]])]),
+        ],
+    )
+    assert [p.rank for p in result.players] == [1, 1]
+
+
+def test_tiebreak_scope_a_tie_below_first_place():
+    players = [
+        ("Ann", [reserve_from_squares([["J:gor", "W:cro", "J:gor"]])]),  # 2 jungle zones: 4
+        ("Bob", [reserve_from_squares([["J:pan"]])]),  # 2, one panda
+        ("Cy", [reserve_from_squares([["J:pan", ".", "W:cro", "W:cro"]])]),  # 2, two crocodiles
+    ]
+    adaptation = score_game(TIE_GOALS, players)  # default: the adaptation's scope
+    assert [p.rank for p in adaptation.players] == [1, 2, 2]
+    assert [p.tiebreak_counted for p in adaptation.players] == [True, False, False]
+    every_place = score_game(TIE_GOALS, players, load_rules(tiebreak="every_place"))
+    assert [p.rank for p in every_place.players] == [1, 3, 2]
+
+
+def test_tiebreak_adaptation_finds_the_tied_players_without_the_last_rounds_floors():
+    from nimalia.engine import PlayerRound, RoundGoal, tiebreak_contenders
+
+    def rounds(totals_and_raw):
+        return [
+            PlayerRound(n + 1, tuple(RoundGoal(0, p, 0, None) for p in raw), total)
+            for n, (total, raw) in enumerate(totals_and_raw)
+        ]
+
+    # Ann: 2 after round 4, then 0, -5 (floored to 0), +6 -> 6; without the floors 3.
+    # Bob: 0 after round 4, then +6 -> 6. Both end at 6, but only Bob is "tied for first"
+    # the adaptation's way, so only Bob's animals count.
+    ann = rounds([(2, [2]), (6, [0, -5, 6])])
+    bob = rounds([(0, [0]), (6, [6])])
+    assert tiebreak_contenders([ann, bob], load_rules()) == [False, True]
+    assert tiebreak_contenders([ann, bob], load_rules(tiebreak="every_place")) == [True, True]
