@@ -22,8 +22,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -648,19 +648,6 @@ def rank_places(
     return [1 if v == best else 2 if give_second and v == ordered[1] else 0 for v in values]
 
 
-def rank_points(
-    values: Sequence[int],
-    direction: str,
-    first: int,
-    second: int,
-    *,
-    second_place_counts: Sequence[int] = (3, 4),
-) -> list[int]:
-    """RANK: each player's points from all players' values (see :func:`rank_places`)."""
-    places = rank_places(values, direction, second_place_counts=second_place_counts)
-    return [first if p == 1 else second if p == 2 else 0 for p in places]
-
-
 def score_relative(
     reserves: Sequence[Reserve],
     goal: int | Goal,
@@ -807,7 +794,6 @@ class PlayerResult:
 class GameResult:
     goals: tuple[int, ...]
     players: tuple[PlayerResult, ...]
-    notes: tuple[str, ...] = field(default=())
 
 
 def most_of_one_animal(reserve: Reserve, *, otters_count: bool = True) -> tuple[int, str]:
@@ -895,8 +881,3 @@ def tiebreak_contenders(rounds: Sequence[Sequence[PlayerRound]], rules: Rules) -
         unfloored.append(before + sum(g.points for g in player_rounds[-1].goals))
     best = max(unfloored)
     return [value == best for value in unfloored]
-
-
-def goal_texts(rules: Rules | None = None) -> Mapping[int, Goal]:
-    """The goals by id (for listings)."""
-    return (rules or load_rules()).goals
