@@ -635,6 +635,30 @@ def _measure(board: _Board, part: RankPart) -> tuple[int, tuple[Cell, ...], str]
     return len(found), board.cells(found), ANIMAL_PLURALS[part.animal]
 
 
+def relative_values(reserve: Reserve, goal: int | Goal, rules: Rules | None = None) -> list[dict]:
+    """What a relative goal compares, measured on one reserve (for a "pending" goal):
+    ``[{"what", "value", "squares": [[row, col], ...]}]``, one entry per compared value."""
+    rules = rules or load_rules()
+    goal = _goal_of(goal, rules)
+    if not goal.relative:
+        raise ValueError(f"goal {goal.id} does not compare players")
+    board = _Board(reserve)
+    parts = goal.parts or (
+        RankPart(
+            "count",
+            goal.params["direction"],
+            goal.params["tied"],
+            goal.params["others"],
+            goal.params["animal"],
+        ),
+    )
+    values = []
+    for part in parts:
+        value, cells, what = _measure(board, part)
+        values.append({"what": what, "value": value, "squares": [list(c) for c in cells]})
+    return values
+
+
 def rank_places(
     values: Sequence[int], direction: str, *, second_place_counts: Sequence[int] = (3, 4)
 ) -> list[int]:

@@ -63,24 +63,6 @@ def _check_goal_ids(goals: Any, rules: Rules) -> list[int]:
     return result
 
 
-def relative_value(reserve: Reserve, goal: int, rules: Rules | None = None) -> list[dict]:
-    """What a relative goal compares, for one reserve: ``[{"what", "value", "squares"}]``."""
-    rules = rules or load_rules()
-    board = engine._Board(reserve)
-    g = rules.goals[goal]
-    parts = g.parts or (
-        engine.RankPart(
-            "count", g.params["direction"], g.params["tied"], g.params["others"],
-            g.params["animal"],
-        ),
-    )  # fmt: skip
-    out = []
-    for part in parts:
-        value, cells, what = engine._measure(board, part)
-        out.append({"what": what, "value": value, "squares": [list(c) for c in cells]})
-    return out
-
-
 def score_reserve(
     document: Any, goals: Sequence[int], *, goal12: str | None = None
 ) -> dict[str, Any]:
@@ -102,7 +84,9 @@ def score_reserve(
     return {
         "goals": goal_rows,
         "pending": pending,
-        "relative": [{"goal": g, "values": relative_value(reserve, g, rules)} for g in pending],
+        "relative": [
+            {"goal": g, "values": engine.relative_values(reserve, g, rules)} for g in pending
+        ],
         "total": sum(s.points for s in scores),
         "squares": reserve.token_rows(),
         "placements": (

@@ -309,11 +309,10 @@ def test_e17b_goal1_complex():
     """)
     score = score_goal(reserve, 1)
     assert score.points == 8
-    by_otter: dict = {}
+    by_otter: dict[str, int] = {}
     for line in score.lines:
-        by_otter[line.squares and line.reason.split(" has ")[0]] = (
-            by_otter.get(line.reason.split(" has ")[0], 0) + line.points
-        )
+        otter = line.reason.split(" has ")[0]
+        by_otter[otter] = by_otter.get(otter, 0) + line.points
     assert by_otter == {
         "otter at row 2, column 4": 4,
         "otter at row 4, column 5": 2,
