@@ -120,3 +120,39 @@ def _busiest_region(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, floa
     lo = np.array([x, y], float) / factor
     hi = np.array([x + bw, y + bh], float) / factor
     return lo, hi, math.nan
+
+
+def _busiest_quad(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """Bounds of the card-candidate quad (2-60 % of the photo) with the most print inside.
+
+    A small grid of touching cards far away is often found only as one quad: its cards are
+    too small to be found separately, and a loose card beside it is the densest window (see
+    :func:`_busiest_region`). Among the five largest quads that do not touch the frame, the
+    one whose interior has the highest mean gradient is taken; as :func:`_busiest_region`.
+    """
+    _, gray, factor = _work_copy(image_rgb)
+    h, w = gray.shape
+    area = float(h * w)
+    quads = [
+        q
+        for q in _card_candidates(gray)
+        if 0.02 * area <= quad_area(q) <= 0.6 * area
+        and q[:, 0].min() > 2
+        and q[:, 1].min() > 2
+        and q[:, 0].max() < w - 3
+        and q[:, 1].max() < h - 3
+    ][:5]
+    if not quads:
+        return None
+    blur = cv2.GaussianBlur(gray, (3, 3), 0)
+    magnitude = cv2.magnitude(cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1))
+    best, best_density = None, 0.0
+    for quad in quads:
+        mask = np.zeros(gray.shape, np.uint8)
+        cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+        density = float(cv2.mean(magnitude, mask)[0])
+        if density > best_density:
+            best, best_density = quad, density
+    if best is None:
+        return None
+    return best.min(axis=0) / factor, best.max(axis=0) / factor, math.nan

@@ -15,6 +15,7 @@ from vision.geometry import (
     rectangle_aspect,
 )
 from vision.grid.candidates import (
+    _busiest_quad,
     _busiest_region,
     _card_candidates,
     _dedupe,
@@ -167,11 +168,14 @@ def _blob_fit(
     factor: float,
     quads: list[np.ndarray],
     card_area: float = 0.0,
+    doubtful: list[GridFit] | None = None,
 ) -> GridFit | None:
     """Fallback for touching cards: the best large quad taken as the grid's outer edge.
 
     ``card_area`` (work px^2) is the area of the separate cards found, if any: a quad whose
     20 cells would be less than half that size is a block of a few cards, not the grid.
+    Quads of the right shape and print that fail only the card-boundary or camera test (a
+    small, blurred grid far away shows few boundaries) are appended to ``doubtful``.
     """
     image_area = gray.shape[0] * gray.shape[1]
     h, w = gray.shape
@@ -197,16 +201,23 @@ def _blob_fit(
         corners_work = fit.corners * factor
         aspect = rectangle_aspect(corners_work, (w / 2, h / 2), _focal_prior(gray.shape))
         if not math.isfinite(aspect) or abs(math.log(aspect * board_h / board_w)) > 0.3:
+            # the aspect estimate needs the focal length: a far, small grid may still be one
+            if doubtful is not None and math.isfinite(aspect):
+                doubtful.append(replace(fit, reason=_NO_STRUCTURE))
             continue
         boundaries = _internal_boundary_fraction(gray, corners_work, fit.gap_mm)
         swapped = (fit.gap_mm[1], fit.gap_mm[0])
         turned = _internal_boundary_fraction(gray, np.roll(corners_work, -1, axis=0), swapped)
         if turned > boundaries + 0.1:  # the card boundaries say the 5-card side is the other
             fit, boundaries = _turned_blob(fit, small, factor), turned
-        if boundaries < _MIN_BOUNDARY_FRACTION:
-            continue  # one card's panel or a plain mat: no card boundaries inside
-        if _metric_error(np.linalg.inv(fit.homography), image_rgb.shape) > _MAX_BLOB_CAMERA_ERROR:
-            continue  # no camera sees a flat 5x4 board of cards like this quad
+        if boundaries < _MIN_BOUNDARY_FRACTION or (
+            _metric_error(np.linalg.inv(fit.homography), image_rgb.shape) > _MAX_BLOB_CAMERA_ERROR
+        ):
+            # one card's panel or a plain mat shows no card boundaries inside; no camera sees
+            # a flat 5x4 board of cards like some quads
+            if doubtful is not None:
+                doubtful.append(replace(fit, reason=_NO_STRUCTURE))
+            continue
         if best is None or fit.quality > best.quality:
             best = fit
     return best
@@ -273,6 +284,7 @@ def find_grid_candidates(
     regions = [_zoom_region(image_rgb.shape, _bounds(guide), found=found)]
     if not found:
         regions.append(_zoom_region(image_rgb.shape, _busiest_region(image_rgb), found=False))
+        regions.append(_zoom_region(image_rgb.shape, _busiest_quad(image_rgb), found=False))
     for region in dict.fromkeys(r for r in regions if r is not None):
         x0, y0, x1, y1 = region
         try:
@@ -446,10 +458,11 @@ def _window_fit(
 
 
 _TRANSPOSED = "the cards could also be read the other way round (rows and columns swapped)"
+_NO_STRUCTURE = "the largest card-coloured block shows no clear 5x4 card boundaries"
 _TABLE_LIKE = "the card-shaped outlines found look like the table, not cards"
 #: Lattices in doubt for these reasons are still candidates (the recogniser judges them); a
 #: lattice of too few separate cards or of poor quality is not.
-_JUDGEABLE = ("outer extent of the grid is not determined", _TABLE_LIKE, _TRANSPOSED)
+_JUDGEABLE = ("outer extent of the grid is not determined", _TABLE_LIKE, _TRANSPOSED, _NO_STRUCTURE)
 
 
 #: A lattice other than the best-scoring one is only tried when a camera could plausibly see
@@ -504,7 +517,8 @@ def _candidates_once(image_rgb: np.ndarray, min_quality: float, twins: bool) -> 
     card_area = (
         float(np.median([quad_area(q) for q in lattices[0].cells.values()])) if lattices else 0.0
     )
-    blob = _blob_fit(image_rgb, small, gray, factor, quads, card_area)
+    blobs: list[GridFit] = []
+    blob = _blob_fit(image_rgb, small, gray, factor, quads, card_area, blobs if twins else None)
     if blob is not None and blob.quality >= min_quality:
         refined = _refine_outer_corners(gray, blob.corners * factor, blob.board_size_mm)
         if refined is not None:
@@ -527,6 +541,10 @@ def _candidates_once(image_rgb: np.ndarray, min_quality: float, twins: bool) -> 
             return [_upright_first(blob)] + doubtful
         twin = replace(_turned_blob(blob, small, factor), reason=_TRANSPOSED)
         return [_upright_first(blob)] + doubtful + [_upright_first(twin)]
+    for doubtful_blob in blobs[:2]:
+        doubtful.append(_upright_first(doubtful_blob))
+        turned = _turned_blob(doubtful_blob, small, factor)
+        doubtful.append(_upright_first(replace(turned, reason=_NO_STRUCTURE)))
     if doubtful:
         return doubtful
     if blob is not None and (attempted is None or attempted.quality < blob.quality):
