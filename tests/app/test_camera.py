@@ -165,8 +165,7 @@ def test_a_shot_from_the_fake_camera_is_read(tmp_path):
                 " return [v.videoWidth, v.videoHeight]; }"
             )
             page.wait_for_function(
-                "() => !document.querySelector('[data-testid=\"stCameraInputButton\"]')"
-                "?.disabled",
+                "() => !document.querySelector('[data-testid=\"stCameraInputButton\"]')?.disabled",
                 timeout=30_000,
             )
             take.click()

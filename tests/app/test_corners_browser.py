@@ -1,0 +1,215 @@
+"""Corners by tapping the photo: the geometry and drawing helpers, and a real-browser test that
+taps the four corners of a photo in which no grid is found (with one undo and one magnifier tap)
+and gets the right board."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from ui.corners import (
+    ZOOM_SIDE,
+    ZOOM_WINDOW,
+    apply_tap,
+    check_corners,
+    marked_photo,
+    order_corners,
+    to_frame,
+    zoom_at,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "reptile_tank" / "samples"
+SAMPLE = SAMPLES / "sample_1.jpg"
+TRUTH = SAMPLES / "sample_1.json"
+
+
+def jpeg_of(image: np.ndarray, quality: int = 90) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(image).save(buffer, format="JPEG", quality=quality)
+    return buffer.getvalue()
+
+
+def blurred_sample() -> tuple[bytes, list[list[float]], list[list[str]]]:
+    """Sample 1 with a 25 px horizontal motion blur (the grid finder finds no terrarium in it,
+    the reader still reads it from the true corners), its true corners and board."""
+    import cv2
+
+    truth = json.loads(TRUTH.read_text())
+    rgb = np.asarray(Image.open(SAMPLE).convert("RGB"))
+    kernel = np.zeros((25, 25), np.float32)
+    kernel[12, :] = 1 / 25
+    return jpeg_of(cv2.filter2D(rgb, -1, kernel)), truth["grid_corners"], truth["board"]["rows"]
+
+
+def test_taps_in_any_order_become_clockwise_from_top_left():
+    square = [(10.0, 10.0), (90.0, 12.0), (88.0, 80.0), (12.0, 78.0)]
+    for order in ([2, 0, 3, 1], [3, 2, 1, 0], [1, 3, 0, 2]):
+        assert order_corners([square[i] for i in order]) == square
+    assert check_corners(order_corners(square[::-1]), 100, 100) == square
+
+
+def test_a_tap_adds_a_corner_then_moves_the_nearest():
+    pts: list = []
+    for i, p in enumerate([(10, 10), (90, 10), (90, 80), (10, 80)]):
+        pts, index = apply_tap(pts, *p)
+        assert index == i and len(pts) == i + 1
+    pts, index = apply_tap(pts, 85, 75)
+    assert index == 2 and pts[2] == (85.0, 75.0) and len(pts) == 4
+
+
+def test_a_click_on_the_shown_photo_maps_to_photo_pixels():
+    value = {"x": 179, "y": 67, "width": 358, "height": 268.5}
+    assert to_frame(value, 1600, 1200) == pytest.approx((800.0, 299.44), abs=0.01)
+    assert to_frame({"x": 400, "y": -3, "width": 358, "height": 268}, 1600, 1200) == (1600, 0)
+    with pytest.raises(ValueError):
+        to_frame({"x": 1, "y": 1, "width": 0, "height": 0}, 1600, 1200)
+
+
+def test_markers_are_drawn_where_the_corners_are():
+    plain = np.full((300, 400, 3), 40, np.uint8)
+    drawn = np.asarray(marked_photo(jpeg_of(plain), 800, 600, [(200.0, 300.0)]))
+    assert drawn.shape == (300, 400, 3)  # the photo's own size and aspect
+    ring = drawn[150 - 9 : 150 + 10, 100 - 9 : 100 + 10]
+    far = drawn[250:, 300:]
+    assert (ring[..., 0] > 200).any() and (far[..., 0] < 80).all()
+
+
+def test_a_tap_on_the_magnifier_lands_on_the_photo_point_under_it():
+    plain = np.full((600, 800, 3), 40, np.uint8)
+    zoom = zoom_at(jpeg_of(plain), 1600, 1200, (30.0, 600.0))
+    assert zoom.image.size == (ZOOM_SIDE, ZOOM_SIDE)
+    assert zoom.side == pytest.approx(ZOOM_WINDOW * 1600)
+    assert zoom.left == 0.0  # kept inside the photo: the point sits left of centre
+    shown = {"width": 358, "height": 358}
+    assert zoom.to_frame({**shown, "x": 179, "y": 179}) == pytest.approx((100.0, 600.0))
+    x0 = 30.0 / zoom.side * 358
+    assert zoom.to_frame({**shown, "x": x0, "y": 179}) == pytest.approx((30.0, 600.0))
+
+
+def test_the_degraded_photo_has_no_grid_but_reads_from_its_corners():
+    pytest.importorskip("onnxruntime")
+    from vision.errors import GridNotFoundError
+    from vision.reader import TerrariumReader
+
+    photo, corners, rows = blurred_sample()
+    reader = TerrariumReader()
+    with pytest.raises(GridNotFoundError):
+        reader.read(photo)
+    assert reader.read(photo, corners=np.asarray(corners)).rows == rows
+
+
+def image_box(page, key: str):
+    """The bounding box (viewport px) of the image inside the component with widget ``key``."""
+    page.locator(f".st-key-{key} iframe").scroll_into_view_if_needed()
+    image = page.frame_locator(f".st-key-{key} iframe").locator("img#image")
+    image.wait_for(timeout=30_000)
+    page.wait_for_function(
+        "k => { const f = document.querySelector(`.st-key-${k} iframe`);"
+        " const i = f && f.contentDocument && f.contentDocument.querySelector('img#image');"
+        " return i && i.complete && i.naturalWidth > 0 && i.width > 100; }",
+        arg=key,
+        timeout=30_000,
+    )
+    box = image.bounding_box()
+    assert box and box["width"] > 100, box
+    return box
+
+
+def tap_on(page, key: str, x: float, y: float, width: float, height: float) -> None:
+    """Tap the component image ``key`` at photo point ``(x, y)`` of a width x height frame."""
+    from ui.serve import wait_idle
+
+    box = image_box(page, key)
+    page.touchscreen.tap(box["x"] + x / width * box["width"], box["y"] + y / height * box["height"])
+    wait_idle(page)
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_tapping_four_corners_reads_the_right_board(tmp_path):
+    from test_browser import require_browser
+
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from ui.labels import SHORT_NAMES
+    from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
+
+    photo, corners, rows = blurred_sample()
+    path = tmp_path / "blurred.jpg"
+    path.write_bytes(photo)
+    width, height = 1600, 1200
+    env = {
+        "REPTILE_TANK_DB_URL": f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}",
+        "REPTILE_TANK_HOME": str(tmp_path / "home"),
+    }
+    with serve_app(env) as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+        )
+        page = context.new_page()
+        try:
+            page.goto(url)
+            wait_idle(page)
+            page.locator(".st-key-setup_new_session input").fill("Friday")
+            page.get_by_role("button", name="Create").click()
+            wait_idle(page)
+            page.locator(".st-key-setup_players textarea").fill("Ann\nBen")
+            page.locator(".st-key-setup_start button").locator("visible=true").first.click()
+            wait_idle(page)
+            goto_page(page, "Photograph")
+            page.locator(".st-key-photo_upload_Ann input[type=file]").set_input_files(str(path))
+            wait_idle(page)
+            page.get_by_text("No terrarium found").first.wait_for(timeout=60_000)
+            photo_frame = "corners_Ann_tap"
+            box = image_box(page, photo_frame)  # the photo is shown at its true aspect
+            assert abs(box["width"] / box["height"] - width / height) < 0.02, box
+            tl, tr, br, bl = corners
+            tap_on(page, photo_frame, *br, width, height)  # any order
+            tap_on(page, photo_frame, *tl, width, height)
+            tap_on(page, photo_frame, 800, 700, width, height)  # a slip of the finger...
+            page.get_by_text("3 of 4 placed").wait_for()
+            page.locator(".st-key-corners_Ann_undo button").click()  # ...undone
+            wait_idle(page)
+            page.get_by_text("2 of 4 placed").wait_for()
+            tap_on(page, photo_frame, *tr, width, height)
+            done = page.locator(".st-key-corners_Ann_done button")
+            assert done.is_disabled()
+            off = (bl[0] + 40, bl[1] - 30)  # the fourth tap misses by 50 px...
+            tap_on(page, photo_frame, *off, width, height)
+            page.get_by_text("All four corners placed").wait_for()
+            page.screenshot(path=str(tmp_path / "corners-placed.png"), full_page=True)
+            # ...and the magnifier (on the last corner) puts it exactly on the corner
+            side = 1600 / 8
+            left = min(max(off[0] - side / 2, 0), width - side)
+            top = min(max(off[1] - side / 2, 0), height - side)
+            zoom_frame = "corners_Ann_zoom"
+            tap_on(page, zoom_frame, bl[0] - left, bl[1] - top, side, side)
+            page.screenshot(path=str(tmp_path / "corners-zoomed.png"), full_page=True)
+            assert done.is_enabled()
+            done.click()
+            wait_idle(page)
+            page.get_by_text("Read in", exact=False).first.wait_for(timeout=60_000)
+            page.screenshot(path=str(tmp_path / "corners-read.png"), full_page=True)
+            goto_page(page, "Check the read")
+            wrong = []
+            for r in range(4):
+                for c in range(5):
+                    cell = page.locator(f".st-key-check_cell_{r}_{c} button").first
+                    text = cell.inner_text()
+                    if SHORT_NAMES[rows[r][c]] not in text:
+                        wrong.append((r, c, rows[r][c], text))
+            assert not wrong, wrong
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
