@@ -4,9 +4,10 @@ Nothing here reads a file at import: each :class:`Game` holds loaders, called wh
 asks. The app, the command line and the photo reader look a game up by id and use only this
 interface, so adding a game is one entry in :data:`GAMES`.
 
-* ``reptile_tank`` -- cells hold whole cards (4x5 from ``scoring/data/default_rules.toml``'s
-  ``[grid]``); a document is a board ``{"rows": [...]}``; the scorer is :mod:`scoring`.
-* ``nimalia`` -- cells hold squares of 2x2-square cards (6x6 from
+* ``reptile_tank`` -- cells hold whole cards (rows and columns from the ``[grid]`` of
+  ``scoring/data/default_rules.toml``); a document is a board ``{"rows": [...]}``; the scorer
+  is :mod:`scoring`.
+* ``nimalia`` -- cells hold squares of 2x2-square cards (rows and columns from
   ``nimalia/data/rules.toml``); a document is a reserve (placements or squares); the scorer is
   :mod:`nimalia` (relative goals come back as pending for a single reserve).
 
