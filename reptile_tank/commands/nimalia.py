@@ -55,6 +55,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     goals.add_argument("--json", action="store_true", help="print JSON instead of text")
     goals.set_defaults(func=run_goals)
 
+    from reptile_tank.commands import nimalia_photo  # read, enroll; score takes a photo too
+
+    nimalia_photo.register(inner)
+
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -138,7 +142,13 @@ def format_game_result(result: dict[str, Any]) -> str:
 
 def run_score(args: argparse.Namespace) -> int:
     goals = service.parse_goal_list(args.goals)
-    result = service.score_reserve(_read(args.reserve), goals, goal12=args.goal12)
+    from reptile_tank.commands import nimalia_photo
+
+    if nimalia_photo.is_photo(args.reserve):
+        document = nimalia_photo.reserve_from_photo(args.reserve, getattr(args, "pack", None))
+    else:
+        document = _read(args.reserve)
+    result = service.score_reserve(document, goals, goal12=args.goal12)
     if args.json:
         _print_json(result)
     else:
