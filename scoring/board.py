@@ -13,7 +13,7 @@ _KNOWN = frozenset(CELL_LABELS)
 
 
 class BoardError(ValueError):
-    """A board that does not fit its layout or holds an unknown label; the message names the cell."""
+    """A board that does not fit its layout or holds an unknown label (the message names it)."""
 
 
 def _default_layout() -> Layout:

@@ -42,7 +42,9 @@ class Layout:
 
     def __post_init__(self) -> None:
         if self.rows < 1 or self.cols < 1:
-            raise ValueError(f"a layout needs at least one row and column, got {self.rows}x{self.cols}")
+            raise ValueError(
+                f"a layout needs at least one row and column, got {self.rows}x{self.cols}"
+            )
         if self.cell_w_mm <= 0 or self.cell_h_mm <= 0:
             raise ValueError("a layout's cell size must be positive")
         if self.cell_holds not in CELL_HOLDS:

@@ -1,59 +1,63 @@
 """The rules data: load, merge and validate ``scoring/data/default_rules.toml``.
 
-Every rule value (VP, tiers, shapes, masks, objectives, solo values) lives in the data file;
-this module turns it into frozen dataclasses and rejects bad values with a message that names
-the key and the line of the file it came from. A user's rules file (or an ``overrides`` dict)
-is deep-merged onto the defaults, so it only needs the values it changes.
+Every rule value (VP, tiers, shapes, masks, objectives, solo values, the grid, the pad's columns)
+lives in the data file; this module turns it into frozen dataclasses and rejects bad values with
+a message that names the key and the line of the file it came from. A user's rules file (or an
+``overrides`` dict) is deep-merged onto the defaults, so it only needs the values it changes.
+
+Condition and objective kinds, and the parameters each reads, are declared once in
+:mod:`scoring.kinds`; validation here and scoring in the engine read the same declaration.
 
 Examples
 --------
 >>> rules = load_rules()
 >>> rules.cards["blue_tongued_skink"].tiers[-1].vp
 13
+>>> rules.star_cards
+('corn_snake', 'brown_anole', 'rock')
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from scoring.cards import CARD_IDS, WATER
+from scoring.describe import tier_sentence
+from scoring.kinds import (
+    ADJACENCY_MEASURES,
+    CONDITIONS,
+    OBJECTIVE_GROUP_KINDS,
+    OBJECTIVE_PARAMS,
+    OBJECTIVES,
+)
 from scoring.layout import CELL_HOLDS, Layout
 
 DEFAULT_RULES_PATH = Path(__file__).with_name("data") / "default_rules.toml"
 
 PROVENANCES = ("rulebook", "derived", "assumed")
 CARD_KINDS = ("animal", "environment")
-#: condition kind -> extra card-level keys it needs (the engine maps each kind to a finder).
-CONDITION_KINDS = {
-    "shape": (),
-    "enclosure": (),
-    "area": ("mask",),
-    "column": (),
-    "row": (),
-    "adjacency": ("measure",),
-    "quantity": (),
-    "water_area": (),
-}
-ADJACENCY_MEASURES = ("env_kinds_edge", "env_diagonal", "animals_edge", "animal_categories_edge")
-OBJECTIVE_KINDS = (
-    "count",
-    "corners_distinct",
-    "category_groups",
-    "animal_types_with_count",
-    "line_all",
-    "environment_kinds",
-    "environment_square",
-    "environment_diagonal",
-    "line_distinct_animals",
-)
+#: condition kind -> extra card-level keys it needs (from :data:`scoring.kinds.CONDITIONS`).
+CONDITION_KINDS = {name: kind.card_keys for name, kind in CONDITIONS.items()}
+OBJECTIVE_KINDS = tuple(OBJECTIVES)
 SOLO_LEVELS = ("normal", "hard", "very_hard")
+#: Solo: which Environment kinds the Master's anoles count (see ``[solo.adjacency]``).
+SOLO_ENV_KINDS = ("dry_land_held", "with_water")
+
+#: Bounds of a rules file: its size, its nesting, the copies of one card (the deck is 126; a
+#: Master holds at most 20 cards), a VP value, a tier's count.
+MAX_RULES_BYTES = 1024 * 1024
+MAX_RULES_DEPTH = 16
+MAX_COPIES = 99
+MAX_VP = 10_000
+MAX_COUNT = 99
 
 
 class RulesError(ValueError):
@@ -66,7 +70,9 @@ class Tier:
 
     ``count`` is the number of cards of the type the tier needs (exact for shapes, "at least"
     otherwise); ``min`` is the threshold of an adjacency measure; ``shape`` holds
-    ``(row, col)`` offsets; ``max_units`` caps a per-unit tier (the anole).
+    ``(row, col)`` offsets; ``max_units`` caps a per-unit tier (the anole). ``provenance`` is
+    the VP's, ``condition_provenance`` that of the condition (count, shape, min, …). ``text``
+    is built from these fields when the rules are loaded (never stored prose).
     """
 
     name: str
@@ -77,6 +83,7 @@ class Tier:
     min_env_kinds: int = 0
     max_units: int | None = None
     provenance: str = "assumed"
+    condition_provenance: str = "assumed"
     text: str = ""
 
     @property
@@ -87,7 +94,11 @@ class Tier:
 
 @dataclass(frozen=True)
 class CardRule:
-    """The rule of one card type (or of ``water``), tiers sorted easiest first."""
+    """The rule of one card type (or of ``water``), tiers sorted easiest first.
+
+    ``provenance`` is that of the condition kind (and its measure, categories); each tier has
+    its own for its VP and its condition.
+    """
 
     id: str
     name: str
@@ -122,12 +133,21 @@ class CardRule:
 
 @dataclass(frozen=True)
 class Objective:
-    """One objective card: a checker kind, its parameters, VP and rule text."""
+    """One objective card: a checker kind, its parameters, VP and the card's sentence."""
 
     number: int
     kind: str
     vp: int
     params: Mapping[str, Any]
+    provenance: str  # of the VP
+    text: str
+    condition_provenance: str = "rulebook"
+
+
+@dataclass(frozen=True)
+class Mask:
+    name: str
+    cells: tuple[tuple[bool, ...], ...]
     provenance: str
     text: str
 
@@ -142,16 +162,40 @@ class SoloLevel:
 
 
 @dataclass(frozen=True)
+class SoloAdjacency:
+    """The Master's adjacency animals (the Brown Anole): VP per Environment kind he holds."""
+
+    vp_per_env_kind: int
+    max_env_kinds: int
+    env_kinds: str  # one of SOLO_ENV_KINDS
+    provenance: str
+    env_kinds_provenance: str
+    note: str
+
+
+@dataclass(frozen=True)
+class SoloQuantity:
+    """The Master's quantity animals (the Dubia Roach)."""
+
+    vp_per_card: int
+    more_than_player_vp: int
+    provenance: str
+    text: str
+
+
+@dataclass(frozen=True)
 class SoloRules:
-    anole_vp_per_env_kind: int
-    anole_max_env_kinds: int
-    roach_vp_per_card: int
-    roach_more_than_player_vp: int
+    adjacency: SoloAdjacency
+    quantity: SoloQuantity
     water_max_vp: int
+    water_provenance: str
     levels: Mapping[str, SoloLevel]
     provenance: str
     text: str
-    anole_note: str
+
+    @property
+    def anole_note(self) -> str:
+        return self.adjacency.note
 
 
 @dataclass(frozen=True)
@@ -161,11 +205,15 @@ class Rules:
     layout: Layout  # the terrarium's rows, columns and card size, from ``[grid]``
     deck_size: int
     categories: Mapping[str, str]  # category -> score pad column
+    category_names: Mapping[str, str]  # category -> its name ("Lizards")
+    pad_columns: tuple[tuple[str, str], ...]  # (column key, heading), pad order
     masks: Mapping[str, tuple[tuple[bool, ...], ...]]  # layout.rows x layout.cols booleans
+    mask_rules: Mapping[str, Mask]
     cards: Mapping[str, CardRule]  # card id (and "water") -> rule
     objectives: Mapping[int, Objective]
     solo: SoloRules
     source: str
+    edition: Mapping[str, str]
 
     @property
     def rows(self) -> int:
@@ -174,6 +222,24 @@ class Rules:
     @property
     def cols(self) -> int:
         return self.layout.cols
+
+    @property
+    def column_keys(self) -> tuple[str, ...]:
+        return tuple(key for key, _ in self.pad_columns)
+
+    @property
+    def star_cards(self) -> tuple[str, ...]:
+        """Card ids with a star (removed in 2-3 player games), from the data's ``star`` flags."""
+        return tuple(cid for cid, rule in self.cards.items() if rule.star)
+
+    def copies(self, card_id: str) -> int:
+        """How many cards of this type the deck holds (``water``: 0, it is every card's back)."""
+        return self.cards[card_id].copies
+
+    def name_of(self, card_id: str) -> str:
+        """A card's printed name (``"Blue-Tongued Skink"``); unknown labels as given."""
+        rule = self.cards.get(card_id)
+        return rule.name if rule else card_id
 
     def column_of(self, card_id: str) -> str:
         """The score pad column a card type scores in."""
@@ -192,14 +258,22 @@ class Rules:
         return rule is not None and rule.kind == "animal"
 
     def assumed_values(self) -> list[str]:
-        """Dotted keys of every tier/objective whose provenance is ``assumed`` (for the app)."""
-        keys = [
-            f"cards.{cid}.tiers.{t.name}"
-            for cid, rule in self.cards.items()
-            for t in rule.tiers
-            if t.provenance == "assumed"
+        """Dotted keys of every value whose provenance is ``assumed`` (for the app)."""
+        keys = []
+        for cid, rule in self.cards.items():
+            if rule.provenance == "assumed":
+                keys.append(f"cards.{cid}")
+            for t in rule.tiers:
+                if t.provenance == "assumed":
+                    keys.append(f"cards.{cid}.tiers.{t.name}")
+                elif t.condition_provenance == "assumed":
+                    keys.append(f"cards.{cid}.tiers.{t.name}.condition")
+        keys += [
+            f"masks.{m}" for m, mask in self.mask_rules.items() if mask.provenance == "assumed"
         ]
         keys += [f"objectives.{n}" for n, o in self.objectives.items() if o.provenance == "assumed"]
+        if self.solo.adjacency.env_kinds_provenance == "assumed":
+            keys.append("solo.adjacency.env_kinds")
         return keys
 
 
@@ -294,11 +368,50 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
     return merged
 
 
+def _depth(value: Any) -> int:
+    """Nesting depth of tables and arrays (a scalar is 0), computed without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, Mapping):
+            children = list(item.values())
+        elif isinstance(item, list | tuple):
+            children = list(item)
+        else:
+            continue
+        deepest = max(deepest, level + 1)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _check_depth(data: Any, label: str) -> Any:
+    if _depth(data) > MAX_RULES_DEPTH:
+        raise RulesError(f"rules: {label}: nested more than {MAX_RULES_DEPTH} deep")
+    return data
+
+
 def _parse_toml(text: str, label: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise RulesError(f"rules: {label}: invalid TOML: {error}") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise RulesError(f"rules: {label}: nested more than {MAX_RULES_DEPTH} deep") from None
+    return _check_depth(data, label)
+
+
+def _read_rules_file(path: str | Path) -> str:
+    """A rules file's text: a regular file of at most :data:`MAX_RULES_BYTES`, UTF-8 (BOM ok).
+
+    A FIFO, a device (``/dev/zero``) or a folder is refused before reading
+    (:mod:`reptile_tank.safe_io`), so reading never blocks or runs without end.
+    """
+    from reptile_tank import safe_io  # standard library only; shared by every reader
+
+    try:
+        return safe_io.read_text(path, max_bytes=MAX_RULES_BYTES, what="rules file")
+    except safe_io.SafeFileError as error:
+        raise RulesError(f"rules: {error}") from None
 
 
 def load_rules(path: str | Path | None = None, *, overrides: Mapping | None = None) -> Rules:
@@ -319,10 +432,9 @@ def load_rules(path: str | Path | None = None, *, overrides: Mapping | None = No
     Raises
     ------
     RulesError
-        Invalid TOML, unknown ids or keys, masks not 4x5, negative VP, missing tiers,
-        wrong types; the message names the dotted key and the file and line.
-    OSError
-        ``path`` cannot be read.
+        Unreadable, not a regular file, too large or too deep; invalid TOML, unknown ids or
+        keys, masks not the grid's size, negative or huge values, missing tiers, wrong types;
+        the message names the dotted key and the file and line.
     """
     default_text = DEFAULT_RULES_PATH.read_text(encoding="utf-8")
     layers: list[tuple[str, str | None, dict]] = [
@@ -330,14 +442,11 @@ def load_rules(path: str | Path | None = None, *, overrides: Mapping | None = No
     ]
     source = str(DEFAULT_RULES_PATH)
     if path is not None:
-        try:
-            user_text = Path(path).read_text(encoding="utf-8")
-        except UnicodeDecodeError as error:
-            raise RulesError(f"rules: {path}: not a UTF-8 text file (byte {error.start})") from None
+        user_text = _read_rules_file(path)
         layers.append((str(path), user_text, _parse_toml(user_text, str(path))))
         source = str(path)
     if overrides:
-        layers.append(("overrides", None, _plain(overrides)))
+        layers.append(("overrides", None, _check_depth(_plain(overrides), "overrides")))
     merged: dict[str, Any] = {}
     for _, _, data in layers:
         merged = deep_merge(merged, data)
@@ -366,7 +475,7 @@ def _check_grid_kept(layers: list[tuple[str, str | None, dict]], sources: _Sourc
 
 @lru_cache(maxsize=1)
 def default_layout() -> Layout:
-    """Reptile Tank's layout, from the default rules data's ``[grid]`` (boards built without rules)."""
+    """Reptile Tank's layout, from the default rules data's ``[grid]`` (boards without rules)."""
     return load_rules().layout
 
 
@@ -378,6 +487,12 @@ def _plain(value: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------- validation
+
+
+def did_you_mean(key: str, allowed) -> str:
+    """`` (did you mean 'x'?)`` when ``key`` is close to one of ``allowed``, else ``""``."""
+    close = difflib.get_close_matches(str(key), [str(a) for a in allowed], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class _Reader:
@@ -403,24 +518,33 @@ class _Reader:
             raise self.sources.error(full, f"must be {wanted}, got {_type_name(value)}")
         return value
 
-    def non_negative(self, table: dict, key: str, path: tuple[str, ...], default=...) -> int:
+    def non_negative(
+        self, table: dict, key: str, path: tuple[str, ...], default=..., most: int = MAX_VP
+    ) -> int:
         value = self.get(table, key, int, path, default)
         if value is not None and value < 0:
             raise self.sources.error(path + (key,), f"must not be negative, got {value}")
+        if value is not None and value > most:
+            raise self.sources.error(path + (key,), f"must be at most {most}, got {value}")
         return value
 
     def choice(self, table: dict, key: str, choices, path: tuple[str, ...], default=...) -> str:
         value = self.get(table, key, str, path, default)
         if value is not None and value not in choices:
             raise self.sources.error(
-                path + (key,), f"unknown value {value!r} (expected one of {', '.join(choices)})"
+                path + (key,),
+                f"unknown value {value!r}{did_you_mean(value, choices)} "
+                f"(expected one of {', '.join(choices)})",
             )
         return value
 
     def no_unknown_keys(self, table: dict, allowed, path: tuple[str, ...]) -> None:
         for key in table:
             if key not in allowed:
-                raise self.sources.error(path + (key,), "unknown key")
+                raise self.sources.error(path + (key,), f"unknown key{did_you_mean(key, allowed)}")
+
+    def text(self, table: dict, path: tuple[str, ...], key: str = "text", default=...) -> str:
+        return self.get(table, key, str, path, default)
 
 
 def _type_name(value: Any) -> str:
@@ -429,8 +553,8 @@ def _type_name(value: Any) -> str:
     )
 
 
-_TIER_KEYS = ("count", "min", "shape", "min_env_kinds", "max_units", "vp", "provenance", "text")
-_CARD_KEYS = (
+_TIER_BASE_KEYS = ("vp", "provenance", "condition_provenance")
+_CARD_BASE_KEYS = (
     "name",
     "kind",
     "category",
@@ -440,46 +564,98 @@ _CARD_KEYS = (
     "provenance",
     "text",
     "tiers",
-    "mask",
-    "measure",
-    "per_unit",
+)
+_CARD_KEYS = _CARD_BASE_KEYS + tuple(
+    dict.fromkeys(
+        k for kind in CONDITIONS.values() for k in kind.card_keys + kind.optional_card_keys
+    )
+)
+_TIER_KEYS = _TIER_BASE_KEYS + tuple(
+    dict.fromkeys(
+        k for kind in CONDITIONS.values() for k in kind.tier_keys + kind.optional_tier_keys
+    )
+)
+_TOP_KEYS = (
+    "edition",
+    "grid",
+    "pad",
+    "deck",
     "categories",
+    "masks",
+    "cards",
+    "objectives",
+    "solo",
 )
 
 
 def _build(data: dict, sources: _Sources, source: str) -> Rules:
     read = _Reader(sources)
-    read.no_unknown_keys(
-        data, ("grid", "deck", "categories", "masks", "cards", "objectives", "solo"), ()
-    )
+    read.no_unknown_keys(data, _TOP_KEYS, ())
     layout = _build_layout(read, data.get("grid", {}))
+    edition = _build_edition(read, data.get("edition", {}))
     deck = read.table(data.get("deck", {}), ("deck",))
-    deck_size = read.non_negative(deck, "size", ("deck",))
+    read.no_unknown_keys(deck, ("size", "provenance", "text"), ("deck",))
+    deck_size = read.non_negative(deck, "size", ("deck",), most=MAX_COPIES * len(CARD_IDS))
+    _provenance(read, deck, ("deck",))
+
+    pad = read.table(data.get("pad", {}), ("pad",))
+    read.no_unknown_keys(pad, ("columns",), ("pad",))
+    columns_table = read.table(pad.get("columns", {}), ("pad", "columns"))
+    pad_columns = []
+    for key, heading in columns_table.items():
+        if not isinstance(heading, str):
+            raise sources.error(("pad", "columns", key), "a column's heading must be a string")
+        pad_columns.append((key, heading))
+    if "objectives" not in columns_table:
+        raise sources.error(("pad", "columns", "objectives"), "missing column")
 
     categories_table = read.table(data.get("categories", {}), ("categories",))
-    categories = {}
+    categories, category_names = {}, {}
     for name, entry in categories_table.items():
-        entry = read.table(entry, ("categories", name))
-        categories[name] = read.get(entry, "column", str, ("categories", name))
+        cpath = ("categories", name)
+        entry = read.table(entry, cpath)
+        read.no_unknown_keys(entry, ("column", "name"), cpath)
+        categories[name] = read.choice(entry, "column", tuple(columns_table), cpath)
+        category_names[name] = read.text(entry, cpath, "name")
 
-    masks = _build_masks(read, data.get("masks", {}), layout)
-    cards = _build_cards(read, data.get("cards", {}), categories, masks)
-    objectives = _build_objectives(read, data.get("objectives", {}), masks, categories, cards)
+    mask_rules = _build_masks(read, data.get("masks", {}), layout)
+    masks = {name: mask.cells for name, mask in mask_rules.items()}
+    cards = _build_cards(read, data.get("cards", {}), categories, category_names, masks)
+    objectives = _build_objectives(read, data.get("objectives", {}), masks, categories)
     solo = _build_solo(read, data.get("solo", {}))
     return Rules(
         layout=layout,
         deck_size=deck_size,
         categories=MappingProxyType(categories),
+        category_names=MappingProxyType(category_names),
+        pad_columns=tuple(pad_columns),
         masks=MappingProxyType(masks),
+        mask_rules=MappingProxyType(mask_rules),
         cards=MappingProxyType(cards),
         objectives=MappingProxyType(objectives),
         solo=solo,
         source=source,
+        edition=MappingProxyType(edition),
     )
 
 
-def _provenance(read: _Reader, table: dict, path: tuple[str, ...]) -> str:
-    return read.choice(table, "provenance", PROVENANCES, path)
+def _provenance(read: _Reader, table: dict, path: tuple[str, ...], key="provenance") -> str:
+    return read.choice(table, key, PROVENANCES, path)
+
+
+def _build_edition(read: _Reader, table: Any) -> dict[str, str]:
+    """``[edition]``: which printing the rules describe (name, version, source); shown on pads."""
+    path = ("edition",)
+    table = read.table(table, path)
+    read.no_unknown_keys(table, ("name", "version", "source"), path)
+    edition = {}
+    for key in ("name", "version", "source"):
+        value = read.text(table, path, key, "")
+        if len(value) > 200 or not value.isprintable():
+            raise read.sources.error(path + (key,), "must be one printable line of 200 characters")
+        if value:
+            edition[key] = value
+    return edition
 
 
 #: Most rows or columns a layout may declare (a bound, not a game: Nimalia's reserve is 6x6).
@@ -521,9 +697,7 @@ def _build_layout(read: _Reader, table: Any) -> Layout:
     )
 
 
-def _build_masks(
-    read: _Reader, table: Any, layout: Layout
-) -> dict[str, tuple[tuple[bool, ...], ...]]:
+def _build_masks(read: _Reader, table: Any, layout: Layout) -> dict[str, Mask]:
     rows_n, cols_n = layout.rows, layout.cols
     masks = {}
     for name, entry in read.table(table, ("masks",)).items():
@@ -537,22 +711,31 @@ def _build_masks(
             )
         if any(ch not in "X." for r in rows for ch in r):
             raise read.sources.error(path + ("rows",), "mask characters must be 'X' or '.'")
-        _provenance(read, entry, path)
-        masks[name] = tuple(tuple(ch == "X" for ch in r) for r in rows)
+        masks[name] = Mask(
+            name=name,
+            cells=tuple(tuple(ch == "X" for ch in r) for r in rows),
+            provenance=_provenance(read, entry, path),
+            text=read.text(entry, path),
+        )
     return masks
 
 
 def _build_tier(read: _Reader, name: str, entry: Any, condition: str, path) -> Tier:
     entry = read.table(entry, path)
-    read.no_unknown_keys(entry, _TIER_KEYS, path)
+    kind = CONDITIONS[condition]
+    read.no_unknown_keys(entry, _TIER_KEYS, path)  # every kind's (see _CARD_KEYS)
     vp = read.non_negative(entry, "vp", path)
-    needs_count = condition in ("shape", "enclosure", "area", "column", "row", "quantity")
-    needs_count = needs_count or condition == "water_area"
-    count = read.non_negative(entry, "count", path, ... if needs_count else None)
-    minimum = read.non_negative(entry, "min", path, ... if condition == "adjacency" else None)
+
+    def param(key: str):
+        if key not in kind.tier_keys and key not in kind.optional_tier_keys:
+            return None
+        default = ... if key in kind.tier_keys else None
+        return read.non_negative(entry, key, path, default, most=MAX_COUNT)
+
+    count, minimum = param("count"), param("min")
     shape = None
-    min_env_kinds = 0
-    if condition == "shape":
+    min_env_kinds = param("min_env_kinds") or 0
+    if "shape" in kind.tier_keys:
         raw = read.get(entry, "shape", list, path)
         cells = []
         for cell in raw:
@@ -560,6 +743,7 @@ def _build_tier(read: _Reader, name: str, entry: Any, condition: str, path) -> T
                 not isinstance(cell, list)
                 or len(cell) != 2
                 or not all(isinstance(v, int) and not isinstance(v, bool) for v in cell)
+                or not all(-MAX_GRID_SIDE <= v <= MAX_GRID_SIDE for v in cell)
             ):
                 raise read.sources.error(path + ("shape",), "cells must be [row, col] integers")
             cells.append((cell[0], cell[1]))
@@ -568,10 +752,8 @@ def _build_tier(read: _Reader, name: str, entry: Any, condition: str, path) -> T
                 path + ("shape",), f"the shape must hold {count} distinct cells (its count)"
             )
         shape = tuple(cells)
-        min_env_kinds = read.non_negative(entry, "min_env_kinds", path)
     if count is not None and count < 1:
         raise read.sources.error(path + ("count",), "must be at least 1")
-    max_units = read.non_negative(entry, "max_units", path, None)
     return Tier(
         name=name,
         vp=vp,
@@ -579,49 +761,60 @@ def _build_tier(read: _Reader, name: str, entry: Any, condition: str, path) -> T
         min=minimum,
         shape=shape,
         min_env_kinds=min_env_kinds,
-        max_units=max_units,
+        max_units=param("max_units"),
         provenance=_provenance(read, entry, path),
-        text=read.get(entry, "text", str, path),
+        condition_provenance=_provenance(read, entry, path, "condition_provenance"),
     )
 
 
-def _build_cards(read: _Reader, table: Any, categories: dict, masks: dict) -> dict[str, CardRule]:
+def _build_cards(
+    read: _Reader, table: Any, categories: dict, category_names: dict, masks: dict
+) -> dict[str, CardRule]:
     table = read.table(table, ("cards",))
     known = CARD_IDS + (WATER,)
     for card_id in table:
         if card_id not in known:
-            raise read.sources.error(("cards", card_id), "unknown card id")
+            raise read.sources.error(
+                ("cards", card_id), f"unknown card id{did_you_mean(card_id, known)}"
+            )
     cards = {}
     for card_id in known:
         path = ("cards", card_id)
         if card_id not in table:
             raise read.sources.error(path, "missing card")
         entry = read.table(table[card_id], path)
+        condition = read.choice(entry, "condition", tuple(CONDITIONS), path)
+        kind = CONDITIONS[condition]
+        # Keys of every kind are known (a house file that changes a card's condition cannot
+        # remove the default's ``measure``); only this kind's are read.
         read.no_unknown_keys(entry, _CARD_KEYS, path)
-        kind = read.choice(entry, "kind", CARD_KINDS, path)
+        card_kind = read.choice(entry, "kind", CARD_KINDS, path)
         category = read.choice(entry, "category", tuple(categories), path)
-        condition = read.choice(entry, "condition", tuple(CONDITION_KINDS), path)
         tiers_table = read.table(entry.get("tiers"), path + ("tiers",)) if "tiers" in entry else {}
         if not tiers_table:
             raise read.sources.error(path + ("tiers",), "missing tiers (at least one is needed)")
-        tiers = tuple(
+        tiers = [
             _build_tier(read, name, value, condition, path + ("tiers", name))
             for name, value in tiers_table.items()
-        )
-        if condition in ("shape", "enclosure", "area", "column", "row"):
-            if "basic" not in tiers_table:
-                raise read.sources.error(path + ("tiers", "basic"), "missing tier")
-        if condition == "quantity" and set(tiers_table) != {"basic", "advanced"}:
+        ]
+        for needed in kind.tiers:
+            if needed not in tiers_table:
+                raise read.sources.error(path + ("tiers", needed), "missing tier")
+        if kind.exact_tiers and set(tiers_table) != set(kind.tiers):
+            extra = sorted(set(tiers_table) - set(kind.tiers))
             raise read.sources.error(
-                path + ("tiers",), "a quantity condition needs tiers basic and advanced"
+                path + ("tiers", extra[0]) if extra else path + ("tiers",),
+                f"a {condition} condition has exactly the tiers {', '.join(kind.tiers)}",
             )
         mask = None
-        if condition == "area":
+        if "mask" in kind.card_keys:
             mask = read.get(entry, "mask", str, path)
             if mask not in masks:
-                raise read.sources.error(path + ("mask",), f"unknown mask {mask!r}")
+                raise read.sources.error(
+                    path + ("mask",), f"unknown mask {mask!r}{did_you_mean(mask, masks)}"
+                )
         measure = None
-        if condition == "adjacency":
+        if "measure" in kind.card_keys:
             measure = read.choice(entry, "measure", ADJACENCY_MEASURES, path)
         cats = tuple(read.get(entry, "categories", list, path, []))
         for cat in cats:
@@ -630,111 +823,167 @@ def _build_cards(read: _Reader, table: Any, categories: dict, masks: dict) -> di
         per_unit = read.get(entry, "per_unit", bool, path, False)
         if per_unit and len(tiers) != 1:
             raise read.sources.error(path + ("tiers",), "a per-unit condition has one tier")
-        cards[card_id] = CardRule(
+        copies = read.non_negative(entry, "copies", path, most=MAX_COPIES)
+        rule = CardRule(
             id=card_id,
-            name=read.get(entry, "name", str, path),
-            kind=kind,
+            name=read.text(entry, path, "name"),
+            kind=card_kind,
             category=category,
-            copies=read.non_negative(entry, "copies", path),
+            copies=copies,
             star=read.get(entry, "star", bool, path),
             condition=condition,
             tiers=tuple(sorted(tiers, key=lambda t: (t.requirement, t.min_env_kinds, t.vp))),
             provenance=_provenance(read, entry, path),
-            text=read.get(entry, "text", str, path),
+            text=read.text(entry, path),
             mask=mask,
             measure=measure,
             per_unit=per_unit,
             categories=cats,
         )
+        last = rule.tiers[-1]
+        described = tuple(
+            replace(
+                t,
+                text=tier_sentence(rule, t, largest=t is last, category_names=category_names),
+            )
+            for t in rule.tiers
+        )
+        cards[card_id] = replace(rule, tiers=described)
     return cards
 
 
-_OBJECTIVE_PARAMS = {
-    "count": ("what", "mask", "min", "max"),
-    "corners_distinct": (),
-    "category_groups": ("categories",),
-    "animal_types_with_count": ("types", "count"),
-    "line_all": ("line", "what"),
-    "environment_kinds": ("min",),
-    "environment_square": (),
-    "environment_diagonal": ("direction",),
-    "line_distinct_animals": ("line",),
-}
 OBJECTIVE_WHATS = ("water", "environment", "dry_land", "animal", "lizard", "snake", "turtle")
 OBJECTIVE_WHATS += ("cockroach",)
+_OBJECTIVE_NUMBER = re.compile(r"[1-9][0-9]{0,3}")
 
 
-def _build_objectives(read: _Reader, table: Any, masks, categories, cards) -> dict:
+def _build_objectives(read: _Reader, table: Any, masks, categories) -> dict:
     objectives = {}
+    whats = tuple(categories) + OBJECTIVE_GROUP_KINDS
     for key, entry in read.table(table, ("objectives",)).items():
         path = ("objectives", key)
-        if not key.isdigit() or int(key) < 1:
-            raise read.sources.error(path, "objective keys are card numbers (1, 2, …)")
+        # ASCII digits only: "٣" (Arabic-Indic three) is a digit to str.isdigit and int().
+        if not _OBJECTIVE_NUMBER.fullmatch(key):
+            raise read.sources.error(path, "objective keys are card numbers 1, 2, … (ASCII digits)")
         entry = read.table(entry, path)
-        kind = read.choice(entry, "kind", OBJECTIVE_KINDS, path)
-        allowed = ("kind", "vp", "provenance", "text") + _OBJECTIVE_PARAMS[kind]
+        kind_name = read.choice(entry, "kind", OBJECTIVE_KINDS, path)
+        kind = OBJECTIVES[kind_name]
+        allowed = ("kind", "vp", "provenance", "condition_provenance", "text") + kind.params
         read.no_unknown_keys(entry, allowed, path)
-        params = {k: entry[k] for k in _OBJECTIVE_PARAMS[kind] if k in entry}
-        if "mask" in params and (
-            not isinstance(params["mask"], str) or params["mask"] not in masks
-        ):
-            raise read.sources.error(path + ("mask",), f"unknown mask {params['mask']!r}")
-        whats = params.get("what")
-        if whats is not None and not isinstance(whats, str | list):
-            raise read.sources.error(path + ("what",), "must be a string or an array of strings")
-        for what in [whats] if isinstance(whats, str) else whats or []:
-            if not isinstance(what, str) or what not in OBJECTIVE_WHATS:
-                raise read.sources.error(path + ("what",), f"unknown card group {what!r}")
-        for name in ("min", "max", "types", "count"):
-            if name in params:
-                read.non_negative(entry, name, path)
-        if "line" in params:
-            read.choice(entry, "line", ("row", "column"), path)
-        if "direction" in params:
-            read.choice(entry, "direction", ("down_right", "up_right"), path)
-        if "categories" in params:
-            read.get(entry, "categories", list, path)
-        for cat in params.get("categories", []):
-            if not isinstance(cat, str) or cat not in categories:
-                raise read.sources.error(path + ("categories",), f"unknown category {cat!r}")
+        params: dict[str, Any] = {}
+        for name in kind.params:
+            if name not in entry:
+                if name in kind.required:
+                    raise read.sources.error(path + (name,), "missing")
+                continue
+            params[name] = _objective_param(read, entry, name, path, masks, whats)
         objectives[int(key)] = Objective(
             number=int(key),
-            kind=kind,
+            kind=kind_name,
             vp=read.non_negative(entry, "vp", path),
-            params=MappingProxyType(
-                {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
-            ),
+            params=MappingProxyType(params),
             provenance=_provenance(read, entry, path),
-            text=read.get(entry, "text", str, path),
+            text=read.text(entry, path),
+            condition_provenance=_provenance(read, entry, path, "condition_provenance"),
         )
     return dict(sorted(objectives.items()))
+
+
+def _objective_param(read: _Reader, entry: dict, name: str, path, masks, whats) -> Any:
+    """One objective parameter, checked against its type in ``scoring.kinds.OBJECTIVE_PARAMS``."""
+    kind = OBJECTIVE_PARAMS[name]
+    value = entry[name]
+    if isinstance(kind, tuple):
+        return read.choice(entry, name, kind, path)
+    if kind == "count":
+        return read.non_negative(entry, name, path, most=MAX_COUNT)
+    if kind == "mask":
+        if not isinstance(value, str) or value not in masks:
+            raise read.sources.error(
+                path + (name,), f"unknown mask {value!r}{did_you_mean(value, masks)}"
+            )
+        return value
+    if kind == "what":
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not items:
+            raise read.sources.error(path + (name,), "must be a string or an array of strings")
+        for what in items:
+            if not isinstance(what, str) or what not in whats:
+                raise read.sources.error(
+                    path + (name,), f"unknown card group {what!r}{did_you_mean(what, whats)}"
+                )
+        return value if isinstance(value, str) else tuple(items)
+    # categories
+    items = read.get(entry, name, list, path)
+    for cat in items:
+        if not isinstance(cat, str) or cat not in whats[: len(whats) - 2]:
+            raise read.sources.error(path + (name,), f"unknown category {cat!r}")
+    return tuple(items)
 
 
 def _build_solo(read: _Reader, table: Any) -> SoloRules:
     path = ("solo",)
     table = read.table(table, path)
-    level_table = read.table(table.get("level_rules", {}), path + ("level_rules",))
+    read.no_unknown_keys(
+        table, ("provenance", "text", "adjacency", "quantity", "water", "level_rules"), path
+    )
+    level_path = path + ("level_rules",)
+    level_table = read.table(table.get("level_rules", {}), level_path)
+    read.no_unknown_keys(level_table, SOLO_LEVELS, level_path)
     levels = {}
     for name in SOLO_LEVELS:
-        lpath = path + ("level_rules", name)
+        lpath = level_path + (name,)
         if name not in level_table:
             raise read.sources.error(lpath, "missing level")
         entry = read.table(level_table[name], lpath)
+        read.no_unknown_keys(
+            entry, ("animal_leftovers", "mixed_pair_vp", "provenance", "text"), lpath
+        )
         levels[name] = SoloLevel(
             name=name,
             animal_leftovers=read.choice(entry, "animal_leftovers", ("water", "pairs"), lpath),
             mixed_pair_vp=read.choice(entry, "mixed_pair_vp", ("lowest", "highest"), lpath),
             provenance=_provenance(read, entry, lpath),
-            text=read.get(entry, "text", str, lpath),
+            text=read.text(entry, lpath),
         )
+    apath = path + ("adjacency",)
+    adj = read.table(table.get("adjacency", {}), apath)
+    read.no_unknown_keys(
+        adj,
+        (
+            "vp_per_env_kind",
+            "max_env_kinds",
+            "env_kinds",
+            "provenance",
+            "env_kinds_provenance",
+            "note",
+        ),
+        apath,
+    )
+    qpath = path + ("quantity",)
+    qty = read.table(table.get("quantity", {}), qpath)
+    read.no_unknown_keys(qty, ("vp_per_card", "more_than_player_vp", "provenance", "text"), qpath)
+    wpath = path + ("water",)
+    water = read.table(table.get("water", {}), wpath)
+    read.no_unknown_keys(water, ("max_vp", "provenance", "text"), wpath)
     return SoloRules(
-        anole_vp_per_env_kind=read.non_negative(table, "anole_vp_per_env_kind", path),
-        anole_max_env_kinds=read.non_negative(table, "anole_max_env_kinds", path),
-        roach_vp_per_card=read.non_negative(table, "roach_vp_per_card", path),
-        roach_more_than_player_vp=read.non_negative(table, "roach_more_than_player_vp", path),
-        water_max_vp=read.non_negative(table, "water_max_vp", path),
+        adjacency=SoloAdjacency(
+            vp_per_env_kind=read.non_negative(adj, "vp_per_env_kind", apath),
+            max_env_kinds=read.non_negative(adj, "max_env_kinds", apath, most=MAX_COUNT),
+            env_kinds=read.choice(adj, "env_kinds", SOLO_ENV_KINDS, apath),
+            provenance=_provenance(read, adj, apath),
+            env_kinds_provenance=_provenance(read, adj, apath, "env_kinds_provenance"),
+            note=read.text(adj, apath, "note", ""),
+        ),
+        quantity=SoloQuantity(
+            vp_per_card=read.non_negative(qty, "vp_per_card", qpath),
+            more_than_player_vp=read.non_negative(qty, "more_than_player_vp", qpath),
+            provenance=_provenance(read, qty, qpath),
+            text=read.text(qty, qpath, "text", ""),
+        ),
+        water_max_vp=read.non_negative(water, "max_vp", wpath),
+        water_provenance=_provenance(read, water, wpath),
         levels=MappingProxyType(levels),
         provenance=_provenance(read, table, path),
-        text=read.get(table, "text", str, path),
-        anole_note=read.get(table, "anole_note", str, path, ""),
+        text=read.text(table, path),
     )

@@ -10,16 +10,21 @@ data; the pairing is passed in (as drawn at the table) or proposed here, never r
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
 from scoring.board import Board
 from scoring.cards import CARD_IDS
-from scoring.engine import ScorePad, ScoringGroup, Variant, score_board
-from scoring.rules import CardRule, Rules, Tier
+from scoring.describe import plural
+from scoring.engine import THREE_CARD_SET_CONDITIONS, Variant, rule_uses, score_board
+from scoring.kinds import CONDITIONS
+from scoring.objectives import objective_uses
+from scoring.pad import ScorePad, ScoringGroup
+from scoring.rules import SOLO_ENV_KINDS, CardRule, Rules, SoloLevel, Tier, did_you_mean
 
-OPEN_ENDED = ("enclosure", "area", "column", "row")  # tiers say "at least"
+#: Most cards the Master may hold: he takes 20 cards in a solo game.
+MAX_MASTER_CARDS = 20
 
 
 class SoloError(ValueError):
@@ -64,7 +69,9 @@ def _validate_counts(master_cards: Mapping[str, int], rules: Rules) -> dict[str,
     counts = {}
     for card_id, n in master_cards.items():
         if card_id not in CARD_IDS:
-            raise SoloError(f"master cards: unknown card id {card_id!r}")
+            raise SoloError(
+                f"master cards: unknown card id {card_id!r}{did_you_mean(card_id, CARD_IDS)}"
+            )
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise SoloError(f"master cards: {card_id} count must be a non-negative integer")
         if n > rules.cards[card_id].copies:
@@ -76,6 +83,9 @@ def _validate_counts(master_cards: Mapping[str, int], rules: Rules) -> dict[str,
             )
         if n:
             counts[card_id] = n
+    total = sum(counts.values())
+    if total > MAX_MASTER_CARDS:
+        raise SoloError(f"master cards: {total} cards, the Master holds at most {MAX_MASTER_CARDS}")
     return counts
 
 
@@ -94,7 +104,7 @@ def master_groups(rule: CardRule, n: int) -> tuple[int, list[tuple[int, Tier]]]:
     tiers = [t for t in rule.tiers if t.count is not None]
 
     def tier_for(size: int) -> Tier | None:
-        if rule.condition in OPEN_ENDED:
+        if CONDITIONS[rule.condition].at_least:
             met = [t for t in tiers if t.count <= size]
         else:
             met = [t for t in tiers if t.count == size]
@@ -104,7 +114,7 @@ def master_groups(rule: CardRule, n: int) -> tuple[int, list[tuple[int, Tier]]]:
         tier = tier_for(n)
         return (tier.vp, [(n, tier)]) if tier else (0, [])
     sizes = sorted({t.count for t in tiers})
-    if rule.condition in OPEN_ENDED:
+    if CONDITIONS[rule.condition].at_least:
         sizes = list(range(min(sizes), n + 1)) if sizes else []
 
     @cache
@@ -182,19 +192,114 @@ def _check_pairs(pairs: Any, counts: Mapping[str, int]) -> list[tuple[str, str]]
     return out
 
 
-def _group(
-    rules: Rules, card_type: str, column: str, tier: str, vp: int, reason: str, provenance=None
-):
+def _solo_group(card_type: str, column: str, tier: str, vp: int, reason: str, uses) -> ScoringGroup:
     return ScoringGroup(
         card_type=card_type,
         column=column,
         cells=(),
         tier=tier,
         vp=vp,
-        reason=reason,
+        reason=f"{reason}: {vp} VP",
         condition="solo",
-        provenance=provenance or rules.solo.provenance,
+        uses=tuple(uses),
     )
+
+
+def _printed_uses(rules: Rules, card_ids) -> list[tuple[str, str]]:
+    """A pair's value is the lowest/highest of every VP printed on its cards: it uses them all."""
+    return [
+        (f"cards.{cid}.tiers.{t.name}.vp", t.provenance)
+        for cid in dict.fromkeys(card_ids)
+        for t in rules.cards[cid].tiers
+    ]
+
+
+@dataclass
+class _Master:
+    """What the Master's scoring works on: the rules, his counts, the pad being filled."""
+
+    rules: Rules
+    counts: dict[str, int]
+    level: SoloLevel
+    player_roaches: int
+    pad: ScorePad
+    leftovers: list[str] = field(default_factory=list)
+    flipped: list[str] = field(default_factory=list)
+
+    @property
+    def solo_use(self) -> tuple[str, str]:
+        return ("solo", self.rules.solo.provenance)
+
+
+def _master_quantity(m: _Master, rule: CardRule, n: int) -> None:
+    """The Master's roaches: VP per card, plus a bonus for more roaches than the player."""
+    q = m.rules.solo.quantity
+    uses = [m.solo_use, ("solo.quantity", q.provenance)]
+    column = m.rules.column_of(rule.id)
+    why = f"{rule.name}: {plural(n, 'card')} x {q.vp_per_card} VP per card"
+    m.pad.add(_solo_group(rule.id, column, "per_card", n * q.vp_per_card, why, uses))
+    if n > m.player_roaches:
+        why = f"{rule.name}: more than the player's {m.player_roaches} ({n})"
+        m.pad.add(_solo_group(rule.id, column, "most", q.more_than_player_vp, why, uses))
+
+
+def _master_env_kinds(m: _Master, reading: str) -> list[str]:
+    """The Environment kinds the Master's anoles count under a reading of ``env_kinds``."""
+    kinds = [cid for cid in m.counts if m.rules.cards[cid].category == "dry_land"]
+    kinds = sorted(m.rules.name_of(cid) for cid in kinds)
+    if reading == "with_water" and m.flipped:
+        kinds.append(m.rules.name_of("water"))
+    return kinds
+
+
+def _master_adjacency(m: _Master, rule: CardRule, n: int) -> None:
+    """The Master's anoles: VP per Environment kind he holds, up to the maximum."""
+    a = m.rules.solo.adjacency
+    kinds = _master_env_kinds(m, a.env_kinds)
+    counted = min(len(kinds), a.max_env_kinds)
+    # The reading is an assumption only where the other reading would count differently.
+    other = {k for k in SOLO_ENV_KINDS if k != a.env_kinds}
+    matters = any(min(len(_master_env_kinds(m, k)), a.max_env_kinds) != counted for k in other)
+    if counted == 0:
+        m.leftovers += [rule.id] * n
+        return
+    reading = (
+        "dry-land kinds held, before the flip"
+        if a.env_kinds == "dry_land_held"
+        else "kinds after the flip, Water included"
+    )
+    cap = f", at most {a.max_env_kinds}" if len(kinds) > a.max_env_kinds else ""
+    why = (
+        f"{rule.name}: {plural(n, 'card')} x {plural(counted, 'Environment kind')} "
+        f"({', '.join(kinds)}; {reading}{cap}) x {a.vp_per_env_kind} VP"
+    )
+    uses = [m.solo_use, ("solo.adjacency", a.provenance)]
+    if matters:
+        uses.append(("solo.adjacency.env_kinds", a.env_kinds_provenance))
+    vp = n * counted * a.vp_per_env_kind
+    m.pad.add(_solo_group(rule.id, m.rules.column_of(rule.id), "solo", vp, why, uses))
+
+
+def _master_sets(m: _Master, rule: CardRule, n: int) -> None:
+    """Every other condition kind: tiers met by card count alone (no Environments needed)."""
+    _, groups = master_groups(rule, n)
+    used = 0
+    for size, tier in groups:
+        used += size
+        need = f"at least {tier.count}" if CONDITIONS[rule.condition].at_least else tier.count
+        why = (
+            f"{rule.name} ({tier.name}): {plural(size, 'card')} held, {need} needed "
+            "(the Master needs no grid and no Environments)"
+        )
+        uses = [m.solo_use, *rule_uses(m.rules, rule, tier)]
+        m.pad.add(_solo_group(rule.id, m.rules.column_of(rule.id), tier.name, tier.vp, why, uses))
+        if size >= 3 and rule.condition in THREE_CARD_SET_CONDITIONS:
+            m.pad.three_card_sets += 1
+    m.leftovers += [rule.id] * (n - used)
+
+
+#: condition kind -> how the Master scores his animals of that kind (default: by card count)
+MASTER_SCORERS = {"quantity": _master_quantity, "adjacency": _master_adjacency}
 
 
 def score_master(
@@ -215,47 +320,14 @@ def score_master(
     counts = _validate_counts(master_cards, rules)
     given = _check_pairs(pairs, counts)
     how = rules.solo.levels[level]
-    solo = rules.solo
-    pad = ScorePad()
-    flipped: list[str] = []
-    leftovers: list[str] = []
-    env_kinds = [cid for cid in counts if rules.cards[cid].category == "dry_land"]
+    m = _Master(rules, counts, how, player_roaches, ScorePad(rules.pad_columns, rules.edition))
+    level_use = (f"solo.level_rules.{level}", how.provenance)
 
-    for card_id, rule in rules.cards.items():
-        n = counts.get(card_id, 0)
-        if not n or not rule.is_animal:
-            continue
-        column = rules.column_of(card_id)
-        if rule.condition == "quantity":
-            vp = n * solo.roach_vp_per_card
-            why = f"{rule.name}: {n} x {solo.roach_vp_per_card} VP per card."
-            pad.groups.append(_group(rules, card_id, column, "per_card", vp, why))
-            if n > player_roaches:
-                why = f"{rule.name}: more roaches than the player ({n} > {player_roaches})."
-                pad.groups.append(
-                    _group(rules, card_id, column, "most", solo.roach_more_than_player_vp, why)
-                )
-        elif rule.condition == "adjacency":
-            kinds = min(len(env_kinds), solo.anole_max_env_kinds)
-            if kinds == 0:
-                leftovers += [card_id] * n
-                continue
-            vp = n * kinds * solo.anole_vp_per_env_kind
-            why = (
-                f"{rule.name}: {n} x {kinds} Environment kinds held x "
-                f"{solo.anole_vp_per_env_kind} VP (solo rule, see the rules data's anole note)."
-            )
-            pad.groups.append(_group(rules, card_id, column, "solo", vp, why))
-        else:
-            vp, groups = master_groups(rule, n)
-            used = 0
-            for size, tier in groups:
-                used += size
-                why = f"{rule.name}: {size} cards meet '{tier.text}' (no Environments needed)."
-                pad.groups.append(
-                    _group(rules, card_id, column, tier.name, tier.vp, why, tier.provenance)
-                )
-            leftovers += [card_id] * (n - used)
+    # Animals scored by count first; those whose score depends on what flips (anoles) last.
+    animals = [(cid, r) for cid, r in rules.cards.items() if r.is_animal and counts.get(cid)]
+    late = [(cid, r) for cid, r in animals if r.condition == "adjacency"]
+    for card_id, rule in [a for a in animals if a not in late]:
+        MASTER_SCORERS.get(rule.condition, _master_sets)(m, rule, counts[card_id])
 
     # Environments: equal pairs score their advanced (hardest) tier, the rest pair up mixed
     singles: list[str] = []
@@ -265,30 +337,44 @@ def score_master(
             continue
         top = rule.tiers[-1]
         for _ in range(n // 2):
-            why = f"{rule.name}: a pair of the same type scores its {top.name} VP."
-            pad.groups.append(
-                _group(rules, card_id, "dry_land", top.name, top.vp, why, top.provenance)
-            )
+            why = f"{rule.name}: a pair of the same type scores its {top.name} VP"
+            uses = [m.solo_use, (f"cards.{card_id}.tiers.{top.name}.vp", top.provenance)]
+            m.pad.add(_solo_group(card_id, "dry_land", top.name, top.vp, why, uses))
         singles += [card_id] * (n % 2)
     env_pairs, env_left, proposed = _take_pairs(singles, given, "Environment")
     for a, b in env_pairs:
         vp, on = _pair_value(rules, a, b, how.mixed_pair_vp)
-        why = f"mixed pair {a} + {b}: the {how.mixed_pair_vp} VP printed on either card ({on})."
-        pad.groups.append(_group(rules, f"{a}+{b}", "dry_land", "pair", vp, why))
-    flipped += env_left
+        why = (
+            f"mixed pair {rules.name_of(a)} + {rules.name_of(b)}: the {how.mixed_pair_vp} VP "
+            f"printed on either card ({rules.name_of(on)})"
+        )
+        uses = [m.solo_use, level_use, *_printed_uses(rules, (a, b))]
+        m.pad.add(_solo_group(f"{a}+{b}", "dry_land", "pair", vp, why, uses))
+    m.flipped += env_left
+    m.pad.dry_land_cards = sum(counts[c] for c in counts if rules.cards[c].category == "dry_land")
+
+    if how.animal_leftovers == "water":
+        m.flipped += m.leftovers
+        m.leftovers = []
+    for card_id, rule in late:
+        MASTER_SCORERS.get(rule.condition, _master_sets)(m, rule, counts[card_id])
 
     pairs_used = list(env_pairs)
     if how.animal_leftovers == "pairs":
-        animal_pairs, animal_left, animal_proposed = _take_pairs(leftovers, given, "Animal")
+        animal_pairs, animal_left, animal_proposed = _take_pairs(m.leftovers, given, "Animal")
         proposed = proposed or animal_proposed
         for a, b in animal_pairs:
             vp, on = _pair_value(rules, a, b, how.mixed_pair_vp)
-            why = f"leftover pair {a} + {b}: the {how.mixed_pair_vp} VP printed ({on})."
-            pad.groups.append(_group(rules, f"{a}+{b}", rules.column_of(on), "pair", vp, why))
+            why = (
+                f"leftover pair {rules.name_of(a)} + {rules.name_of(b)}: the "
+                f"{how.mixed_pair_vp} VP printed on either card ({rules.name_of(on)})"
+            )
+            uses = [m.solo_use, level_use, *_printed_uses(rules, (a, b))]
+            m.pad.add(_solo_group(f"{a}+{b}", rules.column_of(on), "pair", vp, why, uses))
         pairs_used += animal_pairs
-        flipped += animal_left
+        m.flipped += animal_left
     else:
-        flipped += leftovers
+        m.flipped += m.leftovers
     unused = list(given)
     for pair in pairs_used:
         for candidate in (pair, pair[::-1]):
@@ -299,30 +385,34 @@ def score_master(
         a, b = unused[0]
         raise SoloError(f"master pairs: {a} + {b} is not a pair of the Master's unpaired cards")
 
-    if flipped:
+    if m.flipped:
         water = rules.cards["water"]
-        tier = max((t for t in water.tiers if t.count <= len(flipped)), key=lambda t: t.vp)
-        vp = min(tier.vp, solo.water_max_vp)
-        why = f"Water: {len(flipped)} flipped cards form one area ({', '.join(flipped)})."
-        pad.groups.append(_group(rules, "water", "water", tier.name, vp, why))
+        tier = max((t for t in water.tiers if t.count <= len(m.flipped)), key=lambda t: t.vp)
+        vp = min(tier.vp, rules.solo.water_max_vp)
+        names = ", ".join(rules.name_of(cid) for cid in m.flipped)
+        capped = f", at most {rules.solo.water_max_vp} VP" if vp < tier.vp else ""
+        why = f"Water: {plural(len(m.flipped), 'flipped card')} form one area ({names}){capped}"
+        uses = [m.solo_use, ("solo.water", rules.solo.water_provenance)]
+        uses += rule_uses(rules, water, tier)
+        m.pad.add(_solo_group("water", "water", tier.name, vp, why, uses))
 
     for number in failed_objectives:
         objective = rules.objectives[number]
-        why = f"Objective {number}, failed by the player, scores for the Master: {objective.text}"
-        pad.groups.append(
-            _group(rules, f"objective_{number}", "objectives", "failed", objective.vp, why)
+        why = f"Objective {number} ({objective.text}), failed by the player, scores for the Master"
+        group = _solo_group(
+            f"objective_{number}",
+            "objectives",
+            "failed",
+            objective.vp,
+            why,
+            [m.solo_use, *objective_uses(rules, objective)],
         )
-    for group in pad.groups:
-        setattr(pad, group.column, getattr(pad, group.column) + group.vp)
-    pad.total = sum(pad.column_totals().values())
-    pad.dry_land_cards = len(singles) + sum(
-        counts[c] - counts[c] % 2 for c in counts if rules.cards[c].category == "dry_land"
-    )
+        m.pad.add(replace(group, objective=number))
     if proposed:
-        pad.pending.append(
+        m.pad.pending.append(
             "the Master's mixed pairs were proposed by the app; enter the pairs as drawn"
         )
-    return pad, flipped, pairs_used, proposed
+    return m.pad, m.flipped, pairs_used, proposed
 
 
 def score_solo(

@@ -74,14 +74,15 @@ def test_score_grid_table_and_objectives(tmp_path, capsys):
     path = write(tmp_path, "board.json", {"rows": MICHAEL})
     status, out, _ = run(["score-grid", path, "--objectives", "3,7"], capsys)
     assert status == 0
-    assert "Total" in out and "Scoring groups" in out and "Pending" in out
-    assert re.search(r"Objectives +16\n", out)  # objective 3 (10) + objective 7 (6)
+    assert "Total" in out and "Scoring lines" in out and "Pending" in out
+    # objective 3 (10) + objective 7 (6), both assumed values
+    assert re.search(r"Objectives +16  \(16 VP \u2020\)\n", out)
 
 
 def test_score_grid_stars_removed_warns(tmp_path, capsys):
     path = write(tmp_path, "board.json", {"rows": MICHAEL})
     status, out, _ = run(["score-grid", path, "--players", "3", "--stars-removed"], capsys)
-    assert status == 0 and "Warnings" in out and "corn_snake is a star card" in out
+    assert status == 0 and "Warnings" in out and "Corn Snake is a star card" in out
     status, out, _ = run(["score-grid", path, "--players", "3"], capsys)
     assert "Warnings" not in out
 
@@ -102,7 +103,7 @@ def test_score_grid_with_a_rules_file(tmp_path, capsys):
             {"rows": MICHAEL[:3] + [["rock"] * 4 + ["skunk"]]},
             "row 3, col 4: unknown card id 'skunk'",
         ),
-        ([1, 2], 'JSON object with a "rows"'),
+        ([1, 2], 'JSON object with "rows"'),
     ],
 )
 def test_score_grid_errors_are_one_line_exit_2(tmp_path, capsys, content, words):
@@ -173,7 +174,7 @@ def test_solo(tmp_path, capsys):
     assert status == 0 and data["master"]["pad"]["total"] == 59
     assert data["player"]["pad"]["total"] == 72 and data["winner"] == "player"
     status, out, _ = run(["solo", path], capsys)
-    assert "Terrarium Master (normal)" in out and "Winner: Ann (72 vs 59)" in out
+    assert "Terrarium Master (normal)" in out and "Winner: Ann (72 vs 59; " in out
     solo["master"]["level"] = "impossible"
     status, _, err = run(["solo", write(tmp_path, "s2.json", solo)], capsys)
     assert status == 2 and "unknown level" in err

@@ -13,21 +13,22 @@ from typing import Any
 
 from reptile_tank import safe_io
 from scoring.board import Board, BoardError
-from scoring.engine import PAD_COLUMNS, ScorePad, Variant, score_board
+from scoring.documents import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    SCHEMAS,
+    check_name,
+    check_player_count,
+)
+from scoring.engine import ScorePad, Variant, score_board
 from scoring.game import GameResult, score_game
 from scoring.objectives import parse_objectives
 from scoring.rules import Rules, load_rules
-from scoring.solo import SoloResult, score_solo
+from scoring.solo import MAX_MASTER_CARDS, SoloResult, score_solo
 
-COLUMN_TITLES = {
-    "lizards": "Lizards",
-    "snakes": "Snakes",
-    "turtles": "Turtles",
-    "cockroach": "Cockroach",
-    "water": "Water",
-    "dry_land": "Dry-land",
-    "objectives": "Objectives",
-}
+#: The mark of a line that rests on an assumed value, and its legend.
+ASSUMED_MARK = "\u2020"
+ASSUMED_LEGEND = "assumed value \u2014 see Rules (docs/rules.md; change it with --rules FILE)"
 
 
 class InputFileError(ValueError):
@@ -41,7 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     grid.add_argument("file", help="board JSON file ('-' for stdin)")
     grid.add_argument("--objectives", default=None, help="objective numbers in play, e.g. 3,11")
-    grid.add_argument("--players", type=int, default=None, help="players at the table")
+    grid.add_argument(
+        "--players",
+        type=_player_count,
+        default=None,
+        help=f"players at the table ({MIN_PLAYERS}-{MAX_PLAYERS})",
+    )
     grid.add_argument(
         "--stars-removed",
         action="store_true",
@@ -61,6 +67,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     solo.set_defaults(func=run_solo)
 
 
+def _player_count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(f"{n}: a game has {MIN_PLAYERS} to {MAX_PLAYERS} players")
+    return n
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default=None, help="a rules TOML overriding the defaults")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -74,7 +90,7 @@ def read_json(path: str) -> Any:
 
     Regular files only, size and depth bounded (:mod:`reptile_tank.safe_io`): ``/dev/zero``,
     a FIFO or a 4 GB file is refused before it is read; 100 000 nested brackets, a 5000-digit
-    integer and ``NaN`` are refused by the parser.
+    integer and ``NaN`` are refused by the parser. A UTF-8 byte order mark is accepted.
     """
     try:
         return safe_io.load_json_file(path, what="JSON file")
@@ -82,17 +98,13 @@ def read_json(path: str) -> Any:
         raise InputFileError(str(error)) from None
 
 
-def _board(obj: Any, where: str) -> Board:
+def _board(obj: Any, where: str, rules: Rules | None = None) -> Board:
+    """A board document (``{"rows": [...]}``, no other key) in the rules' layout."""
     try:
-        return Board.from_json(obj)
+        SCHEMAS["board"].check(obj, where)
+        return Board.from_json(obj, rules.layout if rules is not None else None)
     except BoardError as error:
         raise BoardError(f"{where}: {error}") from None
-
-
-def _object(obj: Any, where: str) -> dict:
-    if not isinstance(obj, dict):
-        raise InputFileError(f"{where}: must be a JSON object")
-    return obj
 
 
 def _objectives(value: Any, path: str, rules: Rules) -> tuple[int, ...]:
@@ -105,7 +117,7 @@ def _objectives(value: Any, path: str, rules: Rules) -> tuple[int, ...]:
 
 
 def _stars_removed(obj: dict, path: str) -> bool:
-    value = obj.get("star_cards_removed", False)
+    value = obj.get("star_cards_removed", False) if isinstance(obj, dict) else False
     if not isinstance(value, bool):
         raise InputFileError(f'{path}: "star_cards_removed" must be true or false')
     return value
@@ -113,27 +125,28 @@ def _stars_removed(obj: dict, path: str) -> bool:
 
 def parse_game(obj: Any, path: str, rules: Rules) -> tuple[list[tuple[str, Board]], tuple]:
     """Players and objectives from a game file's JSON (``star_cards_removed``: see run)."""
-    obj = _object(obj, path)
-    players = obj.get("players")
-    if not isinstance(players, list) or not players:
-        raise InputFileError(f'{path}: "players" must be a non-empty list')
+    obj = SCHEMAS["game"].check(obj, path)
+    players = obj["players"]
+    check_player_count(len(players), path)
     out = []
     for k, entry in enumerate(players):
-        entry = _object(entry, f"{path}: players[{k}]")
-        name = entry.get("name")
-        if not isinstance(name, str) or not name.strip():
-            raise InputFileError(f'{path}: players[{k}]: needs a non-empty "name"')
-        out.append((name, _board(entry.get("board"), f"{path}: players[{k}] ({name})")))
+        where = f"{path}: players[{k}]"
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            where += f" ({check_name(entry['name'], where)})"
+        entry = SCHEMAS["player"].check(entry, where)
+        name = check_name(entry["name"], where)
+        out.append((name, _board(entry["board"], where, rules)))
     return out, _objectives(obj.get("objectives"), path, rules)
 
 
 def _master_cards(obj: Any, path: str, rules: Rules) -> dict:
-    """The Master's card counts; a count above the deck's copies of that card is refused.
+    """The Master's card counts: at most the deck's copies of a card, at most 20 in all.
 
-    Without the cap a count like 10**18 made the Master's grouping search recurse, allocate or
+    Without the caps a count like 10**18 made the Master's grouping search recurse, allocate or
     loop without bound (RecursionError, MemoryError or a hang instead of a message).
     """
-    cards = _object(obj, f'{path}: "master.cards"')
+    cards = obj
+    total = 0
     for card_id, count in cards.items():
         rule = rules.cards.get(card_id)
         if rule is None or not isinstance(count, int) or isinstance(count, bool):
@@ -143,28 +156,25 @@ def _master_cards(obj: Any, path: str, rules: Rules) -> dict:
                 f'{path}: "master.cards": {card_id} count {count} is more than the deck\'s '
                 f"{rule.copies} copies"
             )
+        total += max(count, 0)
+    if total > MAX_MASTER_CARDS:
+        raise InputFileError(
+            f'{path}: "master.cards": {total} cards, the Master holds at most {MAX_MASTER_CARDS}'
+        )
     return cards
-
-
-def _level(level: Any, path: str) -> Any:
-    if not isinstance(level, str):
-        raise InputFileError(f'{path}: "master.level" must be a string like "normal"')
-    return level
 
 
 def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
     """Keyword arguments of :func:`scoring.solo.score_solo` from a solo file's JSON."""
-    obj = _object(obj, path)
-    player = _object(obj.get("player"), f'{path}: "player"')
-    master = _object(obj.get("master"), f'{path}: "master"')
-    name = player.get("name", "player")
-    if not isinstance(name, str) or not name.strip():
-        raise InputFileError(f'{path}: "player": needs a non-empty "name"')
+    obj = SCHEMAS["solo"].check(obj, path)
+    player = SCHEMAS["solo player"].check(obj["player"], f'{path}: "player"')
+    master = SCHEMAS["master"].check(obj["master"], f'{path}: "master"')
+    name = check_name(player.get("name", "player"), f'{path}: "player"')
     return {
-        "board": _board(player.get("board"), f"{path}: player"),
-        "master_cards": _master_cards(master.get("cards"), path, rules),
+        "board": _board(player["board"], f"{path}: player", rules),
+        "master_cards": _master_cards(master["cards"], path, rules),
         "pairs": master.get("pairs"),
-        "level": _level(master.get("level", "normal"), path),
+        "level": master.get("level", "normal"),
         "objectives": _objectives(obj.get("objectives"), path, rules),
         "player_name": name,
         "variant": Variant(players=1, star_cards_removed=_stars_removed(obj, path)),
@@ -174,20 +184,63 @@ def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- rendering
 
 
+def _plain_text(text: Any, width: int | None = None) -> str:
+    """User text for a terminal: control characters (escapes, line breaks) shown escaped."""
+    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
+    return text if width is None or len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def _vp_words(n: int) -> str:
+    return f"{n} VP"
+
+
+def edition_line(pad: ScorePad) -> str:
+    """Which printing the rules describe (``[edition]`` of the rules data), or ``""``."""
+    edition = pad.edition
+    if not edition:
+        return ""
+    parts = [edition.get("name", "")]
+    if edition.get("version"):
+        parts.append(f"({edition['version']})")
+    line = "Rules: " + " ".join(p for p in parts if p)
+    if edition.get("source"):
+        line += f"; source: {edition['source']}"
+    return _plain_text(line, 200)
+
+
 def format_pad(pad: ScorePad, title: str = "Score pad") -> str:
-    """A readable score pad: columns, total, then every scoring line and every reason."""
-    lines = [title]
-    for name in PAD_COLUMNS:
-        lines.append(f"  {COLUMN_TITLES[name]:<11}{getattr(pad, name):>4}")
+    """A readable score pad: columns, total, then every scoring line and every reason.
+
+    Lines resting on an assumed value are marked with a dagger and the totals say how many VP
+    rest on assumptions.
+    """
+    lines = [_plain_text(title, 100)]
+    edition = edition_line(pad)
+    if edition:
+        lines.append(f"  {edition}")
+    for name, heading in pad.headings.items():
+        assumed = sum(g.vp for g in pad.groups if g.column == name and g.assumed)
+        mark = f"  ({assumed} VP {ASSUMED_MARK})" if assumed else ""
+        lines.append(f"  {heading:<11}{pad.columns[name]:>4}{mark}")
     lines.append(f"  {'Total':<11}{pad.total:>4}")
+    if pad.assumed_vp:
+        lines.append(
+            f"  {pad.assumed_vp} of {pad.total} VP rest on assumed values "
+            f"({ASSUMED_MARK} {ASSUMED_LEGEND})"
+        )
     if pad.groups:
-        lines.append("Scoring groups")
+        lines.append("Scoring lines")
         for g in pad.groups:
-            cells = " ".join(f"({r},{c})" for r, c in g.cells)
-            lines.append(f"  +{g.vp:<3} {g.column:<10} {g.card_type} [{g.tier}] {cells}")
-            lines.append(f"        {g.reason}")
+            mark = ASSUMED_MARK if g.assumed else " "
+            lines.append(
+                f"  +{g.vp:<3}{mark} {pad.headings.get(g.column, g.column):<11} {g.reason}"
+            )
+            if g.assumed:
+                keys = ", ".join(key for key, prov in g.uses if prov == "assumed")
+                lines.append(f"        {ASSUMED_MARK} {ASSUMED_LEGEND}: {keys}")
     for heading, items in (
-        ("Not scoring", pad.non_scoring),
+        ("Not scoring", [line.reason for line in pad.non_scoring]),
+        ("Objectives not met", [f.reason for f in pad.failed]),
         ("Pending", pad.pending),
         ("Warnings", pad.warnings),
     ):
@@ -198,29 +251,44 @@ def format_pad(pad: ScorePad, title: str = "Score pad") -> str:
     return "\n".join(lines)
 
 
+#: Widest player name in the side-by-side table (longer names are cut there, never elsewhere).
+NAME_COLUMN_CHARS = 24
+
+
 def format_game(result: GameResult) -> str:
     """All pads side by side, the ranking, then each player's explanation."""
-    names = [p.name for p in result.players]
+    names = [_plain_text(p.name, NAME_COLUMN_CHARS) for p in result.players]
     width = max(8, *(len(n) + 1 for n in names))
-    lines = [" " * 12 + "".join(f"{n:>{width}}" for n in names)]
-    for column in PAD_COLUMNS:
-        values = "".join(f"{getattr(p.pad, column):>{width}}" for p in result.players)
-        lines.append(f"{COLUMN_TITLES[column]:<12}{values}")
+    first = result.players[0].pad
+    lines = []
+    edition = edition_line(first)
+    if edition:
+        lines.append(edition)
+    lines.append(" " * 12 + "".join(f"{n:>{width}}" for n in names))
+    for column, heading in first.headings.items():
+        values = "".join(f"{p.pad.columns[column]:>{width}}" for p in result.players)
+        lines.append(f"{heading:<12}{values}")
     lines.append(f"{'Total':<12}" + "".join(f"{p.pad.total:>{width}}" for p in result.players))
+    assumed = "".join(
+        f"{(str(p.pad.assumed_vp) + ASSUMED_MARK) if p.pad.assumed_vp else '0':>{width}}"
+        for p in result.players
+    )
+    lines.append(f"{'assumed VP':<12}{assumed}")
     lines.append("Ranking")
     for p in result.ranking:
         lines.append(
-            f"  {p.rank}. {p.name} {p.pad.total} VP ({p.decided_by}; "
-            f"3-card sets {p.pad.three_card_sets}, dry-land cards {p.pad.dry_land_cards})"
+            f"  {p.rank}. {_plain_text(p.name, 100)} {p.pad.total} VP ({p.decided_by}; "
+            f"3-card sets {p.pad.three_card_sets}, dry-land cards {p.pad.dry_land_cards}; "
+            f"{p.pad.assumed_vp} VP on assumed values)"
         )
     for p in result.players:
-        lines += ["", format_pad(p.pad, title=f"{p.name}")]
+        lines += ["", format_pad(p.pad, title=p.name)]
     return "\n".join(lines)
 
 
 def format_solo(result: SoloResult) -> str:
     lines = [
-        format_pad(result.player, title=f"{result.player_name}"),
+        format_pad(result.player, title=result.player_name),
         "",
         format_pad(result.master, title=f"Terrarium Master ({result.level})"),
     ]
@@ -228,9 +296,14 @@ def format_solo(result: SoloResult) -> str:
         pairs = ", ".join(f"{a} + {b}" for a, b in result.master_pairs)
         proposed = " (proposed)" if result.pairs_proposed else ""
         lines.append(f"Master pairs{proposed}: {pairs}")
-    winner = {"player": result.player_name, "master": "the Terrarium Master", "tie": "nobody"}
+    winner = {
+        "player": _plain_text(result.player_name, 100),
+        "master": "the Terrarium Master",
+        "tie": "nobody",
+    }
     lines.append(
-        f"Winner: {winner[result.winner]} ({result.player.total} vs {result.master.total})"
+        f"Winner: {winner[result.winner]} ({result.player.total} vs {result.master.total}; "
+        f"assumed VP {result.player.assumed_vp} vs {result.master.assumed_vp})"
     )
     return "\n".join(lines)
 
@@ -244,7 +317,7 @@ def _print_json(obj: Any) -> None:
 
 def run_score_grid(args: argparse.Namespace) -> int:
     rules = load_rules(args.rules)
-    board = _board(read_json(args.file), args.file)
+    board = _board(read_json(args.file), args.file, rules)
     objectives = parse_objectives(args.objectives, rules)
     variant = Variant(players=args.players, star_cards_removed=args.stars_removed)
     pad = score_board(board, rules, objectives=objectives, variant=variant)

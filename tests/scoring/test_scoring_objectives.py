@@ -60,7 +60,10 @@ def test_objective_met_and_failed(rules, number):
     assert (met.objectives, met.objectives_met) == (vp, [number])
     assert (failed.objectives, failed.objectives_failed) == (0, [number])
     (group,) = [g for g in met.groups if g.column == "objectives"]
-    assert group.reason.startswith(f"Objective {number}:")
+    assert group.reason.startswith(f"Objective {number} (")
+    assert group.reason.endswith(f": {vp} VP")
+    (why,) = failed.failed
+    assert why.reason.startswith(f"Objective {number} (") and "not met" in why.reason
 
 
 def test_all_nineteen_objectives_have_a_case(rules):

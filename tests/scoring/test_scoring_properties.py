@@ -8,12 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.board import Board
-from scoring.cards import COLS, DRY_LAND_IDS, FACE_LABELS, ROWS, WATER
-from scoring.engine import PAD_COLUMNS, score_board
+from scoring.cards import DRY_LAND_IDS, FACE_LABELS, WATER
+from scoring.engine import score_board
 from scoring.packing import Candidate, best_packing, brute_force_packing
 from scoring.rules import load_rules
 
 RULES = load_rules()
+ROWS, COLS = RULES.layout.rows, RULES.layout.cols
+PAD_COLUMNS = RULES.column_keys
 ENVIRONMENTS = set(DRY_LAND_IDS) | {WATER}
 SETTINGS = settings(max_examples=120, deadline=None, derandomize=True)
 

@@ -28,12 +28,18 @@ def test_card_reference_values(rules):
     cards = rules.cards
     assert [t.vp for t in cards["blue_tongued_skink"].tiers] == [5, 13]
     assert [t.vp for t in cards["three_toed_box_turtle"].tiers] == [6, 12]
-    assert [t.vp for t in cards["water"].tiers] == [1, 3, 4, 8]
+    assert [t.vp for t in cards["water"].tiers] == [1, 3, 4, 8, 8]
+    assert [t.provenance for t in cards["water"].tiers][-2:] == ["rulebook", "assumed"]
     assert {c for c, r in cards.items() if r.star} == {"corn_snake", "brown_anole", "rock"}
     assert sum(r.copies for r in cards.values()) == rules.deck_size == 126
     assert rules.masks["ringneck_snake"][0] == (True, False, True, False, True)
     assert "worked example" in rules.solo.anole_note  # the brown-anole solo discrepancy
-    assert rules.solo.anole_vp_per_env_kind == 1
+    assert rules.solo.adjacency.vp_per_env_kind == 1
+    assert rules.star_cards == ("corn_snake", "brown_anole", "rock")
+    assert rules.layout.shape == (4, 5) and (rules.layout.cell_w_mm, rules.layout.cell_h_mm) == (
+        63.0,
+        88.0,
+    )
 
 
 def test_assumed_values_are_listed_for_the_app(rules):
