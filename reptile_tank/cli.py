@@ -44,7 +44,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe (``| head``) surfaces here, inside the try
+        return code
+    except BrokenPipeError:
+        # The reader went away (``reptile-tank ... | head``): quiet, like other Unix tools.
+        # Point stdout at /dev/null so the interpreter's final flush does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by the signal
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
