@@ -1,17 +1,31 @@
 """Reptile Tank companion: photograph each terrarium, check the read, score, save, compare.
 
 Run with ``streamlit run app.py``. This file only sets the page up and lists the pages; each page
-lives in ``ui/pages/`` and all logic in importable modules of :mod:`ui` and the backends.
+lives in ``ui/pages/`` and all logic in importable modules of :mod:`ui`, :mod:`service` and the
+backends. Around every page run, the game in progress is resumed from (and written to) the
+database, so a reload, a server restart or another app server continues the same game.
 """
 
 import streamlit as st
 
 from ui.navigation import build_navigation, layout_for
+from ui.persist import resume, show_night_in_url, sync
 from ui.state import init_state
+from ui.widgets import storage_banner_ui
 
 page = build_navigation()
 st.set_page_config(
     page_title="Reptile Tank companion", page_icon="🦎", layout=layout_for(page.url_path)
 )
 init_state(st.session_state)
-page.run()
+resume(st.session_state)
+show_night_in_url(st.session_state)
+storage_banner_ui(st.session_state, retry=sync)
+finished = False
+try:
+    page.run()
+    finished = True
+finally:
+    stored = sync(st.session_state)
+if finished and not stored:
+    storage_banner_ui(st.session_state, retry=sync, toast=True)

@@ -8,11 +8,8 @@ turns the vision pipeline's ``BoardRead`` into the plain :class:`PhotoRead` the 
 
 from __future__ import annotations
 
-import hashlib
-import io
 import os
-import time
-from dataclasses import dataclass
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +17,17 @@ import numpy as np
 import streamlit as st
 from PIL import Image
 
+from service.reading import (  # noqa: F401 - the pages' names for these
+    DISPLAY_SIDE,
+    THUMBNAIL_SIDE,
+    PhotoRead,
+    display_jpeg,
+    png_bytes,
+    thumbnail_jpeg,
+)
+from service.settings import NightSettings, rules_for
+from service.settings import rules_fingerprint as _fingerprint
+from ui import state as S
 from ui.labels import SHORT_NAMES
 
 #: Environment variable naming the database (any SQLAlchemy URL); SQLite file by default.
@@ -28,10 +36,6 @@ DB_URL_ENV = "REPTILE_TANK_DB_URL"
 RULES_PATH_ENV = "REPTILE_TANK_RULES"
 #: Environment variable naming the user's enrolled deck pack folder.
 PACK_DIR_ENV = "REPTILE_TANK_PACK"
-#: Long side of the photo thumbnail stored with a game (JPEG, pixels).
-THUMBNAIL_SIDE = 320
-#: Long side of the photo shown on the check page (JPEG, pixels); a phone screen needs no more.
-DISPLAY_SIDE = 1024
 
 
 def user_data_dir() -> Path:
@@ -39,16 +43,28 @@ def user_data_dir() -> Path:
     return Path(os.environ.get("REPTILE_TANK_HOME", Path.home() / ".reptile-tank"))
 
 
-def rules_path() -> Path:
-    """The user's rules file (it may not exist: then the defaults apply)."""
-    env = os.environ.get(RULES_PATH_ENV)
-    return Path(env) if env else user_data_dir() / "rules.toml"
+def night_pack_path(session_uid: str) -> Path:
+    """Where a game night's enrolled deck pack lives (on this server's disk).
+
+    ``$REPTILE_TANK_PACK`` names one pack folder for every night (a server operator's choice);
+    otherwise each night has its own folder under the user data dir.
+    """
+    env = os.environ.get(PACK_DIR_ENV)
+    if env:
+        return Path(env)
+    return user_data_dir() / "decks" / f"night-{session_uid}"
 
 
 def pack_dir() -> Path | None:
-    """The user's enrolled deck pack, or ``None`` for the bundled stand-in deck."""
-    env = os.environ.get(PACK_DIR_ENV)
-    path = Path(env) if env else user_data_dir() / "deck"
+    """The game night's enrolled deck pack, or ``None`` for the bundled stand-in deck.
+
+    The night's settings choose: ``deck = "bundled"`` is always the stand-in deck (even when
+    an enrolled pack exists, so going back is one tap and loses nothing).
+    """
+    session_uid = st.session_state.get(S.NIGHT_UID)
+    if session_uid is None or night_settings().deck != "enrolled":
+        return None
+    path = night_pack_path(session_uid)
     return path if path.is_dir() else None
 
 
@@ -69,50 +85,60 @@ def get_store() -> Any:
     return _store_for(db_url())
 
 
-def load_rules() -> Any:
-    """The rules in force: the defaults, with the user's rules file merged on when it exists.
+@st.cache_resource(show_spinner=False)
+def _drafts_for(url: str | None) -> Any:
+    from leaderboard.drafts import DraftStore
 
-    Read on every run (a small TOML file) so an edit on the Rules page applies at once. A rules
-    file that cannot be used is ignored with a warning on the page (the defaults apply), so a
-    bad edit never locks the players out of scoring; the Rules page offers the reset.
+    return DraftStore(_store_for(url))
+
+
+def get_drafts() -> Any:
+    """Drafts and night settings in the leaderboard database (``leaderboard.drafts``)."""
+    return _drafts_for(db_url())
+
+
+def night_settings() -> NightSettings:
+    """The settings of this page's game night (defaults without a night or on a storage
+    failure, which the page reports elsewhere). Read from the database on every run, so a
+    change made on another phone or server applies at once."""
+    session_id = st.session_state.get(S.SESSION_ID)
+    if session_id is None:
+        return NightSettings()
+    try:
+        document, _revision = get_drafts().settings(session_id)
+    except Exception:  # noqa: BLE001 - storage trouble is reported by the draft sync
+        return NightSettings()
+    return NightSettings.from_json(document)
+
+
+def save_night_settings(settings: NightSettings) -> None:
+    """Write this page's game night's settings (raises on a storage failure)."""
+    session_id = st.session_state.get(S.SESSION_ID)
+    if session_id is None:
+        raise ValueError("pick a game night first")
+    get_drafts().put_settings(session_id, settings.to_json())
+
+
+def load_rules() -> Any:
+    """The rules in force at this page's game night: the defaults with its house values.
+
+    House values that no longer fit the rules (e.g. written by another version) are ignored
+    with a warning on the page, so a bad value never locks the players out of scoring; the
+    Rules page offers the reset.
     """
     from scoring.rules import RulesError
-    from scoring.rules import load_rules as _load
 
-    path = rules_path()
-    if not path.is_file():
-        return _load()
+    settings = night_settings()
     try:
-        return _load(path)
-    except (RulesError, OSError, UnicodeDecodeError) as error:
-        st.warning(f"Your rules file is ignored, the default rules apply: {error}")
-        return _load()
+        return rules_for(settings)
+    except RulesError as error:
+        st.warning(f"This game night's house rules are ignored, the defaults apply: {error}")
+        return rules_for(NightSettings())
 
 
 def rules_fingerprint() -> tuple[str, str]:
-    """``(rules_version, rules_hash)`` stored with a saved game.
-
-    The version names the package and whether house values were in force; the hash is the
-    SHA-256 of the default rules file followed by the user's rules file (if any).
-    """
-    from importlib.metadata import PackageNotFoundError, version
-
-    from scoring.rules import DEFAULT_RULES_PATH
-
-    try:
-        package = version("reptile-tank")
-    except PackageNotFoundError:  # pragma: no cover - the project is installed in practice
-        package = "0"
-    digest = hashlib.sha256(DEFAULT_RULES_PATH.read_bytes())
-    path = rules_path()
-    house = path.is_file()
-    if house:
-        digest.update(b"\0")
-        digest.update(path.read_bytes())
-    return (
-        f"reptile-tank {package} ({'house rules' if house else 'default rules'})",
-        digest.hexdigest(),
-    )
+    """``(rules_version, rules_hash)`` of this game night's rules, stored with a saved game."""
+    return _fingerprint(night_settings())
 
 
 @st.cache_resource(show_spinner="Loading the card reader…")
@@ -147,70 +173,6 @@ def reader_available() -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class PhotoRead:
-    """What the app keeps of one photo read.
-
-    Attributes
-    ----------
-    grid_found : bool
-        False when no terrarium was located; ``message`` says why and the user gives corners.
-    rows : list of list of str or None
-        4x5 cell labels, row 0 farthest from the owner (``None`` when no grid).
-    confidence : list of list of float or None
-        Per-cell confidence in [0, 1], same shape.
-    overlay_jpeg : bytes
-        JPEG (long side <= :data:`DISPLAY_SIDE`) of the photo with the fitted grid and labels
-        drawn; the plain photo when no grid was found.
-    image_size : tuple of int
-        ``(width, height)`` of the reader's image (``TerrariumReader.load``); corners are given
-        in this frame, whatever the resolution of ``overlay_jpeg``.
-    photo_sha256 : str
-        Hex SHA-256 of the photo's bytes.
-    thumbnail_jpeg : bytes
-        JPEG, long side <= :data:`THUMBNAIL_SIDE`.
-    read_ms : float
-        Wall time of the read, milliseconds.
-    message : str
-        Why no grid was found (empty otherwise).
-    crops : np.ndarray or None
-        ``(4, 5, h, w, 3)`` uint8 RGB rectified cells of the upright board, kept so that
-        confirmed corrections can teach the user's deck pack (:func:`learn_corrections`).
-    """
-
-    grid_found: bool
-    rows: list[list[str]] | None
-    confidence: list[list[float]] | None
-    overlay_jpeg: bytes
-    image_size: tuple[int, int]
-    photo_sha256: str
-    thumbnail_jpeg: bytes
-    read_ms: float
-    message: str = ""
-    crops: np.ndarray | None = None
-
-
-def png_bytes(image_rgb: np.ndarray) -> bytes:
-    """Encode an ``(H, W, 3)`` uint8 RGB array as PNG bytes."""
-    buffer = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(image_rgb, dtype=np.uint8)).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def thumbnail_jpeg(image_rgb: np.ndarray, side: int = THUMBNAIL_SIDE, quality: int = 70) -> bytes:
-    """A JPEG of an ``(H, W, 3)`` uint8 RGB image, long side at most ``side`` pixels."""
-    image = Image.fromarray(np.ascontiguousarray(image_rgb, dtype=np.uint8))
-    image.thumbnail((side, side))
-    buffer = io.BytesIO()
-    image.save(buffer, format="JPEG", quality=quality)
-    return buffer.getvalue()
-
-
-def display_jpeg(image_rgb: np.ndarray) -> bytes:
-    """The photo (or overlay) as shown in the app: JPEG, long side <= :data:`DISPLAY_SIDE`."""
-    return thumbnail_jpeg(image_rgb, DISPLAY_SIDE, quality=85)
-
-
 def read_photo(
     photo_bytes: bytes,
     *,
@@ -218,78 +180,52 @@ def read_photo(
     star_cards_removed: bool = False,
     reader: Any = None,
 ) -> PhotoRead:
-    """Read a terrarium photo into a board (the app's one call into the vision pipeline).
-
-    Parameters
-    ----------
-    photo_bytes : bytes
-        The file as uploaded (JPEG, PNG, WebP, HEIC; EXIF orientation is honoured).
-    corners : list of 4 (x, y), optional
-        The terrarium's outer corners in the frame of a previous read's ``image_size``, given by
-        the user when no grid was found.
-    star_cards_removed : bool
-        The 2-3 player variant: the star cards cannot be in the terrarium.
-    reader : TerrariumReader, optional
-        Defaults to the shared :func:`get_reader`.
+    """Read a terrarium photo with the game night's reader (:func:`service.reading.read_photo`).
 
     Raises
     ------
     ValueError
         ``vision.errors.ImageLoadError`` when the bytes are not a usable photo.
     """
-    from vision.errors import GridNotFoundError
-    from vision.grid import draw_overlay
+    from service.reading import read_photo as _read
 
-    reader = reader if reader is not None else get_reader()
-    digest = hashlib.sha256(photo_bytes).hexdigest()
-    start = time.perf_counter()
-    try:
-        read = reader.read(
-            photo_bytes,
-            corners=None if corners is None else np.asarray(corners, dtype=float),
-            star_cards_removed=star_cards_removed,
-        )
-    except GridNotFoundError as error:
-        image = reader.load(photo_bytes).rgb  # the frame the user's corners are given in
-        return PhotoRead(
-            grid_found=False,
-            rows=None,
-            confidence=None,
-            overlay_jpeg=display_jpeg(image),
-            image_size=(int(image.shape[1]), int(image.shape[0])),
-            photo_sha256=digest,
-            thumbnail_jpeg=thumbnail_jpeg(image),
-            read_ms=(time.perf_counter() - start) * 1000.0,
-            message=str(error),
-        )
-    elapsed = (time.perf_counter() - start) * 1000.0
-    rows = [list(row) for row in read.rows]
-    confidence = [[float(cell.confidence) for cell in row] for row in read.cells]
-    overlay = draw_overlay(read.image, read.fit, labels=[[SHORT_NAMES[x] for x in r] for r in rows])
-    return PhotoRead(
-        grid_found=True,
-        rows=rows,
-        confidence=confidence,
-        overlay_jpeg=display_jpeg(overlay),
-        image_size=(int(read.image.shape[1]), int(read.image.shape[0])),
-        photo_sha256=digest,
-        thumbnail_jpeg=thumbnail_jpeg(read.image),
-        read_ms=elapsed,
-        crops=np.asarray(read.crops),
+    return _read(
+        photo_bytes,
+        reader if reader is not None else get_reader(),
+        corners=corners,
+        star_cards_removed=star_cards_removed,
+        short_names=SHORT_NAMES,
     )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def _read_photo_cached(
+    photo_bytes: bytes,
+    corners: tuple[tuple[float, float], ...] | None,
+    star_cards_removed: bool,
+    pack: str | None,
+) -> PhotoRead:
+    del pack  # part of the cache key: the same photo reads differently with another deck
+    return read_photo(
+        photo_bytes,
+        corners=[tuple(c) for c in corners] if corners else None,
+        star_cards_removed=star_cards_removed,
+    )
+
+
 def read_photo_cached(
     photo_bytes: bytes,
     corners: tuple[tuple[float, float], ...] | None = None,
     star_cards_removed: bool = False,
 ) -> PhotoRead:
-    """:func:`read_photo` memoised on the photo's bytes (a rerun never reads a photo twice)."""
-    return read_photo(
+    """:func:`read_photo` memoised on the photo's bytes and the night's deck (a rerun never
+    reads a photo twice)."""
+    pack = pack_dir()
+    return _read_photo_cached(
         photo_bytes,
-        corners=[tuple(c) for c in corners] if corners else None,
-        star_cards_removed=star_cards_removed,
+        tuple(tuple(c) for c in corners) if corners else None,
+        bool(star_cards_removed),
+        str(pack) if pack else None,
     )
 
 
@@ -328,9 +264,18 @@ def sample_photos() -> list[Path]:
 
 
 def user_pack_path() -> Path:
-    """Where the user's enrolled deck pack is written (``$REPTILE_TANK_PACK`` or the data dir)."""
-    env = os.environ.get(PACK_DIR_ENV)
-    return Path(env) if env else user_data_dir() / "deck"
+    """Where this game night's enrolled deck pack is written."""
+    session_uid = st.session_state.get(S.NIGHT_UID)
+    if session_uid is None:
+        raise ValueError("pick a game night first: a deck belongs to a game night")
+    return night_pack_path(session_uid)
+
+
+def use_deck(deck: str) -> None:
+    """Switch this game night to ``"bundled"`` or its ``"enrolled"`` deck (one tap)."""
+    from dataclasses import replace
+
+    save_night_settings(replace(night_settings(), deck=deck))
 
 
 def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
@@ -353,6 +298,8 @@ def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
         raise ValueError(f"the card reader's model is not installed: {error}") from None
     DeckPack.create(path, faces, embedder, np.random.default_rng(0))
     _reader_for.clear()
+    if st.session_state.get(S.SESSION_ID) is not None:
+        use_deck("enrolled")
     return path
 
 
@@ -373,10 +320,21 @@ def learn_corrections(entries: Any) -> int:
     if reader.pack is None:
         return 0
     added = 0
-    for entry in entries:
-        if entry.crops is None:
-            continue
-        for r, c in sorted(entry.corrected):
-            reader.pack.add_examples(entry.rows[r][c], entry.crops[r, c][None], reader.embedder)
-            added += 1
+    with _learn_lock(str(reader.pack.path) if hasattr(reader.pack, "path") else str(pack_dir())):
+        for entry in entries:
+            if entry.crops is None:
+                continue
+            for r, c in sorted(entry.corrected):
+                reader.pack.add_examples(entry.rows[r][c], entry.crops[r, c][None], reader.embedder)
+                added += 1
     return added
+
+
+_LEARN_LOCKS: dict[str, threading.Lock] = {}
+_LEARN_LOCKS_GUARD = threading.Lock()
+
+
+def _learn_lock(pack: str) -> threading.Lock:
+    """One lock per deck pack: two sessions of one night never write its gallery at once."""
+    with _LEARN_LOCKS_GUARD:
+        return _LEARN_LOCKS.setdefault(pack, threading.Lock())

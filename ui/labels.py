@@ -5,6 +5,8 @@ These are display strings only; the canonical ids (``scoring.cards``) are what i
 
 from __future__ import annotations
 
+import re
+
 #: Full names, as printed on the cards.
 FULL_NAMES: dict[str, str] = {
     "corn_snake": "Corn snake",
@@ -82,3 +84,32 @@ def cell_text(label: str) -> str:
 def picker_text(label: str) -> str:
     """Icon and full name for a picker option, e.g. ``"🦎 Blue-tongued skink"``."""
     return f"{ICONS.get(label, '?')} {full_name(label)}"
+
+
+#: The picker's "all cards" part, by category (then Water and Empty).
+PICKER_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Lizards", ("blue_tongued_skink", "neon_day_gecko", "brown_anole")),
+    ("Snakes", ("corn_snake", "rosy_boa", "ringneck_snake")),
+    ("Turtles", ("three_toed_box_turtle", "common_box_turtle", "red_footed_tortoise")),
+    ("Cockroach", ("dubia_roach",)),
+    ("Dry land", ("silver_inch_plant", "golden_pothos", "scarlet_star", "hollow_log", "rock")),
+    ("Water and empty", ("water", "empty")),
+)
+
+_CELL_REF = re.compile(r"\((\d+),\s*(\d+)\)")
+_CARD_REF = re.compile(r"\b([a-z]+(?:_[a-z]+)+)\b")
+
+
+def humanize(text: str) -> str:
+    """An engine reason in the players' words: ``(1,3)`` → ``row 2, column 4`` and card ids →
+    names (``golden_pothos+rock`` → ``Golden pothos+Rock``)."""
+
+    def cell(match: re.Match[str]) -> str:
+        return f"row {int(match.group(1)) + 1}, column {int(match.group(2)) + 1}"
+
+    def card(match: re.Match[str]) -> str:
+        word = match.group(1)
+        return FULL_NAMES[word].split(" (")[0] if word in FULL_NAMES else word
+
+    text = re.sub(r"\)\s+\(", "); (", str(text))
+    return _CARD_REF.sub(card, _CELL_REF.sub(cell, text))

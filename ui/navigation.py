@@ -17,6 +17,7 @@ PAGES: tuple[tuple[str, str, str, str, str], ...] = (
     ("Game", "pad.py", "Score pad", "🧮", "pad"),
     ("Game", "confirm.py", "Confirm & save", "✅", "confirm"),
     ("Results", "leaderboard.py", "Leaderboard", "🏆", "leaderboard"),
+    ("Results", "players.py", "Players & history", "👤", "players"),
     ("More", "solo.py", "Solo vs the Master", "🧑‍🔬", "solo"),
     ("More", "rules.py", "Rules", "📜", "rules"),
     ("More", "deck.py", "My deck", "🃏", "deck"),

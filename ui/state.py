@@ -12,10 +12,29 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import MutableMapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.cards import CELL_LABELS, COLS, EMPTY, ROWS
+from scoring.cards import CELL_LABELS, COLS, ROWS
+from service.drafts import GameInProgress, PendingPhoto
+from service.game import (
+    MAX_NAME_LENGTH,
+    MAX_TABLE_PLAYERS,
+    TerrariumEntry,
+    check_rows,
+    clean_name,
+    parse_player_names,
+)
+from service.game import empty_rows as _empty_rows
+from service.reading import PhotoRead
+
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "PendingPhoto",
+    "PhotoRead",
+    "TerrariumEntry",
+    "clean_name",
+    "parse_player_names",
+]
 
 #: Session-state keys owned by this module.
 SESSION_ID = "rt_session_id"
@@ -31,58 +50,34 @@ LAST_PHOTO = "rt_last_photo"
 PENDING = "rt_pending_corners"
 SOLO_ENTRY = "rt_solo_entry"
 SEEN_FILES = "rt_seen_files"
+#: The game night's draft in the database: its uid, the revision this page has, the hash of the
+#: document last written, the saved game it belongs to (if confirmed) and the last storage error.
+DRAFT_UID = "rt_draft_uid"
+DRAFT_REVISION = "rt_draft_revision"
+DRAFT_HASH = "rt_draft_hash"
+DRAFT_SAVED_HASH = "rt_draft_saved_hash"
+STORAGE_ERROR = "rt_storage_error"
+#: The players' note on the game being entered.
+NOTES = "rt_notes"
+#: The game night's uid as carried in the page's URL (``?night=``).
+NIGHT_UID = "rt_night_uid"
+#: Blob digests already in the database (so a sync does not store a photo twice).
+STORED_BLOBS = "rt_stored_blobs"
+#: Idempotency key of the solo game on screen (one saved game per key).
+SOLO_UID = "rt_solo_uid"
+#: The table's last cell fix: (player, row, col, old label, new label, old total, new total).
+LAST_FIX = "rt_last_fix"
 
-#: Cells whose read confidence (the classifier's margin to the runner-up label, as in
-#: ``vision.reader.BoardRead.low_confidence``) is below this are highlighted for checking.
+#: Kept for callers that pass a threshold; the cells to check are the reader's ``check`` flags.
 LOW_CONFIDENCE = 0.1
 
-#: Longest player name accepted (characters, after trimming).
-MAX_NAME_LENGTH = 40
 #: Most players in a game (the base game seats 1-4; solo is its own page).
-MAX_PLAYERS = 4
-
-
-@dataclass
-class TerrariumEntry:
-    """One player's terrarium as entered for the current game.
-
-    Attributes
-    ----------
-    rows : list of list of str
-        4 rows of 5 cell labels (card ids, ``water`` or ``empty``), row 0 farthest from the owner.
-    confidence : list of list of float or None
-        Per-cell confidence of the photo read, same shape as ``rows``; ``None`` when the board
-        was entered by hand.
-    source : str
-        ``"photo"`` or ``"manual"``.
-    photo_sha256 : str or None
-        Hex digest of the photo's bytes, stored with the game instead of the photo.
-    thumbnail_jpeg : bytes or None
-        A small JPEG of the photo (long side <= 320 px) stored with the game.
-    overlay_jpeg : bytes or None
-        The photo (downscaled) with the fitted grid and labels drawn, for the check page.
-    corrected : set of tuple of int
-        ``(row, col)`` cells the user changed after the read.
-    read_ms : float or None
-        How long the photo read took, in milliseconds.
-    crops : np.ndarray or None
-        ``(4, 5, h, w, 3)`` uint8 RGB cell crops of the read (to learn from corrections).
-    """
-
-    rows: list[list[str]]
-    confidence: list[list[float]] | None = None
-    source: str = "manual"
-    photo_sha256: str | None = None
-    thumbnail_jpeg: bytes | None = None
-    overlay_jpeg: bytes | None = None
-    corrected: set[tuple[int, int]] = field(default_factory=set)
-    read_ms: float | None = None
-    crops: Any = None
+MAX_PLAYERS = MAX_TABLE_PLAYERS
 
 
 def empty_rows() -> list[list[str]]:
     """A 4x5 board of ``empty`` cells (a terrarium not started yet)."""
-    return [[EMPTY] * COLS for _ in range(ROWS)]
+    return _empty_rows()
 
 
 def init_state(state: MutableMapping[str, Any]) -> None:
@@ -99,55 +94,22 @@ def init_state(state: MutableMapping[str, Any]) -> None:
         FLASH: None,
         LAST_PHOTO: {},
         PENDING: {},
+        DRAFT_UID: None,
+        DRAFT_REVISION: 0,
+        DRAFT_HASH: None,
+        DRAFT_SAVED_HASH: None,
+        STORAGE_ERROR: None,
+        NOTES: "",
+        NIGHT_UID: None,
+        STORED_BLOBS: set(),
+        SOLO_UID: None,
+        LAST_FIX: None,
     }
     if SOLO_ENTRY not in state:
         state[SOLO_ENTRY] = TerrariumEntry(rows=empty_rows())
     for key, value in defaults.items():
         if key not in state:
             state[key] = value
-
-
-def clean_name(raw: str) -> str:
-    """Trim a typed player name and check it; the name is kept as typed otherwise.
-
-    Names are stored and shown as plain text (HTML, markdown and emoji included, never rendered).
-
-    Raises
-    ------
-    ValueError
-        If the name is empty, longer than :data:`MAX_NAME_LENGTH` or holds control characters.
-    """
-    name = " ".join(str(raw).split())
-    if not name:
-        raise ValueError("a player name cannot be empty")
-    if len(name) > MAX_NAME_LENGTH:
-        raise ValueError(f"a player name has at most {MAX_NAME_LENGTH} characters")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        raise ValueError("a player name cannot hold control characters")
-    return name
-
-
-def parse_player_names(text: str) -> list[str]:
-    """Split the setup page's "one name per line" text into clean, distinct player names.
-
-    Raises
-    ------
-    ValueError
-        If a name is invalid, two names are equal (ignoring case), or there are more than
-        :data:`MAX_PLAYERS` or no names.
-    """
-    names = [clean_name(line) for line in str(text).splitlines() if line.strip()]
-    if not names:
-        raise ValueError("enter at least one player name")
-    if len(names) > MAX_PLAYERS:
-        raise ValueError(f"a game seats at most {MAX_PLAYERS} players (solo has its own page)")
-    seen: set[str] = set()
-    for name in names:
-        folded = name.casefold()
-        if folded in seen:
-            raise ValueError(f"two players are called {name!r}; give them different names")
-        seen.add(folded)
-    return names
 
 
 def start_game(
@@ -183,6 +145,12 @@ def start_game(
     state[LAST_SAVED_GAME] = None
     state[LAST_PHOTO] = {}
     state[PENDING] = {}
+    state[NOTES] = ""
+    state[LAST_FIX] = None
+    state[DRAFT_UID] = None  # a new game is a new draft (the next sync creates it)
+    state[DRAFT_REVISION] = 0
+    state[DRAFT_HASH] = None
+    state[DRAFT_SAVED_HASH] = None
     if session_id is not None:
         state[SESSION_ID] = session_id
 
@@ -233,33 +201,17 @@ def missing_players(state: MutableMapping[str, Any]) -> list[str]:
     return [p for p in state[PLAYERS] if p not in state[ENTRIES]]
 
 
-def low_confidence_cells(entry: TerrariumEntry, threshold: float) -> list[tuple[int, int]]:
-    """Cells whose read confidence is below ``threshold`` and that the user has not fixed."""
-    if entry.confidence is None:
-        return []
-    return [
-        (r, c)
-        for r in range(ROWS)
-        for c in range(COLS)
-        if entry.confidence[r][c] < threshold and (r, c) not in entry.corrected
-    ]
+def low_confidence_cells(
+    entry: TerrariumEntry, threshold: float = LOW_CONFIDENCE
+) -> list[tuple[int, int]]:
+    """Cells the reader flagged ``check`` and nobody fixed yet (``threshold`` is ignored: the
+    reader's flags are calibrated; a reader without flags flags nothing)."""
+    del threshold
+    return entry.cells_to_check()
 
 
 def _check_rows(rows: list[list[str]]) -> None:
-    if len(rows) != ROWS or any(len(row) != COLS for row in rows):
-        raise ValueError("a terrarium is 4 rows of 5 cells")
-    for row in rows:
-        for label in row:
-            if label not in CELL_LABELS:
-                raise ValueError(f"unknown cell label {label!r}")
-
-
-@dataclass
-class PendingPhoto:
-    """A photo in which no grid was found, waiting for the user's four corners."""
-
-    photo: bytes
-    read: Any  # ui.backend.PhotoRead with grid_found False
+    check_rows(rows)
 
 
 def photo_is_new(state: MutableMapping[str, Any], player: str, photo: bytes) -> bool:
@@ -273,7 +225,7 @@ def store_read(state: MutableMapping[str, Any], player: str, photo: bytes, read:
 
     Parameters
     ----------
-    read : ui.backend.PhotoRead
+    read : service.reading.PhotoRead
         The adapter's result for ``photo``.
     """
     init_state(state)
@@ -296,6 +248,8 @@ def store_read(state: MutableMapping[str, Any], player: str, photo: bytes, read:
             overlay_jpeg=read.overlay_jpeg,
             read_ms=read.read_ms,
             crops=getattr(read, "crops", None),
+            check=read.check,
+            candidates=read.candidates,
         ),
     )
 
@@ -311,3 +265,45 @@ def start_manual(state: MutableMapping[str, Any], player: str) -> TerrariumEntry
     entry = entry_for(state, player)
     state[PENDING].pop(player, None)
     return entry
+
+
+def game_in_progress(state: MutableMapping[str, Any]) -> GameInProgress:
+    """The game on this page as the service layer's value (what a draft stores)."""
+    init_state(state)
+    return GameInProgress(
+        players=list(state[PLAYERS]),
+        star_cards_out=bool(state[STAR_CARDS_OUT]),
+        objectives=list(state[OBJECTIVES]),
+        entries=dict(state[ENTRIES]),
+        pending=dict(state[PENDING]),
+        active_player=state[ACTIVE_PLAYER],
+        notes=str(state[NOTES]),
+    )
+
+
+def load_game(state: MutableMapping[str, Any], game: GameInProgress) -> None:
+    """Put a resumed (or reopened) game on this page, replacing whatever was there."""
+    init_state(state)
+    state[PLAYERS] = list(game.players)
+    state[STAR_CARDS_OUT] = bool(game.star_cards_out)
+    state[OBJECTIVES] = list(game.objectives)
+    state[ENTRIES] = dict(game.entries)
+    state[PENDING] = dict(game.pending)
+    state[ACTIVE_PLAYER] = game.active_player
+    state[NOTES] = game.notes
+    state[SELECTED_CELL] = None
+    state[LAST_PHOTO] = {
+        name: entry.photo_sha256 for name, entry in game.entries.items() if entry.photo_sha256
+    }
+    state[LAST_PHOTO].update({name: p.read.photo_sha256 for name, p in game.pending.items()})
+    state[LAST_FIX] = None
+
+
+def clear_game(state: MutableMapping[str, Any]) -> None:
+    """No game on this page (the next game starts from the setup page)."""
+    load_game(state, GameInProgress())
+    state[DRAFT_UID] = None
+    state[DRAFT_REVISION] = 0
+    state[DRAFT_HASH] = None
+    state[DRAFT_SAVED_HASH] = None
+    state[LAST_SAVED_GAME] = None

@@ -15,8 +15,8 @@ import streamlit as st
 from scoring.cards import CELL_LABELS, COLS, ROWS
 from ui import state as S
 from ui.backend import face_thumbnail
-from ui.journey import cell_name, pad_columns, pad_notes, pad_row
-from ui.labels import cell_text, full_name, picker_text
+from ui.journey import cell_name, escape_markdown, pad_columns, pad_notes
+from ui.labels import PICKER_GROUPS, SHORT_NAMES, cell_text, full_name, humanize, picker_text
 
 
 def _sync_select(key: str, value: str) -> None:
@@ -26,7 +26,7 @@ def _sync_select(key: str, value: str) -> None:
 
 
 #: Tighter buttons for the 20 board cells, so "🐢 Tortoise" fits a 390 px phone's fifth of a
-#: row. Constant CSS (no user text), scoped to the board's widget keys.
+#: row; the total box stays in view while the page scrolls. Constant CSS (no user text).
 BOARD_CSS = """<style>
 div[class*="st-key-check_cell_"] button, div[class*="st-key-solo_cell_"] button {
   padding: 0.2rem 0.15rem; min-height: 3.2rem; font-size: 0.8rem; line-height: 1.1;
@@ -34,12 +34,72 @@ div[class*="st-key-check_cell_"] button, div[class*="st-key-solo_cell_"] button 
 div[class*="st-key-check_cell_"] button p, div[class*="st-key-solo_cell_"] button p {
   white-space: normal; overflow-wrap: anywhere;
 }
+div[class*="st-key-check_pick_"] button, div[class*="st-key-solo_pick_"] button {
+  min-height: 2.6rem; padding: 0.2rem 0.3rem; font-size: 0.85rem;
+}
+.st-key-check_total, .st-key-solo_total {
+  position: sticky; top: 3.75rem; z-index: 50; background: var(--st-background-color, #fff);
+  padding: 0.2rem 0; border-bottom: 1px solid rgba(49, 51, 63, 0.15);
+}
 @media (max-width: 640px) {
   div[class*="st-key-check_cell_"] button, div[class*="st-key-solo_cell_"] button {
     font-size: 0.68rem; padding: 0.15rem 0.05rem;
   }
+  .st-key-check_total, .st-key-solo_total { top: 3.5rem; }
 }
 </style>"""
+
+
+def storage_banner_ui(
+    state: MutableMapping[str, Any],
+    *,
+    retry: Callable[[MutableMapping[str, Any]], Any] | None = None,
+    toast: bool = False,
+) -> None:
+    """"Not saved: …" when the database failed, with a retry (the game stays on the page).
+
+    ``retry(state)`` runs when the button is tapped, before the page runs again.
+    """
+    message = state.get(S.STORAGE_ERROR)
+    if not message:
+        return
+    if toast:
+        st.toast(escape_markdown(message), icon="⚠️")
+    st.error(escape_markdown(f"{message}. Your game is kept on this page; nothing is lost yet."))
+    st.button(
+        "Retry saving",
+        key="storage_retry_end" if toast else "storage_retry",
+        on_click=retry,
+        args=(state,) if retry else None,
+    )
+
+
+def flagged_css(key: str, cells: list[tuple[int, int]]) -> str:
+    """CSS outlining the cells the reader asked to check (``key`` and cells are ours, not user
+    text)."""
+    rules = [
+        f".st-key-{key}_{r}_{c} button {{ outline: 3px solid #d55e00; outline-offset: -3px; }}"
+        for r, c in cells
+    ]
+    return f"<style>{' '.join(rules)}</style>" if rules else ""
+
+
+def picture_button_css(key: str, labels: list[str]) -> str:
+    """CSS giving each candidate button its face picture (the picture is the button: tap it)."""
+    import base64
+
+    rules = []
+    for label in labels:
+        thumb = face_thumbnail(label)
+        if thumb is None:
+            continue
+        data = base64.b64encode(thumb).decode("ascii")
+        rules.append(
+            f".st-key-{key}_{label} button {{ background: #fff url(data:image/png;base64,{data}) "
+            "center 0.3rem / auto 5.2rem no-repeat; min-height: 7.6rem; "
+            "padding-top: 5.6rem; }}"
+        )
+    return f"<style>{' '.join(rules)}</style>" if rules else ""
 
 
 def board_grid():
@@ -87,7 +147,7 @@ def grid_editor_ui(
 def tap_board_ui(
     rows: list[list[str]],
     *,
-    confidence: list[list[float]] | None,
+    flagged: list[tuple[int, int]],
     corrected: set[tuple[int, int]],
     selected: tuple[int, int] | None,
     on_select: Callable[[int, int], None],
@@ -95,10 +155,10 @@ def tap_board_ui(
 ) -> None:
     """The board as 20 buttons; tapping one selects it for the label picker.
 
-    Low-confidence cells carry a warning sign on an orange background, fixed cells a check mark,
-    the selected cell is the primary (filled) button.
+    Cells the reader flagged are outlined and carry a ⚠, fixed cells a ✓, the selected cell is
+    the primary (filled) button.
     """
-    st.html(BOARD_CSS)
+    st.html(BOARD_CSS + flagged_css(key, flagged))
     grid = board_grid()
     for r in range(ROWS):
         for c in range(COLS):
@@ -106,14 +166,14 @@ def tap_board_ui(
             text = cell_text(label)
             if (r, c) in corrected:
                 text = f"✓ {text}"
-            elif confidence is not None and confidence[r][c] < S.LOW_CONFIDENCE:
-                text = f"⚠ {text}" if selected == (r, c) else f":orange-background[⚠ {text}]"
+            elif (r, c) in flagged:
+                text = f"⚠ {text}"
             grid.button(
                 text,
                 key=f"{key}_{r}_{c}",
                 type="primary" if selected == (r, c) else "secondary",
                 help=f"{cell_name(r, c)}: {full_name(label)}"
-                + (f" ({confidence[r][c]:.0%} sure)" if confidence is not None else ""),
+                + (" — please check" if (r, c) in flagged else ""),
                 on_click=on_select,
                 args=(r, c),
                 width="stretch",
@@ -126,17 +186,38 @@ def label_picker_ui(
     on_pick: Callable[[str], None],
     *,
     key: str,
+    candidates: list[str] | None = None,
     thumbnails: bool = True,
 ) -> None:
-    """The 17 labels as buttons with a thumbnail of each face: one tap sets the cell."""
-    grid = st.grid("auto", min_column_width=92, gap="xsmall")
-    for label in CELL_LABELS:
-        with grid.cell():
-            if thumbnails:
-                thumb = face_thumbnail(label)
-                if thumb is not None:
-                    st.image(thumb, width=60)
-            st.button(
+    """Pick a cell's card: the reader's best guesses first, as face pictures (tap the picture),
+    then every label by category. One tap sets the cell.
+
+    Widget keys: ``f"{key}_{label}"`` for every label (a candidate's button is the one with its
+    picture; it is not repeated below).
+    """
+    best = [label for label in (candidates or []) if label != current][:3]
+    if best:
+        st.caption("Most likely:")
+        if thumbnails:
+            st.html(picture_button_css(key, best))
+        grid = st.grid(len(best), gap="xsmall")
+        for label in best:
+            grid.button(
+                full_name(label),
+                key=f"{key}_{label}",
+                on_click=on_pick,
+                args=(label,),
+                width="stretch",
+                wrap=True,
+            )
+    for title, labels in PICKER_GROUPS:
+        rest = [label for label in labels if label not in best]
+        if not rest:
+            continue
+        st.caption(title)
+        grid = st.grid("auto", min_column_width=104, gap="xxsmall")
+        for label in rest:
+            grid.button(
                 picker_text(label),
                 key=f"{key}_{label}",
                 type="primary" if label == current else "secondary",
@@ -147,6 +228,30 @@ def label_picker_ui(
             )
 
 
+def check_first_ui(
+    flagged: list[tuple[int, int]],
+    rows: list[list[str]],
+    on_select: Callable[[int, int], None],
+    *,
+    key: str,
+) -> None:
+    """The cells to check, listed first: one button per flagged cell ("row 2, column 3")."""
+    if not flagged:
+        return
+    st.caption(
+        f"Check {'this cell' if len(flagged) == 1 else f'these {len(flagged)} cells'} first:"
+    )
+    grid = st.grid("auto", min_column_width=150, gap="xxsmall")
+    for r, c in flagged:
+        grid.button(
+            f"⚠ {cell_name(r, c)}: {SHORT_NAMES.get(rows[r][c], rows[r][c])}?",
+            key=f"{key}_{r}_{c}",
+            on_click=on_select,
+            args=(r, c),
+            width="stretch",
+        )
+
+
 def board_fix_ui(
     entry: S.TerrariumEntry,
     on_set: Callable[[int, int, str], None],
@@ -155,17 +260,17 @@ def board_fix_ui(
     selected_key: str,
     thumbnails: bool = True,
 ) -> None:
-    """Tap a cell, then tap its label in the picker: the board's two-tap correction.
+    """Tap a cell (or a "check first" line), then its card in the picker: a fix in two taps.
 
     Parameters
     ----------
     entry : TerrariumEntry
-        The board shown (its confidences and corrections drive the highlighting).
+        The board shown (its ``check`` flags and corrections drive the highlighting).
     on_set : callable(row, col, label)
         Called when a label is picked for the selected cell.
     key : str
         Prefix of the widget keys: cells ``f"{key}_cell_{r}_{c}"``, picker buttons
-        ``f"{key}_pick_{label}"``.
+        ``f"{key}_pick_{label}"``, check-first lines ``f"{key}_first_{r}_{c}"``.
     selected_key : str
         Session-state key holding the selected ``(row, col)`` or ``None``.
     """
@@ -182,9 +287,11 @@ def board_fix_ui(
             on_set(cell[0], cell[1], label)
         st.session_state[selected_key] = None
 
+    flagged = entry.cells_to_check()
+    check_first_ui(flagged, entry.rows, select, key=f"{key}_first")
     tap_board_ui(
         entry.rows,
-        confidence=entry.confidence,
+        flagged=flagged,
         corrected=entry.corrected,
         selected=st.session_state[selected_key],
         on_select=select,
@@ -193,34 +300,74 @@ def board_fix_ui(
     selected = st.session_state[selected_key]
     if selected is not None:
         r, c = selected
-        with st.container(border=True):
-            st.write(f"**{cell_name(r, c)}** — now {full_name(entry.rows[r][c])}. Pick the card:")
-            label_picker_ui(entry.rows[r][c], pick, key=f"{key}_pick", thumbnails=thumbnails)
+        with st.container(border=True, key=f"{key}_picker"):
+            st.markdown(
+                f"**{cell_name(r, c)}** — now {escape_markdown(full_name(entry.rows[r][c]))}. "
+                "Tap the card it shows:"
+            )
+            label_picker_ui(
+                entry.rows[r][c],
+                pick,
+                key=f"{key}_pick",
+                candidates=entry.candidates_for(r, c),
+                thumbnails=thumbnails,
+            )
 
 
-def score_pad_ui(name: str, pad: Any, *, key: str, partial: bool = False) -> None:
-    """One player's score pad: the total, the columns, and every number's reasons.
+def pad_picture_ui(rows: list[list[str]], pad: Any, *, caption: str = "") -> None:
+    """The board drawn with every scoring group outlined and labelled with its VP."""
+    from service.pad_image import draw_board, png
+
+    st.image(
+        png(draw_board(rows, pad, SHORT_NAMES)),
+        caption=caption
+        or "Each outline is a scoring group with its VP; faded cards score nothing. "
+        "† rests on an assumed value.",
+        width="stretch",
+    )
+
+
+def score_pad_ui(
+    name: str,
+    pad: Any,
+    *,
+    key: str,
+    partial: bool = False,
+    rows: list[list[str]] | None = None,
+) -> None:
+    """One player's score pad: the total, the board drawn (when ``rows`` is given), and each
+    column with the reasons behind its number; nothing scrolls sideways on a phone.
 
     Parameters
     ----------
     name : str
-        The player's name (shown as text).
+        The player's name (shown as plain text).
     pad : ScorePad
         The engine's pad.
     partial : bool
         True for a half-built terrarium: the pad is labelled "score so far".
+    rows : 4 rows of 5 labels, optional
+        The board, drawn with its scoring groups.
     """
     st.text(f"{name} — {'score so far' if partial else 'total'}: {pad.total} VP")
-    st.dataframe([pad_row(name, pad)], hide_index=True, key=f"{key}_table")
+    if rows is not None:
+        pad_picture_ui(rows, pad)
     for column in pad_columns(pad):
         with st.expander(f"{column.header}: {column.vp} VP", expanded=False):
             if column.reasons:
                 for reason in column.reasons:
-                    st.text(reason)
+                    st.text(humanize(reason))
             else:
                 st.caption("Nothing scored in this column.")
+    leftovers = list(getattr(pad, "non_scoring", ()) or ())
+    if leftovers:
+        with st.expander(f"Not scoring ({len(leftovers)})"):
+            for line in leftovers:
+                st.text(humanize(line))
+    if getattr(pad, "assumed_vp", 0):
+        st.caption(f"† {pad.assumed_vp} VP rest on assumed values (see the Rules page).")
     for note in pad_notes(pad):
-        st.info(note)
+        st.info(escape_markdown(humanize(note)))
 
 
 def flash_ui(state: MutableMapping[str, Any]) -> None:
@@ -229,3 +376,27 @@ def flash_ui(state: MutableMapping[str, Any]) -> None:
     if message:
         st.success(message)
         state[S.FLASH] = None
+
+
+def share_button_ui(name: str, rows: list[list[str]], pad: Any, *, key: str) -> None:
+    """Download the pad and the drawn board as one PNG (to send to the group chat)."""
+    from service.pad_image import share_image
+
+    columns = [(c.header, c.vp) for c in pad_columns(pad)]
+    board = [list(r) for r in rows]
+
+    def data() -> bytes:  # drawn when tapped, not on every run
+        return share_image(
+            name, board, pad, columns, SHORT_NAMES, footer="Scored with Reptile Tank"
+        )
+
+    safe = "".join(ch for ch in name if ch.isalnum())[:30] or "player"
+    st.download_button(
+        "Share this pad (PNG)",
+        data,
+        file_name=f"reptile-tank-{safe}.png",
+        mime="image/png",
+        key=key,
+        icon="📤",
+        on_click="ignore",
+    )

@@ -3,6 +3,7 @@ rules file, labels and deck uploads."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import numpy as np
@@ -14,7 +15,6 @@ from scoring.board import Board
 from scoring.cards import CELL_LABELS
 from scoring.engine import score_board
 from scoring.rules import load_rules
-from ui import rules_file
 from ui import state as S
 from ui.backend import PhotoRead
 from ui.corners import check_corners, default_corners
@@ -53,10 +53,16 @@ def test_set_cell_marks_corrections_of_a_read_only():
         photo_sha256="a" * 64,
         thumbnail_jpeg=b"\xff\xd8",
         read_ms=12.0,
+        check=[[False] * 5 for _ in range(3)] + [[False, True, False, False, True]],
+        needs_check=True,
     )
     S.store_read(state, "Ben", b"photo", read)
     entry = S.entry_for(state, "Ben")
+    # the reader's check flags decide (not the confidence); a read without flags flags nothing
     assert S.low_confidence_cells(entry, S.LOW_CONFIDENCE) == [(3, 1), (3, 4)]
+    unflagged = dataclasses.replace(read, check=None)
+    S.store_read(state, "Ann", b"photo 2", unflagged)
+    assert S.entry_for(state, "Ann").cells_to_check() == []
     S.set_cell(state, "Ben", 3, 1, "water")
     assert entry.corrected == {(3, 1)}
     assert S.low_confidence_cells(entry, S.LOW_CONFIDENCE) == [(3, 4)]
@@ -120,28 +126,41 @@ def test_corners_must_be_clockwise_inside_and_large_enough():
         check_corners(good[:3], 800, 600)
 
 
-def test_rules_file_round_trip_through_the_loader(tmp_path):
+def test_house_values_round_trip_through_the_night_settings():
+    from service import settings as night
+
     defaults = load_rules()
-    tiers = rules_file.tier_values(defaults)
+    tiers = night.tier_values(defaults)
     edited = dict(tiers)
     edited[("neon_day_gecko", "advanced")] = 14
-    changed = rules_file.changed_values(tiers, edited)
+    changed = night.changed_values(tiers, edited)
     assert changed == {("neon_day_gecko", "advanced"): 14}
-    objectives = rules_file.changed_values(
-        rules_file.objective_values(defaults), {1: 7, 2: defaults.objectives[2].vp}
+    objectives = night.changed_values(
+        night.objective_values(defaults), {1: 7, 2: defaults.objectives[2].vp}
     )
-    path = tmp_path / "rules.toml"
-    rules_file.save_overrides(path, changed, objectives)
-    house = load_rules(path)
+    settings = night.NightSettings(tiers=changed, objectives=objectives)
+    again = night.NightSettings.from_json(settings.to_json())
+    assert again == settings
+    house = night.rules_for(again)
     assert house.cards["neon_day_gecko"].tier("advanced").vp == 14
     assert house.objectives[1].vp == 7
-    assert house.cards["blue_tongued_skink"].tier("advanced").vp == 13
-    rules_file.save_overrides(path, {}, {})
-    assert not path.exists()
+    assert house.cards["blue_tongued_skink"].tier("advanced").vp == (
+        defaults.cards["blue_tongued_skink"].tier("advanced").vp
+    )
+    assert night.rules_for(night.NightSettings()) is night.rules_for(night.NightSettings())
+    assert night.rules_fingerprint(settings) != night.rules_fingerprint(night.NightSettings())
     with pytest.raises(ValueError):
-        rules_file.changed_values(tiers, {("dragon", "basic"): 3})
+        night.changed_values(tiers, {("dragon", "basic"): 3})
     with pytest.raises(ValueError):
-        rules_file.changed_values(tiers, {("rock", "basic"): -1})
+        night.changed_values(tiers, {("rock", "basic"): -1})
+
+
+def test_engine_reasons_in_the_players_words():
+    from ui.labels import humanize
+
+    assert humanize("golden_pothos+rock at (0,1) (2,4)") == (
+        "Golden pothos+rock at row 1, column 2; row 3, column 5"
+    )
 
 
 def test_every_label_has_a_name_a_short_name_and_an_icon():

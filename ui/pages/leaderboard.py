@@ -7,9 +7,11 @@ import json
 
 import streamlit as st
 
+from service.errors import STORAGE_ERRORS, storage_message
 from ui import state as S
 from ui.backend import get_store
-from ui.journey import game_rows, solo_standings_rows, standings_rows
+from ui.journey import escape_markdown, game_rows, solo_standings_rows, standings_rows
+from ui.navigation import page_path
 from ui.widgets import flash_ui
 
 KEY_SCOPE = "lb_scope"
@@ -34,7 +36,7 @@ def scope_ui(store) -> int | None:
         "Show",
         options,
         key=KEY_SCOPE,
-        format_func=lambda s: "All time" if s == ALL_TIME else f"Game night: {sessions[s]} ({s})",
+        format_func=lambda s: "All time" if s == ALL_TIME else f"Game night: {sessions[s]}",
     )
     return None if scope == ALL_TIME else scope
 
@@ -58,13 +60,21 @@ def standings_ui(store, session_id: int | None) -> None:
     if not rows:
         st.info("No confirmed games of this kind yet.")
         return
-    # A plain table: a handful of rows, readable on a phone and by screen readers.
-    st.table(
+    # A dataframe, not st.table: st.table renders names as Markdown (an image name would make
+    # every viewer's browser fetch it); a dataframe shows text as text.
+    st.dataframe(
         [{**row, "Average VP": f"{row['Average VP']:.1f}"} for row in rows],
         hide_index=True,
-        border="horizontal",
+        key="lb_standings",
     )
-    st.bar_chart(rows, x="Player", y="Average VP", horizontal=True, height=60 + 40 * len(rows))
+    st.bar_chart(
+        rows,
+        x="Player",
+        y="Average VP",
+        horizontal=True,
+        sort="-Average VP",
+        height=60 + 40 * len(rows),
+    )
 
 
 def games_ui(store, session_id: int | None) -> None:
@@ -72,7 +82,8 @@ def games_ui(store, session_id: int | None) -> None:
     st.subheader(f"Games ({len(games)})")
     if not games:
         return
-    st.dataframe(game_rows(games), hide_index=True, key="lb_games")
+    st.dataframe(game_rows(games, st.context.timezone), hide_index=True, key="lb_games")
+    st.page_link(page_path("players.py"), label="Player pages, photos, edit a game", icon="👤")
     with st.expander("Delete a game"):
         ids = [g.id for g in games]
         st.selectbox("Game", ids, key=KEY_DELETE_GAME, format_func=lambda i: f"Game {i}")
@@ -109,41 +120,47 @@ def rename_ui(store) -> None:
                 new = S.clean_name(st.session_state[KEY_RENAME_NEW])
                 store.rename_player(st.session_state[KEY_RENAME_OLD], new)
             except ValueError as error:
-                st.error(str(error))
+                st.error(escape_markdown(str(error)))
             else:
                 st.session_state[S.FLASH] = "Player renamed."
                 st.rerun()
 
 
 def export_ui(store, session_id: int | None) -> None:
+    """CSV and JSON exports, built when tapped (not on every click of the page)."""
     cols = st.columns(2)
     cols[0].download_button(
         "Download CSV",
-        store.export_csv(session_id),
+        lambda: store.export_csv(session_id),
         file_name="reptile-tank-leaderboard.csv",
         mime="text/csv",
         key="lb_csv",
         width="stretch",
+        on_click="ignore",
     )
     cols[1].download_button(
         "Download JSON",
-        json.dumps(store.export_json(session_id), ensure_ascii=False, indent=1),
+        lambda: json.dumps(store.export_json(session_id), ensure_ascii=False, indent=1),
         file_name="reptile-tank-leaderboard.json",
         mime="application/json",
         key="lb_json",
         width="stretch",
+        on_click="ignore",
     )
 
 
 def leaderboard_ui() -> None:
     st.title("🏆 Leaderboard")
     flash_ui(st.session_state)
-    store = get_store()
-    session_id = scope_ui(store)
-    standings_ui(store, session_id)
-    games_ui(store, session_id)
-    rename_ui(store)
-    export_ui(store, session_id)
+    try:
+        store = get_store()
+        session_id = scope_ui(store)
+        standings_ui(store, session_id)
+        games_ui(store, session_id)
+        rename_ui(store)
+        export_ui(store, session_id)
+    except STORAGE_ERRORS as error:
+        st.error(escape_markdown(f"The leaderboard cannot be read: {storage_message(error)}"))
 
 
 leaderboard_ui()

@@ -1,4 +1,5 @@
-"""Page 4 — Score pad: each terrarium's columns, every number expandable into its reasons.
+"""Page 4 — Score pad: each terrarium drawn with its scoring groups, its columns, every number
+expandable into its reasons, and a picture of it to share.
 
 Live: it is recomputed from the boards on every run, so a fixed cell shows at once. A
 half-built terrarium shows its "score so far"; the cockroach majority waits for the table.
@@ -12,14 +13,15 @@ from ui import state as S
 from ui.backend import load_rules
 from ui.journey import is_complete, score_entry
 from ui.navigation import page_path
-from ui.pages_common import require_game
-from ui.widgets import score_pad_ui
+from ui.pages_common import require_game, saved_state_ui
+from ui.widgets import score_pad_ui, share_button_ui
 
 
 def pad_ui() -> None:
     st.title("🧮 Score pad")
     if not require_game():
         return
+    saved_state_ui()
     rules = load_rules()
     entries = st.session_state[S.ENTRIES]
     if not entries:
@@ -39,7 +41,9 @@ def pad_ui() -> None:
             star_cards_out=st.session_state[S.STAR_CARDS_OUT],
         )
         with st.container(border=True):
-            score_pad_ui(player, pad, key=f"pad_{i}", partial=not is_complete(entry.rows))
+            partial = not is_complete(entry.rows)
+            score_pad_ui(player, pad, key=f"pad_{i}", partial=partial, rows=entry.rows)
+            share_button_ui(player, entry.rows, pad, key=f"pad_share_{i}")
     missing = S.missing_players(st.session_state)
     if missing:
         st.caption(f"Still to enter: {len(missing)} player(s).")

@@ -1,0 +1,471 @@
+"""Games in progress and per-game-night settings, in the leaderboard's database.
+
+A *draft* is a game being entered (players, photos, reads, fixes) as one JSON document, written
+on every change and read back after a reload, a phone switching apps, a server restart, or on
+another app server sharing the same database. Photos and overlays are content-addressed blobs
+so a cell fix rewrites only the small document. Confirming turns a draft into a saved game in
+one transaction, once: whatever the presses (and whichever server), a draft makes at most one
+game; a change after saving is written to that game as an edit.
+
+*Night settings* hold what belongs to one game night: the game, house rules (overrides of the
+default rules) and the deck. Nothing here is global to a server.
+
+The tables live beside the store's (:mod:`leaderboard.schema`) but are created here, with
+``CREATE TABLE IF NOT EXISTS`` semantics under the store's migration lock, so that a database
+made by an older version gains them on first use and the store's schema version is untouched.
+Every call is one transaction of :class:`leaderboard.store.Store`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from leaderboard.records import GameRecord, LeaderboardError, NotFoundError, dump_json, utc_now
+from leaderboard.schema import TABLES
+from leaderboard.store import (
+    _PG_MIGRATION_LOCK,
+    Store,
+    _insert_game,
+    _insert_player_line,
+)
+
+#: Largest draft document (JSON text, characters) and blob (bytes) accepted.
+MAX_DOCUMENT_CHARS = 2_000_000
+MAX_BLOB_BYTES = 25 * 1024 * 1024
+
+METADATA = sa.MetaData()
+_drafts = sa.Table(
+    "drafts",
+    METADATA,
+    sa.Column("uid", sa.String(64), primary_key=True),
+    sa.Column("session_id", sa.Integer, nullable=False, index=True),
+    sa.Column("revision", sa.Integer, nullable=False),
+    sa.Column("document", sa.Text, nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),  # open | closed
+    sa.Column("game_id", sa.Integer, nullable=True),  # the saved game, once confirmed
+    sa.Column("saved_hash", sa.String(64), nullable=True),  # document hash at the last save
+    sa.Column("created_at", sa.String(40), nullable=False),
+    sa.Column("updated_at", sa.String(40), nullable=False),
+)
+_blobs = sa.Table(
+    "draft_blobs",
+    METADATA,
+    sa.Column("digest", sa.String(64), primary_key=True),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+    sa.Column("created_at", sa.String(40), nullable=False),
+)
+_settings = sa.Table(
+    "night_settings",
+    METADATA,
+    sa.Column("session_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("revision", sa.Integer, nullable=False),
+    sa.Column("document", sa.Text, nullable=False),
+    sa.Column("updated_at", sa.String(40), nullable=False),
+)
+_games = TABLES["games"]
+_lines = TABLES["game_players"]
+_sessions = TABLES["sessions"]
+
+
+class DraftConflict(LeaderboardError):
+    """The draft changed elsewhere (another phone or server) since this copy was read."""
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A stored game in progress.
+
+    Attributes
+    ----------
+    uid : str
+        The draft's id (32 hex digits).
+    session_id : int
+        The game night.
+    revision : int
+        Incremented by every write; a write names the revision it read.
+    document : dict
+        The game as JSON data (see :mod:`service.drafts`).
+    status : str
+        ``"open"`` or ``"closed"`` (the table moved on to the next game).
+    game_id : int or None
+        The saved game, once confirmed.
+    saved_hash : str or None
+        :func:`document_hash` of the document that was last written to the saved game.
+    """
+
+    uid: str
+    session_id: int
+    revision: int
+    document: dict[str, Any]
+    status: str
+    game_id: int | None
+    saved_hash: str | None
+    updated_at: str
+
+    @property
+    def changed_since_save(self) -> bool:
+        """True when the game was saved and the draft has changed since."""
+        return self.game_id is not None and self.saved_hash != document_hash(self.document)
+
+
+def document_hash(document: dict[str, Any]) -> str:
+    """SHA-256 of a document's canonical JSON (sorted keys)."""
+    text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _dump_document(document: dict[str, Any]) -> str:
+    if not isinstance(document, dict):
+        raise LeaderboardError("a draft document must be a JSON object")
+    text = dump_json(document)
+    if len(text) > MAX_DOCUMENT_CHARS:
+        raise LeaderboardError(f"the draft is too large ({len(text)} characters)")
+    return text
+
+
+def _draft_from_row(row: Any) -> Draft:
+    return Draft(
+        uid=row.uid,
+        session_id=int(row.session_id),
+        revision=int(row.revision),
+        document=json.loads(row.document),
+        status=row.status,
+        game_id=None if row.game_id is None else int(row.game_id),
+        saved_hash=row.saved_hash,
+        updated_at=row.updated_at,
+    )
+
+
+class DraftStore:
+    """Drafts, their blobs and night settings in the database of a :class:`Store`.
+
+    Parameters
+    ----------
+    store : Store
+        The leaderboard store whose database (and transactions, retries) are used.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.ensure_tables()
+
+    def ensure_tables(self) -> None:
+        """Create the drafts, blobs and settings tables when the database lacks them."""
+
+        def work(conn: Connection, _attempt: int) -> None:
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_MIGRATION_LOCK)))
+            METADATA.create_all(conn, checkfirst=True)
+
+        names = set(
+            self.store._transaction(lambda c, _a: sa.inspect(c).get_table_names(), write=False)
+        )
+        if not {"drafts", "draft_blobs", "night_settings"} <= names:
+            self.store._transaction(work, write=True)
+
+    # -- drafts ---------------------------------------------------------------------------
+
+    def create(self, session_id: int, document: dict[str, Any]) -> Draft:
+        """Start a draft on a game night; earlier open drafts of that night are closed."""
+        text = _dump_document(document)
+        uid = uuid.uuid4().hex
+        now = utc_now()
+
+        def work(conn: Connection, _attempt: int) -> Draft:
+            if (
+                conn.execute(sa.select(_sessions.c.id).where(_sessions.c.id == session_id)).scalar()
+                is None
+            ):
+                raise NotFoundError(f"no game night with id {session_id}")
+            conn.execute(
+                sa.update(_drafts)
+                .where(_drafts.c.session_id == session_id, _drafts.c.status == "open")
+                .values(status="closed", updated_at=now)
+            )
+            conn.execute(
+                sa.insert(_drafts).values(
+                    uid=uid,
+                    session_id=session_id,
+                    revision=1,
+                    document=text,
+                    status="open",
+                    game_id=None,
+                    saved_hash=None,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+            return _draft_from_row(
+                conn.execute(sa.select(_drafts).where(_drafts.c.uid == uid)).one()
+            )
+
+        return self.store._transaction(work, write=True)
+
+    def get(self, uid: str) -> Draft:
+        """One draft by uid; :class:`NotFoundError` if there is none."""
+        row = self.store._transaction(
+            lambda c, _a: c.execute(sa.select(_drafts).where(_drafts.c.uid == uid)).one_or_none(),
+            write=False,
+        )
+        if row is None:
+            raise NotFoundError(f"no draft {uid[:40]!r}")
+        return _draft_from_row(row)
+
+    def current(self, session_id: int) -> Draft | None:
+        """The game night's open draft (the game at the table now), if any."""
+        query = (
+            sa.select(_drafts)
+            .where(_drafts.c.session_id == session_id, _drafts.c.status == "open")
+            .order_by(_drafts.c.updated_at.desc())
+            .limit(1)
+        )
+        row = self.store._transaction(lambda c, _a: c.execute(query).one_or_none(), write=False)
+        return None if row is None else _draft_from_row(row)
+
+    def revision(self, uid: str) -> int | None:
+        """The draft's revision (``None`` when it is gone): a cheap "did it change?" check."""
+        query = sa.select(_drafts.c.revision).where(_drafts.c.uid == uid)
+        value = self.store._transaction(lambda c, _a: c.execute(query).scalar(), write=False)
+        return None if value is None else int(value)
+
+    def write(self, uid: str, document: dict[str, Any], *, expected_revision: int) -> Draft:
+        """Replace the draft's document if nobody wrote it since ``expected_revision``.
+
+        Raises
+        ------
+        DraftConflict
+            The stored revision is not ``expected_revision`` (changed on another device).
+        NotFoundError
+            No such draft.
+        """
+        text = _dump_document(document)
+
+        def work(conn: Connection, _attempt: int) -> Draft:
+            row = conn.execute(sa.select(_drafts).where(_drafts.c.uid == uid)).one_or_none()
+            if row is None:
+                raise NotFoundError(f"no draft {uid[:40]!r}")
+            if int(row.revision) != int(expected_revision):
+                raise DraftConflict(
+                    f"this game was changed on another device (revision {row.revision}, "
+                    f"this page had {expected_revision})"
+                )
+            conn.execute(
+                sa.update(_drafts)
+                .where(_drafts.c.uid == uid)
+                .values(document=text, revision=row.revision + 1, updated_at=utc_now())
+            )
+            return _draft_from_row(
+                conn.execute(sa.select(_drafts).where(_drafts.c.uid == uid)).one()
+            )
+
+        return self.store._transaction(work, write=True)
+
+    def close(self, uid: str) -> None:
+        """The table moves on: the draft is no longer the night's current game."""
+        self.store._transaction(
+            lambda c, _a: c.execute(
+                sa.update(_drafts)
+                .where(_drafts.c.uid == uid)
+                .values(status="closed", updated_at=utc_now())
+            ),
+            write=True,
+        )
+
+    def confirm(self, uid: str, record: GameRecord) -> tuple[int, bool]:
+        """Save the draft as a game, once; a change after saving is written as an edit.
+
+        In one transaction (the draft row is locked): when the draft has no game yet, the game
+        is inserted and linked; when it has one and the document changed since, that game is
+        replaced by ``record`` (same id and uid; ``extra["edits"]`` gains a line); otherwise
+        nothing is written. Two servers confirming the same draft at once make one game.
+
+        Returns
+        -------
+        (int, bool)
+            The game id and whether anything was written.
+        """
+        record.check()
+
+        def work(conn: Connection, _attempt: int) -> tuple[int, bool]:
+            row = conn.execute(
+                sa.select(_drafts).where(_drafts.c.uid == uid).with_for_update()
+            ).one_or_none()
+            if row is None:
+                raise NotFoundError(f"no draft {uid[:40]!r}")
+            draft = _draft_from_row(row)
+            digest = document_hash(draft.document)
+            if draft.game_id is not None:
+                exists = conn.execute(
+                    sa.select(_games.c.id).where(_games.c.id == draft.game_id)
+                ).scalar()
+                if exists is not None:
+                    if draft.saved_hash == digest:
+                        return draft.game_id, False
+                    _replace_game(conn, draft.game_id, record)
+                    conn.execute(
+                        sa.update(_drafts).where(_drafts.c.uid == uid).values(saved_hash=digest)
+                    )
+                    return draft.game_id, True
+            game_id = _insert_game(
+                conn, record, uid=f"draft-{uid}-{draft.revision}", played_at=utc_now()
+            )
+            conn.execute(
+                sa.update(_drafts)
+                .where(_drafts.c.uid == uid)
+                .values(game_id=game_id, saved_hash=digest)
+            )
+            return game_id, True
+
+        return self.store._transaction(work, write=True)
+
+    def undo_save(self, uid: str) -> int | None:
+        """Delete the draft's saved game (the draft stays, unsaved); returns the deleted id."""
+
+        def work(conn: Connection, _attempt: int) -> int | None:
+            row = conn.execute(
+                sa.select(_drafts).where(_drafts.c.uid == uid).with_for_update()
+            ).one_or_none()
+            if row is None:
+                raise NotFoundError(f"no draft {uid[:40]!r}")
+            if row.game_id is None:
+                return None
+            conn.execute(sa.delete(_lines).where(_lines.c.game_id == row.game_id))
+            conn.execute(sa.delete(_games).where(_games.c.id == row.game_id))
+            conn.execute(
+                sa.update(_drafts)
+                .where(_drafts.c.uid == uid)
+                .values(game_id=None, saved_hash=None, revision=row.revision + 1)
+            )
+            return int(row.game_id)
+
+        return self.store._transaction(work, write=True)
+
+    def edit_game(self, game_id: int, document: dict[str, Any]) -> Draft:
+        """Open a saved game for editing: a new open draft of its night, linked to the game."""
+        game = self.store.get_game(game_id)
+        draft = self.create(game.session_id, document)
+        digest = "edit-not-saved"  # the first update writes the game whatever changed
+
+        def work(conn: Connection, _attempt: int) -> Draft:
+            conn.execute(
+                sa.update(_drafts)
+                .where(_drafts.c.uid == draft.uid)
+                .values(game_id=game_id, saved_hash=digest)
+            )
+            return _draft_from_row(
+                conn.execute(sa.select(_drafts).where(_drafts.c.uid == draft.uid)).one()
+            )
+
+        return self.store._transaction(work, write=True)
+
+    # -- blobs ----------------------------------------------------------------------------
+
+    def put_blob(self, data: bytes) -> str:
+        """Store bytes once (content-addressed); returns their SHA-256 hex digest."""
+        if not isinstance(data, bytes | bytearray) or len(data) > MAX_BLOB_BYTES:
+            raise LeaderboardError("a draft photo must be bytes of at most 25 MB")
+        digest = hashlib.sha256(data).hexdigest()
+
+        def work(conn: Connection, _attempt: int) -> None:
+            found = conn.execute(
+                sa.select(_blobs.c.digest).where(_blobs.c.digest == digest)
+            ).scalar()
+            if found is None:
+                try:
+                    with conn.begin_nested():
+                        conn.execute(
+                            sa.insert(_blobs).values(
+                                digest=digest, data=bytes(data), created_at=utc_now()
+                            )
+                        )
+                except sa.exc.IntegrityError:
+                    pass  # another server stored the same bytes meanwhile
+
+        self.store._transaction(work, write=True)
+        return digest
+
+    def get_blob(self, digest: str) -> bytes | None:
+        """The bytes stored under ``digest`` (``None`` when unknown)."""
+        query = sa.select(_blobs.c.data).where(_blobs.c.digest == digest)
+        value = self.store._transaction(lambda c, _a: c.execute(query).scalar(), write=False)
+        return None if value is None else bytes(value)
+
+    # -- night settings -------------------------------------------------------------------
+
+    def settings(self, session_id: int) -> tuple[dict[str, Any], int]:
+        """The game night's settings document and its revision (``({}, 0)`` when never set)."""
+        query = sa.select(_settings.c.document, _settings.c.revision).where(
+            _settings.c.session_id == session_id
+        )
+        row = self.store._transaction(lambda c, _a: c.execute(query).one_or_none(), write=False)
+        if row is None:
+            return {}, 0
+        return json.loads(row.document), int(row.revision)
+
+    def put_settings(self, session_id: int, document: dict[str, Any]) -> int:
+        """Replace the game night's settings; returns the new revision."""
+        text = _dump_document(document)
+
+        def work(conn: Connection, _attempt: int) -> int:
+            row = conn.execute(
+                sa.select(_settings.c.revision)
+                .where(_settings.c.session_id == session_id)
+                .with_for_update()
+            ).one_or_none()
+            if row is None:
+                if (
+                    conn.execute(
+                        sa.select(_sessions.c.id).where(_sessions.c.id == session_id)
+                    ).scalar()
+                    is None
+                ):
+                    raise NotFoundError(f"no game night with id {session_id}")
+                conn.execute(
+                    sa.insert(_settings).values(
+                        session_id=session_id, revision=1, document=text, updated_at=utc_now()
+                    )
+                )
+                return 1
+            revision = int(row.revision) + 1
+            conn.execute(
+                sa.update(_settings)
+                .where(_settings.c.session_id == session_id)
+                .values(document=text, revision=revision, updated_at=utc_now())
+            )
+            return revision
+
+        return self.store._transaction(work, write=True)
+
+
+def _replace_game(conn: Connection, game_id: int, record: GameRecord) -> None:
+    """Overwrite a saved game's lines and fields with ``record``, noting the edit."""
+    old_extra = json.loads(
+        conn.execute(sa.select(_games.c.extra).where(_games.c.id == game_id)).scalar() or "{}"
+    )
+    edits = list(old_extra.get("edits", []))
+    edits.append({"at": utc_now()})
+    extra = {**record.extra, "edits": edits}
+    conn.execute(sa.delete(_lines).where(_lines.c.game_id == game_id))
+    conn.execute(
+        sa.update(_games)
+        .where(_games.c.id == game_id)
+        .values(
+            mode=record.mode,
+            player_count_variant=record.player_count_variant,
+            objectives=dump_json(list(record.objectives)),
+            rules_version=record.rules_version,
+            rules_hash=record.rules_hash,
+            notes=record.notes,
+            extra=dump_json(extra),
+            player_count=len(record.players),
+        )
+    )
+    for seat, player in enumerate(record.players):
+        _insert_player_line(conn, game_id, seat, player)
