@@ -18,14 +18,36 @@ from typing import Any
 
 #: Game modes: a table of 2 or more players, or one player against the Terrarium Master.
 GAME_MODES: tuple[str, ...] = ("multi", "solo")
-#: Longest player or session name, in characters.
-MAX_NAME_CHARS = 10_000
+#: Longest player or session name, in characters (checked on input; see ``docs/decisions.md``).
+MAX_NAME_CHARS = 100
 #: Longest free text (game notes), in characters.
 MAX_NOTES_CHARS = 100_000
 #: Largest photo thumbnail, in bytes (a small JPEG).
 MAX_THUMBNAIL_BYTES = 32 * 1024
-#: Most players in one game.
-MAX_PLAYERS = 10
+#: Most players in one game (the game seats 1 to 4).
+MAX_PLAYERS = 4
+#: Largest VP magnitude of a pad's total or column. Far above any house-rule game, far below
+#: what a 64-bit sum over millions of games could overflow.
+MAX_VP = 1_000_000
+#: Largest magnitude of any integer inside stored JSON (boards, pads, extra): exact in every
+#: JSON reader, including JavaScript's.
+MAX_JSON_INT = 2**53
+#: Deepest nesting of stored JSON.
+MAX_JSON_DEPTH = 32
+#: Most objective cards in play, and the largest objective card number.
+MAX_OBJECTIVES = 16
+MAX_OBJECTIVE_NUMBER = 999
+#: Score pad columns whose values are VP (bounded by ``MAX_VP``).
+PAD_VP_KEYS = (
+    "total",
+    "lizards",
+    "snakes",
+    "turtles",
+    "cockroach",
+    "water",
+    "dry_land",
+    "objectives",
+)
 _JPEG_MAGIC = b"\xff\xd8\xff"
 
 
@@ -104,8 +126,40 @@ def check_text(value: Any, *, what: str, max_chars: int, allow_empty: bool = Fal
     return value
 
 
+def _check_json_numbers(value: Any, what: str) -> None:
+    """Every integer inside ``value`` within ``MAX_JSON_INT``; nesting within ``MAX_JSON_DEPTH``.
+
+    Iterative, so hostile nesting cannot exhaust the stack; the message names the place
+    (``game.extra.master.cards.rock``).
+    """
+    stack: list[tuple[Any, str, int]] = [(value, what, 0)]
+    while stack:
+        item, where, level = stack.pop()
+        if level > MAX_JSON_DEPTH:
+            raise LeaderboardError(f"{where}: nested deeper than {MAX_JSON_DEPTH} levels")
+        if isinstance(item, dict):
+            stack.extend((v, f"{where}.{str(k)[:40]}", level + 1) for k, v in item.items())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, f"{where}[{i}]", level + 1) for i, v in enumerate(item))
+        elif _is_int(item) and not -MAX_JSON_INT <= item <= MAX_JSON_INT:
+            raise LeaderboardError(
+                f"{where}: the number {_short_int(item)} is out of range "
+                f"(at most {MAX_JSON_INT} in size)"
+            )
+
+
+def _short_int(value: int) -> str:
+    text = (
+        str(value)
+        if abs(value) < 10**30
+        else f"{'-' if value < 0 else ''}~10^{len(str(abs(value))) - 1}"
+    )
+    return text
+
+
 def check_json(value: Any, *, what: str, kind: type) -> Any:
-    """Check that ``value`` is of ``kind`` and survives a strict JSON round trip unchanged.
+    """Check that ``value`` is of ``kind``, holds only bounded numbers (``MAX_JSON_INT``,
+    ``MAX_JSON_DEPTH``) and survives a strict JSON round trip unchanged.
 
     Returns
     -------
@@ -114,6 +168,7 @@ def check_json(value: Any, *, what: str, kind: type) -> Any:
     """
     if not isinstance(value, kind):
         raise LeaderboardError(f"{what}: expected {kind.__name__}, got {type(value).__name__}")
+    _check_json_numbers(value, what)
     try:
         text = dump_json(value)
     except (TypeError, ValueError) as error:
@@ -207,6 +262,13 @@ class GamePlayer:
         check_json(self.pad, what=f"{where}.pad", kind=dict)
         if not _is_int(self.pad.get("total")):
             raise LeaderboardError(f"{where}.pad: needs an integer 'total' (VP)")
+        for key in PAD_VP_KEYS:
+            value = self.pad.get(key)
+            if _is_int(value) and not -MAX_VP <= value <= MAX_VP:
+                raise LeaderboardError(
+                    f"{where}.pad.{key}: {_short_int(value)} VP is out of range "
+                    f"(-{MAX_VP}..{MAX_VP})"
+                )
         if not _is_int(self.rank):
             raise LeaderboardError(f"{where}.rank: expected an integer")
         if not 1 <= self.rank <= player_count:
@@ -339,6 +401,14 @@ class GameRecord:
         check_json(self.objectives, what="game.objectives", kind=list)
         if not all(_is_int(o) for o in self.objectives):
             raise LeaderboardError("game.objectives: expected objective card numbers")
+        if len(self.objectives) > MAX_OBJECTIVES:
+            raise LeaderboardError(
+                f"game.objectives: {len(self.objectives)} objectives, at most {MAX_OBJECTIVES}"
+            )
+        if not all(0 <= o <= MAX_OBJECTIVE_NUMBER for o in self.objectives):
+            raise LeaderboardError(
+                f"game.objectives: objective numbers are 0..{MAX_OBJECTIVE_NUMBER}"
+            )
         check_text(self.rules_version, what="game.rules_version", max_chars=200, allow_empty=True)
         check_text(self.rules_hash, what="game.rules_hash", max_chars=200, allow_empty=True)
         check_text(self.notes, what="game.notes", max_chars=MAX_NOTES_CHARS, allow_empty=True)
@@ -447,3 +517,41 @@ class ImportSummary:
     sessions_added: int
     games_added: int
     games_skipped: int
+    #: ``(game uid, reason)`` of games imported but not verified (see
+    #: :func:`leaderboard.verify.check_game`), e.g. scored with house rules.
+    flagged: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    """One page of standings (:meth:`leaderboard.store.Store.leaderboard_page`).
+
+    Attributes
+    ----------
+    rows : list of LeaderboardRow
+        The page, in standings order.
+    total : int
+        Players in the whole listing.
+    offset, limit : int
+        Where the page starts and its size.
+    excluded_games : int
+        Games left out of the standings because a stored total is out of range (written by an
+        older version or by hand); :meth:`~leaderboard.store.Store.out_of_range_games` lists
+        them for deletion.
+    """
+
+    rows: list[LeaderboardRow]
+    total: int
+    offset: int
+    limit: int
+    excluded_games: int = 0
+
+
+@dataclass(frozen=True)
+class GamesPage:
+    """One page of games, newest first (:meth:`leaderboard.store.Store.list_games_page`)."""
+
+    games: list[GameRecord]
+    total: int
+    offset: int
+    limit: int

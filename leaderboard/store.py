@@ -40,10 +40,13 @@ from sqlalchemy.engine import URL, Connection, Engine
 
 from leaderboard.records import (
     MAX_NAME_CHARS,
+    MAX_VP,
     GamePlayer,
     GameRecord,
+    GamesPage,
     ImportSummary,
     LeaderboardError,
+    LeaderboardPage,
     LeaderboardRow,
     NotFoundError,
     SessionInfo,
@@ -82,8 +85,44 @@ _lines = TABLES["game_players"]
 _versions = TABLES["schema_version"]
 
 
-class StoreBusyError(LeaderboardError):
+#: Largest page of :meth:`Store.leaderboard_page` and :meth:`Store.list_games_page`.
+MAX_PAGE_SIZE = 1000
+#: Games written per transaction by :meth:`Store.import_json` (a save waits at most one batch).
+IMPORT_BATCH_SIZE = 200
+#: Characters that make a spreadsheet read a cell as a formula (OWASP's list).
+_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+class StorageError(LeaderboardError):
+    """The database cannot be used: cannot be opened or created, not a database, damaged,
+    read-only, disk full, unreachable server. The message is one line naming the database and
+    the reason; nothing was written by the call that raised it."""
+
+
+class StoreBusyError(StorageError):
     """The database stayed locked (or kept failing to serialise) past the retry deadline."""
+
+
+def _storage_reason(error: BaseException) -> str:
+    """A readable reason for a database failure (SQLite's and PostgreSQL's usual texts)."""
+    orig = getattr(error, "orig", None) or error
+    text = " ".join(str(orig).split())
+    low = text.lower()
+    if "unable to open database file" in low:
+        return "cannot open the file (missing or unwritable folder, or a folder in its place)"
+    if "file is not a database" in low:
+        return "the file is not a database (not SQLite, or overwritten)"
+    if "malformed" in low or "database corruption" in low:
+        return "the database file is damaged (malformed); restore a backup or move it away"
+    if "readonly" in low or "read-only" in low or "read only" in low:
+        return "it is read-only (file or folder permissions, or a read-only disk)"
+    if "disk is full" in low or "no space left" in low:
+        return "the disk is full; nothing was saved"
+    if "disk i/o error" in low:
+        return "a disk I/O error (damaged, removed or full disk)"
+    if "connection" in low and ("refused" in low or "failed" in low or "timeout" in low):
+        return f"cannot reach the database server ({text[:160]})"
+    return text[:200] or type(orig).__name__
 
 
 def resolve_url(target: str | os.PathLike[str] | None = None) -> URL:
@@ -207,8 +246,15 @@ class Store:
         if backend == "sqlite":
             database = self.url.database or ""
             in_memory = database in ("", ":memory:") or database.startswith("file::memory:")
-            if not in_memory:
-                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            if not in_memory and not database.startswith("file:"):
+                folder = Path(database).expanduser().parent
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                except OSError as error:
+                    raise StorageError(
+                        f"the leaderboard database {database} cannot be used: cannot create "
+                        f"its folder {folder} ({error.strerror or error})"
+                    ) from None
             engine = sa.create_engine(self.url, connect_args={"timeout": busy_timeout_s})
             _configure_sqlite(engine, busy_timeout_s=busy_timeout_s, in_memory=in_memory)
         else:
@@ -242,6 +288,12 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({self.url.render_as_string(hide_password=True)!r})"
 
+    def _where(self) -> str:
+        """The database as messages name it: the SQLite file, or the URL without password."""
+        if self.backend == "sqlite":
+            return self.url.database or "(in memory)"
+        return self.url.render_as_string(hide_password=True)
+
     def _transaction(self, work: Callable[[Connection, int], T], *, write: bool) -> T:
         """Run ``work(conn, attempt)`` in one transaction, retrying transient failures."""
         engine = self._write_engine if write else self._engine
@@ -255,7 +307,10 @@ class Store:
                     return work(conn, attempt)
             except sa.exc.DBAPIError as error:
                 if not _is_transient(error):
-                    raise
+                    raise StorageError(
+                        f"the leaderboard database {self._where()} cannot be used: "
+                        f"{_storage_reason(error)}"
+                    ) from error
                 if time.monotonic() + delay > deadline:
                     raise StoreBusyError(
                         f"the leaderboard database stayed busy for {self.retry_s:.0f} s "
@@ -498,45 +553,152 @@ class Store:
         Returns
         -------
         list of LeaderboardRow
-            Most wins first, then best average, then most VP, then name.
+            Most wins first, then best average, then most VP, then name (code point order).
+            Games holding a total outside ``-MAX_VP..MAX_VP`` (only an older version or
+            hand-written SQL could store one) are left out, so they cannot overflow the sums;
+            see :meth:`out_of_range_games`.
         """
-        wins = sa.func.sum(sa.case((_lines.c.rank == 1, 1), else_=0))
-        query = (
-            sa.select(
-                _players.c.name,
-                sa.func.count(),
-                wins,
-                sa.func.sum(_lines.c.total),
-                sa.func.max(_lines.c.total),
+        rows, _total, _excluded = self._standings(session_id, mode, offset=0, limit=None)
+        return rows
+
+    def leaderboard_page(
+        self,
+        session_id: int | None = None,
+        *,
+        mode: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> LeaderboardPage:
+        """One page of :meth:`leaderboard`, ordered and sliced by the database.
+
+        The page's rows equal ``leaderboard(session_id, mode=mode)[offset:offset + limit]``;
+        only ``limit`` rows are built, whatever the history's length.
+
+        Parameters
+        ----------
+        offset : int
+            Rows to skip (>= 0).
+        limit : int
+            Page size, 1..``MAX_PAGE_SIZE``.
+        """
+        _check_page(offset, limit)
+        rows, total, excluded = self._standings(session_id, mode, offset=offset, limit=limit)
+        return LeaderboardPage(rows, total, offset, limit, excluded)
+
+    def out_of_range_games(self, session_id: int | None = None) -> list[int]:
+        """Ids of games holding a total outside ``-MAX_VP..MAX_VP`` (left out of standings)."""
+        query = sa.select(_lines.c.game_id).where(_out_of_range()).distinct()
+        if session_id is not None:
+            query = query.where(
+                _lines.c.game_id.in_(
+                    sa.select(_games.c.id).where(_games.c.session_id == session_id)
+                )
             )
-            .select_from(_lines.join(_players).join(_games))
+        return self._transaction(
+            lambda conn, _a: sorted(conn.execute(query).scalars().all()), write=False
+        )
+
+    def _standings(
+        self, session_id: int | None, mode: str | None, *, offset: int, limit: int | None
+    ) -> tuple[list[LeaderboardRow], int, int]:
+        games = sa.select(_games.c.id)
+        if session_id is not None:
+            games = games.where(_games.c.session_id == session_id)
+        if mode is not None:
+            games = games.where(_games.c.mode == mode)
+        bad = sa.select(_lines.c.game_id).where(_out_of_range())
+        counted = sa.and_(_lines.c.game_id.in_(games), _lines.c.game_id.not_in(bad))
+        wins = sa.func.sum(sa.case((_lines.c.rank == 1, 1), else_=0))
+        total_vp = sa.func.sum(_lines.c.total)
+        played = sa.func.count()
+        average = sa.cast(total_vp, sa.Float) / played
+        query = (
+            sa.select(_players.c.name, played, wins, total_vp, sa.func.max(_lines.c.total))
+            .select_from(_lines.join(_players))
+            .where(counted)
             .group_by(_players.c.id, _players.c.name)
         )
-        if session_id is not None:
-            query = query.where(_games.c.session_id == session_id)
-        if mode is not None:
-            query = query.where(_games.c.mode == mode)
-        rows = self._transaction(lambda conn, _a: conn.execute(query).all(), write=False)
+
+        def work(conn: Connection, _attempt: int) -> tuple[list[Any], int, int]:
+            name = _players.c.name
+            if conn.dialect.name == "postgresql":
+                name = sa.collate(name, "C")  # code point order, as SQLite's BINARY
+            ordered = query.order_by(wins.desc(), average.desc(), total_vp.desc(), name)
+            if limit is not None:
+                ordered = ordered.offset(offset).limit(limit)
+            rows = conn.execute(ordered).all()
+            if limit is None:
+                return rows, len(rows), _count(conn, bad, games)
+            players = conn.execute(
+                sa.select(sa.func.count(sa.distinct(_lines.c.player_id))).where(counted)
+            ).scalar()
+            return rows, int(players or 0), _count(conn, bad, games)
+
+        rows, total, excluded = self._transaction(work, write=False)
         table = [
             LeaderboardRow(
                 player=name,
-                games=int(games),
+                games=int(count),
                 wins=int(won),
-                total_vp=int(total),
-                average=int(total) / int(games),
+                total_vp=int(vp),
+                average=int(vp) / int(count),
                 best=int(best),
             )
-            for name, games, won, total, best in rows
+            for name, count, won, vp, best in rows
         ]
-        return sorted(table, key=lambda r: (-r.wins, -r.average, -r.total_vp, r.player))
+        return table, total, excluded
+
+    def list_games_page(
+        self,
+        session_id: int | None = None,
+        *,
+        offset: int = 0,
+        limit: int = 20,
+        thumbnails: bool = False,
+    ) -> GamesPage:
+        """One page of games, newest first; only that page's games and lines are read.
+
+        Parameters
+        ----------
+        offset, limit : int
+            Games to skip (>= 0) and page size (1..``MAX_PAGE_SIZE``).
+        thumbnails : bool
+            Read the photo thumbnails too (default: left out, ``photo_thumbnail=None``).
+        """
+        _check_page(offset, limit)
+        where = sa.true() if session_id is None else _games.c.session_id == session_id
+
+        def work(conn: Connection, _attempt: int) -> tuple[list[GameRecord], int]:
+            ids = (
+                conn.execute(
+                    sa.select(_games.c.id)
+                    .where(where)
+                    .order_by(_games.c.played_at.desc(), _games.c.id.desc())
+                    .offset(offset)
+                    .limit(limit)
+                )
+                .scalars()
+                .all()
+            )
+            total = conn.execute(sa.select(sa.func.count()).select_from(_games).where(where))
+            found = _read_games(conn, _games.c.id.in_(ids), thumbnails=thumbnails) if ids else []
+            return found, int(total.scalar() or 0)
+
+        games, total = self._transaction(work, write=False)
+        games.sort(key=lambda g: (g.played_at or "", g.id or 0), reverse=True)
+        return GamesPage(games, total, offset, limit)
 
     # -- exchange -------------------------------------------------------------------------
 
-    def export_json(self, session_id: int | None = None) -> dict[str, Any]:
+    def export_json(
+        self, session_id: int | None = None, *, thumbnails: bool = True
+    ) -> dict[str, Any]:
         """Everything (or one session) as JSON-ready data that :meth:`import_json` reads back.
 
         Database ids are left out: sessions and games are identified by their ``uid``, so an
-        export imports into any store and a second import of it changes nothing.
+        export imports into any store and a second import of it changes nothing. Built when
+        called: a page offers it behind a button, never on every render. ``thumbnails=False``
+        leaves the photo thumbnails out (``null``).
         """
 
         def work(conn: Connection, _attempt: int) -> dict[str, Any]:
@@ -549,7 +711,10 @@ class Store:
             if session_id is not None and not sessions:
                 raise NotFoundError(f"no session with id {session_id}")
             game_where = sa.true() if session_id is None else _games.c.session_id == session_id
-            return {"sessions": sessions, "games": _read_games(conn, game_where)}
+            return {
+                "sessions": sessions,
+                "games": _read_games(conn, game_where, thumbnails=thumbnails),
+            }
 
         found = self._transaction(work, write=False)
         uid_of = {row.id: row.uid for row in found["sessions"]}
@@ -570,55 +735,114 @@ class Store:
             "games": games,
         }
 
-    def import_json(self, data: dict[str, Any]) -> ImportSummary:
-        """Read an :meth:`export_json` document back, in one transaction.
+    def import_json(
+        self,
+        data: dict[str, Any],
+        *,
+        verify: bool | Callable[[GameRecord], str | None] = True,
+        batch_size: int = IMPORT_BATCH_SIZE,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ImportSummary:
+        """Read an :meth:`export_json` document back, in bounded batches.
 
-        Sessions and games already present (same ``uid``) are kept as they are, so importing
-        the same file twice adds nothing; everything else is added. A malformed document raises
-        :class:`LeaderboardError` naming the place, and nothing is written.
+        The whole document is checked first (shape, text, every number's range, the sessions
+        its games name, and, with ``verify``, every game re-scored from its boards); a
+        malformed document raises :class:`LeaderboardError` naming the place, and nothing is
+        written. Games are then written ``batch_size`` per transaction, so a save from another
+        user waits for one batch at most, never for the whole import. Sessions and games already
+        present (same ``uid``) are kept as they are, so importing the same file twice adds
+        nothing, and an import cut short (a storage failure, a crash) is completed by importing
+        the file again.
+
+        Parameters
+        ----------
+        verify : bool or callable
+            ``True`` (default): :func:`leaderboard.verify.check_game` re-scores each game; a pad
+            that does not match its board under the rules it names is refused, one that cannot
+            be checked (house rules) is imported and listed in ``ImportSummary.flagged``.
+            A callable ``(GameRecord) -> reason or None`` replaces it; ``False`` skips it.
+        batch_size : int
+            Games per transaction, 1..10 000.
+        progress : callable, optional
+            ``progress(games_done, games_total)`` after each batch is committed (no lock held).
         """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+            raise LeaderboardError(f"batch_size must be an integer, got {batch_size!r}")
+        if not 1 <= batch_size <= 10_000:
+            raise LeaderboardError(f"batch_size must be 1..10000, got {batch_size}")
         sessions, games = _parse_export(data)
+        check = _verifier(verify)
+        flagged: list[tuple[str, str]] = []
+        if check is not None:
+            for i, (_session_uid, record) in enumerate(games):
+                try:
+                    reason = check(record)
+                except LeaderboardError as error:
+                    raise LeaderboardError(f"import: games[{i}]: {error}") from None
+                if reason:
+                    flagged.append((str(record.uid), reason))
+        known = {session["uid"] for session in sessions}
+        others = sorted({uid for uid, _record in games} - known)
 
-        def work(conn: Connection, _attempt: int) -> ImportSummary:
-            session_ids: dict[str, int] = {}
-            added_sessions = 0
+        def sessions_work(conn: Connection, _attempt: int) -> tuple[dict[str, int], int]:
+            for uid in others:  # before anything is written
+                found = conn.execute(
+                    sa.select(_sessions.c.id).where(_sessions.c.uid == uid)
+                ).scalar()
+                if found is None:
+                    where = next(i for i, (s_uid, _r) in enumerate(games) if s_uid == uid)
+                    raise LeaderboardError(f"import: games[{where}]: unknown session {uid[:80]!r}")
+            ids: dict[str, int] = {}
+            added = 0
             for session in sessions:
                 found = conn.execute(
                     sa.select(_sessions.c.id).where(_sessions.c.uid == session["uid"])
                 ).scalar()
                 if found is None:
                     found = _insert_session(conn, **session)
-                    added_sessions += 1
-                session_ids[session["uid"]] = found
-            added = skipped = 0
-            for session_uid, record in games:
-                exists = conn.execute(
-                    sa.select(_games.c.id).where(_games.c.uid == record.uid)
-                ).scalar()
-                if exists is not None:
-                    skipped += 1
-                    continue
-                if session_uid not in session_ids:
-                    found = conn.execute(
-                        sa.select(_sessions.c.id).where(_sessions.c.uid == session_uid)
-                    ).scalar()
-                    if found is None:
-                        raise LeaderboardError(f"game {record.uid}: unknown session {session_uid}")
-                    session_ids[session_uid] = found
-                placed = dataclasses.replace(record, session_id=session_ids[session_uid])
-                _insert_game(conn, placed, uid=record.uid, played_at=record.played_at)
-                added += 1
-            return ImportSummary(added_sessions, added, skipped)
+                    added += 1
+                ids[session["uid"]] = found
+            for uid in others:
+                ids[uid] = conn.execute(
+                    sa.select(_sessions.c.id).where(_sessions.c.uid == uid)
+                ).scalar_one()
+            return ids, added
 
-        return self._transaction(work, write=True)
+        session_ids, added_sessions = self._transaction(sessions_work, write=True)
+        added = skipped = 0
+        for start in range(0, len(games), batch_size):
+            batch = games[start : start + batch_size]
+
+            def batch_work(conn: Connection, _attempt: int, batch=batch) -> tuple[int, int]:
+                new = old = 0
+                for session_uid, record in batch:
+                    exists = conn.execute(
+                        sa.select(_games.c.id).where(_games.c.uid == record.uid)
+                    ).scalar()
+                    if exists is not None:
+                        old += 1
+                        continue
+                    placed = dataclasses.replace(record, session_id=session_ids[session_uid])
+                    _insert_game(conn, placed, uid=record.uid, played_at=record.played_at)
+                    new += 1
+                return new, old
+
+            new, old = self._transaction(batch_work, write=True)
+            added += new
+            skipped += old
+            if progress is not None:
+                progress(start + len(batch), len(games))
+        return ImportSummary(added_sessions, added, skipped, tuple(flagged))
 
     def export_csv(self, session_id: int | None = None) -> str:
         """One CSV row per player per game (RFC 4180, header first), for spreadsheets.
 
-        Text is written intact, including leading ``=``/``+``/``-``/``@``: spreadsheet
-        programs may read such cells as formulas (see ``docs/decisions.md``).
+        Text cells starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return get a
+        leading ``'`` (:func:`csv_text`) so that spreadsheet programs show them as text instead
+        of running them as formulas; numbers are written as numbers. The JSON export keeps
+        every text intact. Thumbnails are not read.
         """
-        export = self.export_json(session_id)
+        export = self.export_json(session_id, thumbnails=False)
         names = {s["uid"]: s["name"] for s in export["sessions"]}
         header = [
             "session",
@@ -647,23 +871,23 @@ class Store:
                 pad = line["pad"]
                 writer.writerow(
                     [
-                        names[game["session_uid"]],
-                        game["session_uid"],
-                        game["uid"],
+                        csv_text(names[game["session_uid"]]),
+                        csv_text(game["session_uid"]),
+                        csv_text(game["uid"]),
                         game["played_at"],
                         game["mode"],
                         int(game["player_count_variant"]),
                         ";".join(str(o) for o in game["objectives"]),
-                        game["rules_version"],
-                        game["rules_hash"],
+                        csv_text(game["rules_version"]),
+                        csv_text(game["rules_hash"]),
                         seat,
-                        line["name"],
+                        csv_text(line["name"]),
                         line["rank"],
                         int(line["rank"] == 1),
                         line["total"],
                         *(_csv_number(pad.get(key)) for key in PAD_CSV_KEYS),
                         line["photo_sha256"] or "",
-                        game["notes"],
+                        csv_text(game["notes"]),
                     ]
                 )
         return buffer.getvalue()
@@ -740,12 +964,37 @@ def _insert_game(conn: Connection, record: GameRecord, *, uid: str, played_at: s
     return game_id
 
 
-def _read_games(conn: Connection, where: sa.ColumnElement[bool]) -> list[GameRecord]:
+def _out_of_range() -> sa.ColumnElement[bool]:
+    """Player lines whose total is outside ``-MAX_VP..MAX_VP`` (never written by this version)."""
+    return sa.or_(_lines.c.total > MAX_VP, _lines.c.total < -MAX_VP)
+
+
+def _count(conn: Connection, bad: sa.Select, games: sa.Select) -> int:
+    """How many of ``games`` are among the ``bad`` ones."""
+    query = sa.select(sa.func.count(sa.distinct(_lines.c.game_id))).where(
+        _lines.c.game_id.in_(games), _out_of_range()
+    )
+    return int(conn.execute(query).scalar() or 0)
+
+
+def _check_page(offset: int, limit: int) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE_SIZE:
+        raise LeaderboardError(f"page limit must be 1..{MAX_PAGE_SIZE}, got {limit!r}")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise LeaderboardError(f"page offset must be 0 or more, got {offset!r}")
+
+
+def _read_games(
+    conn: Connection, where: sa.ColumnElement[bool], *, thumbnails: bool = True
+) -> list[GameRecord]:
     """Games matching ``where`` with their player lines, oldest first."""
     games = conn.execute(sa.select(_games).where(where)).mappings().all()
     game_ids = sa.select(_games.c.id).where(where)
+    columns = [c for c in _lines.c if thumbnails or c.name != "photo_thumbnail"]
+    if not thumbnails:
+        columns.append(sa.null().label("photo_thumbnail"))
     lines = conn.execute(
-        sa.select(_lines, _players.c.name)
+        sa.select(*columns, _players.c.name)
         .select_from(_lines.join(_players))
         .where(_lines.c.game_id.in_(game_ids))
     ).mappings()
@@ -788,6 +1037,24 @@ def _record_from_rows(game: Any, lines: Iterable[Any]) -> GameRecord:
 
 def _csv_number(value: Any) -> Any:
     return value if isinstance(value, int) and not isinstance(value, bool) else ""
+
+
+def csv_text(value: str) -> str:
+    """A text cell a spreadsheet shows as text: a leading ``= + - @``, tab or carriage return
+    (which spreadsheet programs read as a formula) gets a ``'`` in front (OWASP's advice)."""
+    return "'" + value if value.startswith(_FORMULA_PREFIXES) else value
+
+
+def _verifier(verify: Any) -> Callable[[GameRecord], str | None] | None:
+    if verify is True:
+        from leaderboard.verify import check_game  # imports scoring: only when asked
+
+        return check_game
+    if verify is False or verify is None:
+        return None
+    if callable(verify):
+        return verify
+    raise LeaderboardError(f"verify must be True, False or a callable, got {verify!r}")
 
 
 def _parse_export(data: Any) -> tuple[list[dict[str, str]], list[tuple[str, GameRecord]]]:

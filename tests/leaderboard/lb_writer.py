@@ -2,7 +2,7 @@
 
 ``python lb_writer.py URL SESSION_ID LOG PREFIX GAMES SEED SLOW_S [GO_FILE]``
 
-Saves ``GAMES`` games with uids ``PREFIX-<i>`` into session ``SESSION_ID``, each with 2..6
+Saves ``GAMES`` games with uids ``PREFIX-<i>`` into session ``SESSION_ID``, each with 2..4
 players (some names shared with other writers, so players are created concurrently) and
 ``extra["players"]`` = the number of players, so a checker can tell a whole game from a partial
 one. Progress goes to ``LOG`` with one unbuffered ``write`` per line::
@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
         time.sleep(0.002)
     for index in range(int(games)):
         uid = f"{prefix}-{index}"
-        count = rng.randint(2, 6)
+        count = rng.randint(2, 4)
         names = rng.sample(SHARED_NAMES, 2) + [f"{prefix}-p{k}" for k in range(count - 2)]
         totals = [rng.randint(0, 120) for _ in names]
         players = tuple(

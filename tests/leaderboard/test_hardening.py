@@ -283,7 +283,7 @@ def _fill_standings(store: Store) -> int:
     night = store.create_session("n")
     rng = random.Random(9)
     names = [f"P{i:02d}" for i in range(12)]
-    for k in range(30):
+    for _ in range(30):
         store.save_game(make_game(night.id, rng.sample(names, 3), rng, played_at=None))
     store.save_game(
         dataclasses.replace(
@@ -375,6 +375,6 @@ def test_import_of_overflowing_totals_is_refused_cleanly(total: int) -> None:
     exported["games"][0]["players"][0]["pad"]["total"] = total
     exported["games"][0]["players"][0]["total"] = total
     with Store("sqlite://") as target:
-        with pytest.raises(LeaderboardError, match=r"games\[0\].players\[0\].pad.total"):
+        with pytest.raises(LeaderboardError, match=r"games\[0\]: game.players\[0\].pad.total"):
             target.import_json(exported)
         assert target.list_games() == [] and target.list_sessions() == []
