@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     grid.add_argument("--objectives", default=None, help="objective numbers in play, e.g. 3,11")
     grid.add_argument(
         "--players",
-        type=_player_count,
+        type=int,
         default=None,
         help=f"players at the table ({MIN_PLAYERS}-{MAX_PLAYERS})",
     )
@@ -65,16 +65,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     solo.add_argument("file", help='solo JSON: {"player", "master", "objectives"}')
     _common(solo)
     solo.set_defaults(func=run_solo)
-
-
-def _player_count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise argparse.ArgumentTypeError(f"{n}: a game has {MIN_PLAYERS} to {MAX_PLAYERS} players")
-    return n
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -319,6 +309,10 @@ def run_score_grid(args: argparse.Namespace) -> int:
     rules = load_rules(args.rules)
     board = _board(read_json(args.file), args.file, rules)
     objectives = parse_objectives(args.objectives, rules)
+    if args.players is not None and not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        raise InputFileError(
+            f"--players {args.players}: a game has {MIN_PLAYERS} to {MAX_PLAYERS} players"
+        )
     variant = Variant(players=args.players, star_cards_removed=args.stars_removed)
     pad = score_board(board, rules, objectives=objectives, variant=variant)
     if args.json:

@@ -59,3 +59,132 @@ def test_board_from_stdin(tmp_path):
     assert json.loads(run.stdout)["board"] == VALID["grid"]
     bad = run_cli("score-grid", "-", stdin="{" * 50_000)
     assert_clean_refusal(bad, "-")
+
+
+# ----------------------------------------------------------------------------- issue 13
+# Documents that once scored silently wrong (a key ignored, defaults used, no warning): each is
+# now refused in one line that names the key.
+
+SOLO = VALID["solo"]
+GAME = VALID["game"]
+MASTER_34 = {
+    "corn_snake": 8,
+    "rosy_boa": 8,
+    "rock": 9,
+    "hollow_log": 9,
+}  # 34 cards, each count within the deck's copies
+
+SILENT = [
+    (
+        "board_objectives",
+        "score-grid",
+        {**VALID["grid"], "objectives": [3]},
+        ['"objectives"', "--objectives"],
+    ),
+    (
+        "game_objective",
+        "score-game",
+        {**GAME, "objective": [3]},
+        ['"objective"', 'did you mean "objectives"'],
+    ),
+    (
+        "game_player_key",
+        "score-game",
+        {**GAME, "players": [{**GAME["players"][0], "nmae": "x"}]},
+        ['"nmae"'],
+    ),
+    (
+        "solo_levl",
+        "solo",
+        {**SOLO, "master": {**SOLO["master"], "levl": "hard"}},
+        ['"levl"', 'did you mean "level"'],
+    ),
+    (
+        "solo_objective",
+        "solo",
+        {**SOLO, "objective": [3]},
+        ['"objective"', 'did you mean "objectives"'],
+    ),
+    (
+        "solo_stars_typo",
+        "solo",
+        {**SOLO, "star_card_removed": True},
+        ['"star_card_removed"', "star_cards_removed"],
+    ),
+    (
+        "master_34_cards",
+        "solo",
+        {**SOLO, "master": {"cards": MASTER_34}},
+        ["34 cards", "at most 20"],
+    ),
+    (
+        "players_5",
+        "score-game",
+        {**GAME, "players": [{"name": f"P{k}", "board": VALID["grid"]} for k in range(5)]},
+        ['"players"', "1 to 4"],
+    ),
+    ("players_0", "score-game", {**GAME, "players": []}, ['"players"', "1 to 4"]),
+    (
+        "name_newline",
+        "score-game",
+        {**GAME, "players": [{"name": "Ann\n1. Eve 999 VP", "board": VALID["grid"]}]},
+        ['"name"', "control characters"],
+    ),
+    (
+        "name_huge",
+        "score-game",
+        {**GAME, "players": [{"name": "A" * 5000, "board": VALID["grid"]}]},
+        ['"name"', "at most 100"],
+    ),
+]
+
+
+@pytest.mark.parametrize("name, command, doc, fragments", SILENT, ids=[case[0] for case in SILENT])
+def test_silent_wrong_answer_documents_are_refused_naming_the_key(
+    tmp_path, name, command, doc, fragments
+):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert_clean_refusal(run_cli(command, str(path)), *fragments)
+
+
+@pytest.mark.parametrize("players", ["0", "-3", "5"])
+def test_players_option_is_bounded(tmp_path, players):
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(VALID["grid"]))
+    assert_clean_refusal(run_cli("score-grid", str(path), "--players", players), "--players")
+
+
+@pytest.mark.parametrize(
+    "command, kind", [("score-grid", "grid"), ("score-game", "game"), ("solo", "solo")]
+)
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path, command, kind):
+    path = tmp_path / "doc.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(VALID[kind]).encode("utf-8"))
+    run = run_cli(command, str(path), "--json")
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+
+
+def test_a_closed_pipe_is_quiet(tmp_path):
+    """``reptile-tank score-game game.json | head -1``: no 'Broken pipe' message."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.hostile.conftest import REPO
+
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(VALID["game"]))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reptile_tank", "score-game", str(path)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # the reader is gone before the first line is written
+    _, err = proc.communicate(timeout=60)
+    assert err.decode() == "", err.decode()
+    assert proc.returncode == 141

@@ -60,6 +60,35 @@ BAD_FILES = [
     ),
     ("objective_categories_is_a_number", "[objectives.3]\ncategories = 5\n", ["line 2"]),
     ("key_with_newline", '[objectives.3]\n"a\\nb" = 4\n', ["objectives.3.a\\nb", "line"]),
+    # Issue 16: typos in every section are named (they were silently ignored), with a guess.
+    ("solo_typo", "[solo]\nroach_vp_per_crad = 99\n", ["solo.roach_vp_per_crad", "line 2"]),
+    (
+        "solo_quantity_typo",
+        "[solo.quantity]\nvp_per_crad = 99\n",
+        ["solo.quantity.vp_per_crad", "line 2", "did you mean 'vp_per_card'"],
+    ),
+    (
+        "solo_level_typo",
+        "[solo.level_rules.hard]\nanimal_leftover = 'water'\n",
+        ["solo.level_rules.hard.animal_leftover", "line 2", "did you mean 'animal_leftovers'"],
+    ),
+    ("solo_level_unknown", "[solo.level_rules.brutal]\n", ["solo.level_rules.brutal", "line 1"]),
+    ("grid_typo", "[grid]\ncolss = 5\n", ["grid.colss", "line 2", "did you mean 'cols'"]),
+    ("deck_typo", "[deck]\nsise = 126\n", ["deck.sise", "line 2", "did you mean 'size'"]),
+    (
+        "categories_typo",
+        "[categories.lizard]\ncolumm = 'lizards'\n",
+        ["categories.lizard.columm", "line 2", "did you mean 'column'"],
+    ),
+    ("pad_column_unknown", "[categories.lizard]\ncolumn = 'lizzards'\n", ["lizzards", "line 2"]),
+    # "٣" is a digit to str.isdigit() and int(): it replaced objective 3.
+    ("arabic_indic_three", '[objectives."\u0663"]\nvp = 60\n', ["ASCII digits", "line 1"]),
+    ("copies_3000", "[cards.rock]\ncopies = 3000\n", ["cards.rock.copies", "at most 99"]),
+    ("copies_1e7", "[cards.rock]\ncopies = 10000000\n", ["cards.rock.copies", "at most 99"]),
+    ("vp_huge", "[objectives.3]\nvp = 1_000_000_000_000\n", ["objectives.3.vp", "at most"]),
+    ("nested_100000", "x = " + "[" * 100_000 + "]" * 100_000 + "\n", ["nested"]),
+    ("nested_tables", "[" + ".".join(["a"] * 40) + "]\n", ["nested"]),
+    ("edition_multiline", '[edition]\nname = "a\\nb"\n', ["edition.name", "one printable"]),
     (
         "missing_count_of_new_tier",
         "[cards.dubia_roach.tiers.swarm]\nvp = 9\n",
