@@ -26,7 +26,8 @@ def _sync_select(key: str, value: str) -> None:
 
 
 #: Tighter buttons for the 20 board cells, so "🐢 Tortoise" fits a 390 px phone's fifth of a
-#: row; the total box stays in view while the page scrolls. Constant CSS (no user text).
+#: row; the total box stays at the bottom of the screen while the page scrolls. Constant CSS
+#: (no user text).
 BOARD_CSS = """<style>
 div[class*="st-key-check_cell_"] button, div[class*="st-key-solo_cell_"] button {
   padding: 0.2rem 0.15rem; min-height: 3.2rem; font-size: 0.8rem; line-height: 1.1;
@@ -38,14 +39,22 @@ div[class*="st-key-check_pick_"] button, div[class*="st-key-solo_pick_"] button 
   min-height: 2.6rem; padding: 0.2rem 0.3rem; font-size: 0.85rem;
 }
 .st-key-check_total, .st-key-solo_total {
-  position: sticky; top: 3.75rem; z-index: 50; background: var(--st-background-color, #fff);
-  padding: 0.2rem 0; border-bottom: 1px solid rgba(49, 51, 63, 0.15);
+  position: fixed; bottom: 0; left: 0; right: 0; z-index: 999990; gap: 0;
+  background: var(--st-background-color, #fff); padding: 0.25rem 1rem 0.35rem 1rem;
+  box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.15);
 }
+.st-key-check_total [data-testid="stMetric"], .st-key-solo_total [data-testid="stMetric"] {
+  padding: 0;
+}
+.st-key-check_total [data-testid="stMetricValue"],
+.st-key-solo_total [data-testid="stMetricValue"] {
+  font-size: 1.5rem;
+}
+[data-testid="stMain"] .block-container { padding-bottom: 9rem; }
 @media (max-width: 640px) {
   div[class*="st-key-check_cell_"] button, div[class*="st-key-solo_cell_"] button {
     font-size: 0.68rem; padding: 0.15rem 0.05rem;
   }
-  .st-key-check_total, .st-key-solo_total { top: 3.5rem; }
 }
 </style>"""
 

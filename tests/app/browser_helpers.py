@@ -1,0 +1,100 @@
+"""Helpers of the real-browser tests: Debian's Chromium through Playwright, phone-sized."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, wait_idle
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = [ROOT / "reptile_tank" / "samples" / f"sample_{i}.jpg" for i in (1, 2, 3)]
+MODEL = ROOT / "models" / "card_embedder.onnx"
+#: A phone: 390 x 844 CSS pixels, touch.
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+LAPTOP = {"viewport": {"width": 1280, "height": 900}}
+
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "goto_page", "wait_idle"]
+
+
+def require_browser(*, model: bool = True) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (dev extra)")
+    if model and not MODEL.exists():
+        pytest.skip(f"the card reader's model is missing: {MODEL.relative_to(ROOT)}")
+    if model and not SAMPLES[0].exists():
+        pytest.skip("the sample photos are missing")
+
+
+def launch(pw):
+    return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+
+def button(page, key: str):
+    """The visible button with widget key ``key`` (a button with help text is drawn twice)."""
+    return page.locator(f".st-key-{key} button").locator("visible=true").first
+
+
+def tap(page, key: str) -> None:
+    button(page, key).click()
+    wait_idle(page)
+
+
+def pick_player(page, key: str, name: str) -> None:
+    """Tap ``name`` in the radio buttons with widget key ``key``."""
+    page.locator(f".st-key-{key} label").filter(has_text=name).first.click()
+    wait_idle(page)
+
+
+def create_night_and_start(page, name: str, players: str) -> str:
+    """Create a game night and start a game; return the night's uid from the URL."""
+    page.locator(".st-key-setup_new_session input").fill(name)
+    page.get_by_role("button", name="Create").click()
+    wait_idle(page)
+    page.locator(".st-key-setup_players textarea").fill(players)
+    page.locator(".st-key-setup_players textarea").blur()
+    wait_idle(page)
+    tap(page, "setup_start")
+    page.get_by_text("Game started with").first.wait_for()
+    return night_of(page)
+
+
+def night_of(page) -> str:
+    from urllib.parse import parse_qs, urlparse
+
+    for _ in range(40):
+        found = parse_qs(urlparse(page.url).query).get("night")
+        if found:
+            return found[0]
+        page.wait_for_timeout(100)
+    raise AssertionError(f"no ?night= in {page.url}")
+
+
+def upload(page, player: str, photo: Path) -> None:
+    page.locator(f".st-key-photo_upload_{player} input[type=file]").set_input_files(str(photo))
+    wait_idle(page)
+    page.get_by_text("Read in", exact=False).first.wait_for(timeout=90_000)
+
+
+def cell_text(page, row: int, col: int) -> str:
+    return button(page, f"check_cell_{row}_{col}").inner_text()
+
+
+def no_sideways_scroll(page) -> None:
+    """The page never scrolls sideways (``scrollWidth <= clientWidth`` of the page and of the
+    app's scrolling container)."""
+    widths = page.evaluate(
+        """() => {
+        const out = [];
+        for (const el of [document.documentElement,
+                          document.querySelector('[data-testid="stMain"]'),
+                          document.querySelector('[data-testid="stAppViewContainer"]')]) {
+            if (el) out.push([el.scrollWidth, el.clientWidth]);
+        }
+        return out;
+    }"""
+    )
+    for scroll, client in widths:
+        assert scroll <= client, (page.url, widths)
