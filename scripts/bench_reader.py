@@ -12,7 +12,8 @@ or of only ``empty`` cells is a photo with no terrarium, which must be refused),
 - ``grid_doubt_boards``: found boards whose grid alone is in doubt;
 - ``silent_wrong_boards``: found, some cell wrong and not flagged;
 - ``no_terrarium_refused``: refusals over photos without a terrarium;
-- median / p90 CPU ms per photo (bytes -> board), one thread.
+- median / p90 CPU ms per photo (bytes -> board), one thread; the median over the >= 11 MP
+  photos (12 MP phone photos) alone.
 
 Run it with another checkout first on ``PYTHONPATH`` to measure an older reader in the same
 run (the baseline). Usage::
@@ -65,22 +66,32 @@ def _resized(photo: Path, size: tuple[int, int] | None) -> bytes:
     return out.getvalue()
 
 
+def _megapixels(payload: bytes) -> float:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(payload)) as image:
+        return image.width * image.height / 1e6
+
+
 def run(data: Path, limit: int | None, size: tuple[int, int] | None) -> dict:
     cv2.setNumThreads(1)
     reader = TerrariumReader()
     truths = sorted([*data.glob("scene_*.json"), *data.glob("hard_*.json")])[:limit]
     photos = cells = wrong_cells = found = right = flagged = silent = grid_doubts = 0
     bare = bare_refused = 0
-    cpu, per_photo, refusals = [], [], {}
+    cpu, cpu_12mp, per_photo, refusals = [], [], [], {}
     for truth_path in truths:
         rows = _truth(truth_path)
         photo = truth_path.with_suffix(".jpg")
         payload = _resized(photo, size)
+        megapixels = _megapixels(payload)
         start = time.process_time()
         try:
             read = reader.read(payload)
         except GridNotFoundError as error:
             cpu.append(1000 * (time.process_time() - start))
+            if megapixels >= 11.0:
+                cpu_12mp.append(cpu[-1])
             reason = str(error).split(":", 1)[-1].strip().split(";")[0][:70]
             if rows is None:
                 bare += 1
@@ -91,6 +102,8 @@ def run(data: Path, limit: int | None, size: tuple[int, int] | None) -> dict:
             per_photo.append((photo.name, "refused", reason))
             continue
         cpu.append(1000 * (time.process_time() - start))
+        if megapixels >= 11.0:
+            cpu_12mp.append(cpu[-1])
         if rows is None:
             bare += 1
             per_photo.append((photo.name, "bare table read as a board", ""))
@@ -127,6 +140,8 @@ def run(data: Path, limit: int | None, size: tuple[int, int] | None) -> dict:
         "refusals": refusals,
         "median_cpu_ms": round(float(np.median(cpu)), 1) if cpu else None,
         "p90_cpu_ms": round(float(np.percentile(cpu, 90)), 1) if cpu else None,
+        "photos_12mp": len(cpu_12mp),
+        "median_cpu_ms_12mp": round(float(np.median(cpu_12mp)), 1) if cpu_12mp else None,
         "per_photo": per_photo,
     }
 

@@ -58,8 +58,9 @@ def test_hard_photos_are_read_right_or_say_why(reader: TerrariumReader) -> None:
         truth = json.loads(path.read_text())
         outcomes[path.stem] = _outcome(reader, path.with_suffix(".jpg").read_bytes(), truth["rows"])
     assert "silent" not in outcomes.values(), outcomes
-    # before grid hypotheses were judged by the recogniser: 0 of 6 right, 2 silently wrong
-    assert list(outcomes.values()).count("right") >= 4, outcomes
+    # before grid hypotheses were judged by the recogniser: 0 of 6 right, 2 silently wrong;
+    # hard_02 (wrong lattice pitch on touching cards) is flagged, not right
+    assert list(outcomes.values()).count("right") >= 5, outcomes
 
 
 def _resized_jpeg(path: Path, long_side: int) -> bytes:
