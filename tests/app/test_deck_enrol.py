@@ -1,0 +1,166 @@
+"""Enrol a deck from the phone: the cards found in layout photos (any order, a few at a time),
+a name tapped under each, the pack built and used; back to the bundled deck in one tap."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from app_helpers import create_night, no_errors
+from PIL import Image
+
+from scoring.cards import FACE_LABELS
+from ui.deck import PhotoCards, cards_in_photo, faces_from_names, label_from_file_name
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = ROOT / "models" / "card_embedder.onnx"
+SAMPLES = ROOT / "reptile_tank" / "samples"
+
+needs_model = pytest.mark.skipif(not MODEL.exists(), reason="the card reader's model is missing")
+
+#: Two photos of a few cards each: every face once, the grid's four corner places filled.
+FIRST = [
+    ["rock", "empty", "water", "empty", "corn_snake"],
+    ["empty", "empty", "empty", "empty", "empty"],
+    ["golden_pothos", "empty", "empty", "empty", "dubia_roach"],
+    ["brown_anole", "scarlet_star", "empty", "hollow_log", "rosy_boa"],
+]
+
+
+def second_layout() -> list[list[str]]:
+    used = {label for row in FIRST for label in row}
+    rest = [label for label in FACE_LABELS if label not in used]  # 7 faces
+    assert len(rest) == 7
+    return [
+        [rest[0], "empty", "empty", "empty", rest[1]],
+        ["empty", rest[2], "empty", rest[3], "empty"],
+        ["empty", "empty", rest[4], "empty", "empty"],
+        [rest[5], "empty", "empty", "empty", rest[6]],
+    ]
+
+
+def jpeg(image: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(image).save(buffer, format="JPEG", quality=90)
+    return buffer.getvalue()
+
+
+def layout_photo(rows: list[list[str]], seed: int = 7) -> bytes:
+    """A photo of ``rows`` laid out on a table, seen from the owner's side (top up)."""
+    from vision.synth.deck import stand_in_deck
+    from vision.synth.scene import render_scene
+
+    deck = stand_in_deck(px_per_mm=6.0)
+    for attempt in range(20):
+        image, truth = render_scene(
+            np.random.default_rng([seed, attempt]), deck, board={"rows": rows},
+            max_size=(1600, 1200), fill=(0.7, 0.9), distractors=False,
+        )  # fmt: skip
+        if truth["rotation_deg"] < 30 or truth["rotation_deg"] > 330:
+            return jpeg(image)
+    raise AssertionError("no upright render")
+
+
+def laid(rows: list[list[str]]) -> list[str]:
+    return [label for row in rows for label in row if label != "empty"]
+
+
+def test_a_full_layout_in_enrolment_order_comes_named():
+    rows = [list(FACE_LABELS[r * 5 : r * 5 + 5]) for r in range(3)]
+    rows.append([FACE_LABELS[15], "empty", "empty", "empty", "empty"])
+    found = cards_in_photo("table.jpg", layout_photo(rows))
+    assert not found.problem
+    assert len(found.cards) == 16 and found.suggested == list(FACE_LABELS)
+    assert all(card.shape == (352, 252, 3) for card in found.cards)
+
+
+def test_a_few_cards_in_the_grid_are_found_unnamed_in_reading_order():
+    from vision.synth.deck import render_face
+
+    found = cards_in_photo("IMG_2041.jpg", layout_photo(FIRST))
+    assert len(found.cards) == len(laid(FIRST)) and found.suggested == [None] * 9
+    # each card cut is its face, row by row: the shipped embedder's nearest stand-in face
+    if not MODEL.exists():
+        return
+    from vision.classifier import CardEmbedder
+
+    def size(image):
+        return np.asarray(Image.fromarray(image).resize((252, 352), Image.Resampling.BOX))
+
+    embedder = CardEmbedder()
+    gallery = embedder.embed(np.stack([size(render_face(k, px_per_mm=4.0)) for k in FACE_LABELS]))
+    cut = embedder.embed(np.stack([size(card) for card in found.cards]))
+    nearest = [FACE_LABELS[int(i)] for i in np.argmax(cut @ gallery.T, axis=1)]
+    assert nearest == laid(FIRST)
+
+
+def test_a_file_named_after_a_card_is_one_named_card_and_bad_files_say_why():
+    from vision.synth.deck import render_face
+
+    face = render_face("rosy_boa", px_per_mm=4.0)
+    found = cards_in_photo("Rosy_Boa.PNG", jpeg(face))
+    assert found.suggested == ["rosy_boa"] and found.cards[0].shape == face.shape
+    assert label_from_file_name("IMG_1.jpg") is None
+    assert "empty (0 bytes)" in cards_in_photo("a.jpg", b"").problem
+    junk = cards_in_photo("b.jpg", b"not a photo")
+    assert junk.problem and not junk.cards
+
+
+def test_names_make_faces_first_card_wins_unnamed_counted():
+    a = PhotoCards("a", "da", cards=[np.zeros((2, 2, 3), np.uint8) + i for i in range(3)])
+    b = PhotoCards("b", "db", cards=[np.full((2, 2, 3), 9, np.uint8)])
+    names = {("da", 0): "rock", ("da", 1): None, ("da", 2): "water", ("db", 0): "rock"}
+    faces, duplicates, unnamed = faces_from_names([a, b], names)
+    assert sorted(faces) == ["rock", "water"] and faces["rock"][0, 0, 0] == 0
+    assert duplicates == ["rock"] and unnamed == 1
+
+
+@needs_model
+@pytest.mark.slow
+def test_enrol_two_photos_by_tapping_names_then_back_to_bundled(app, tmp_path):
+    import json
+
+    from vision.reader import TerrariumReader
+
+    at = create_night(app)
+    at.switch_page("ui/pages/deck.py").run()
+    no_errors(at)
+    second = second_layout()
+    photos = [("IMG_1.jpg", layout_photo(FIRST)), ("IMG_2.jpg", layout_photo(second, seed=9))]
+    at.file_uploader(key="deck_files").set_value(
+        [(name, data, "image/jpeg") for name, data in photos]
+    )
+    at.run()
+    no_errors(at)
+    assert any("9 card(s) found" in c.value for c in at.caption)
+    assert any("7 card(s) found" in c.value for c in at.caption)
+    assert at.button(key="deck_build").disabled
+    found = [cards_in_photo(name, data) for name, data in photos]
+    for photo, rows in zip(found, [FIRST, second], strict=True):
+        for i, label in enumerate(laid(rows)):
+            at.selectbox(key=f"deck_name_{photo.digest[:16]}_{i}").select(label)
+    at.run()
+    no_errors(at)
+    assert not at.button(key="deck_build").disabled
+    at.button(key="deck_build").click().run()
+    no_errors(at)
+    assert any("Deck enrolled" in s.value for s in at.success)
+    from ui.backend import night_pack_path
+
+    pack = night_pack_path(at.session_state["rt_night_uid"])
+    assert (pack / "pack.json").is_file()
+    assert sorted(p.stem for p in (pack / "faces").glob("*.png")) == sorted(FACE_LABELS)
+    # the enrolled pack reads the sample photo right
+    truth = json.loads((SAMPLES / "sample_1.json").read_text())
+    read = TerrariumReader(pack=str(pack)).read((SAMPLES / "sample_1.jpg").read_bytes())
+    assert read.rows == truth["board"]["rows"]
+    # one tap back to the bundled deck, one tap to the enrolled one again
+    assert any("your enrolled deck" in m.value for m in at.markdown)
+    at.button(key="deck_use_bundled").click().run()
+    no_errors(at)
+    assert any("bundled stand-in deck" in m.value for m in at.markdown)
+    at.button(key="deck_use_enrolled").click().run()
+    no_errors(at)
+    assert any("your enrolled deck" in m.value for m in at.markdown)
