@@ -171,13 +171,12 @@ def empty_views(rng: np.random.Generator, n: int, card_imgs: list[np.ndarray]) -
     return out
 
 
-def build_gallery(card_images: dict[int, np.ndarray], embedder: CardEmbedder, *,
-                  views: int = 4, empties: int = 200, seed: int = 0,
-                  name: str = "custom") -> SquareGallery:
-    """A square gallery from one upright, unturned image per card (ids as the reference).
+def gallery_crops(card_images: dict[int, np.ndarray], *, views: int = 4, empties: int = 200,
+                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The gallery's crops ``(N, CROP, CROP, 3)`` and class indices ``(N,)`` (deterministic).
 
     Each card is turned 0/90/180/270 degrees; each of its squares then shows the kind
-    :func:`nimalia.cards.turn` says, in ``views`` augmented cuts.
+    :func:`nimalia.cards.turn` says, in ``views`` augmented cuts; ``empties`` table crops follow.
     """
     missing = sorted(set(cards()) - set(card_images))
     if missing:
@@ -195,8 +194,15 @@ def build_gallery(card_images: dict[int, np.ndarray], embedder: CardEmbedder, *,
     sample = [_square_image(card_images[c]) for c in sorted(card_images)[:20]]
     crops += empty_views(rng, empties, sample)
     labels += [CLASSES.index(EMPTY)] * empties
-    emb = _embed(embedder, np.stack(crops))
-    return SquareGallery(emb, np.array(labels), embedder.model_id, name)
+    return np.stack(crops), np.array(labels)
+
+
+def build_gallery(card_images: dict[int, np.ndarray], embedder: CardEmbedder, *,
+                  views: int = 4, empties: int = 200, seed: int = 0,
+                  name: str = "custom") -> SquareGallery:
+    """A square gallery from one upright, unturned image per card (ids as the reference)."""
+    crops, labels = gallery_crops(card_images, views=views, empties=empties, seed=seed)
+    return SquareGallery(_embed(embedder, crops), labels, embedder.model_id, name)
 
 
 def _square_image(img: np.ndarray, size: int = 256) -> np.ndarray:
