@@ -298,6 +298,19 @@ def _master_sets(m: _Master, rule: CardRule, n: int) -> None:
     m.leftovers += [rule.id] * (n - used)
 
 
+def _add_pairs(m: _Master, pairs, what: str, level_use: tuple[str, str]) -> None:
+    """Mixed pairs: the lowest (or highest) VP printed on either card, in that card's column."""
+    how = m.level.mixed_pair_vp
+    for a, b in pairs:
+        vp, on = _pair_value(m.rules, a, b, how)
+        why = (
+            f"{what} {m.rules.name_of(a)} + {m.rules.name_of(b)}: the {how} VP printed on "
+            f"either card ({m.rules.name_of(on)})"
+        )
+        uses = [m.solo_use, level_use, *_printed_uses(m.rules, (a, b))]
+        m.pad.add(_solo_group(f"{a}+{b}", m.rules.column_of(on), "pair", vp, why, uses))
+
+
 #: condition kind -> how the Master scores his animals of that kind (default: by card count)
 MASTER_SCORERS = {"quantity": _master_quantity, "adjacency": _master_adjacency}
 
@@ -339,17 +352,10 @@ def score_master(
         for _ in range(n // 2):
             why = f"{rule.name}: a pair of the same type scores its {top.name} VP"
             uses = [m.solo_use, (f"cards.{card_id}.tiers.{top.name}.vp", top.provenance)]
-            m.pad.add(_solo_group(card_id, "dry_land", top.name, top.vp, why, uses))
+            m.pad.add(_solo_group(card_id, rules.column_of(card_id), top.name, top.vp, why, uses))
         singles += [card_id] * (n % 2)
     env_pairs, env_left, proposed = _take_pairs(singles, given, "Environment")
-    for a, b in env_pairs:
-        vp, on = _pair_value(rules, a, b, how.mixed_pair_vp)
-        why = (
-            f"mixed pair {rules.name_of(a)} + {rules.name_of(b)}: the {how.mixed_pair_vp} VP "
-            f"printed on either card ({rules.name_of(on)})"
-        )
-        uses = [m.solo_use, level_use, *_printed_uses(rules, (a, b))]
-        m.pad.add(_solo_group(f"{a}+{b}", "dry_land", "pair", vp, why, uses))
+    _add_pairs(m, env_pairs, "mixed pair", level_use)
     m.flipped += env_left
     m.pad.dry_land_cards = sum(counts[c] for c in counts if rules.cards[c].category == "dry_land")
 
@@ -363,14 +369,7 @@ def score_master(
     if how.animal_leftovers == "pairs":
         animal_pairs, animal_left, animal_proposed = _take_pairs(m.leftovers, given, "Animal")
         proposed = proposed or animal_proposed
-        for a, b in animal_pairs:
-            vp, on = _pair_value(rules, a, b, how.mixed_pair_vp)
-            why = (
-                f"leftover pair {rules.name_of(a)} + {rules.name_of(b)}: the "
-                f"{how.mixed_pair_vp} VP printed on either card ({rules.name_of(on)})"
-            )
-            uses = [m.solo_use, level_use, *_printed_uses(rules, (a, b))]
-            m.pad.add(_solo_group(f"{a}+{b}", rules.column_of(on), "pair", vp, why, uses))
+        _add_pairs(m, animal_pairs, "leftover pair", level_use)
         pairs_used += animal_pairs
         m.flipped += animal_left
     else:
@@ -468,13 +467,14 @@ def score_solo(
         total = n + board.count(card_id)
         if total > rules.cards[card_id].copies:
             master.warnings.append(
-                f"{total} {card_id} cards between the player and the Master, "
+                f"{total} {rules.name_of(card_id)} cards between the player and the Master, "
                 f"but the deck holds only {rules.cards[card_id].copies}"
             )
     if variant.stars_removed:
         for card_id in counts:
             if rules.cards[card_id].star:
-                master.warnings.append(f"{card_id} is a star card, removed in this game")
+                name = rules.name_of(card_id)
+                master.warnings.append(f"{name} is a star card, removed in this game")
     return SoloResult(
         player_name=player_name,
         player=player,
