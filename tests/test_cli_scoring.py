@@ -178,3 +178,76 @@ def test_solo(tmp_path, capsys):
     solo["master"]["level"] = "impossible"
     status, _, err = run(["solo", write(tmp_path, "s2.json", solo)], capsys)
     assert status == 2 and "unknown level" in err
+
+
+def _walk_pads(data):
+    """Every score pad in a command's JSON (an object with "total" and "groups")."""
+    if isinstance(data, dict):
+        if "total" in data and "groups" in data:
+            yield data
+        for value in data.values():
+            yield from _walk_pads(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _walk_pads(value)
+
+
+def test_every_pad_in_json_has_assumed_vp_and_every_group_its_provenance(tmp_path, capsys):
+    board = write(tmp_path, "board.json", {"rows": MICHAEL})
+    game = write(
+        tmp_path,
+        "game.json",
+        {
+            "players": [
+                {"name": "A", "board": {"rows": MICHAEL}},
+                {"name": "B", "board": {"rows": MICHAEL}},
+            ]
+        },
+    )
+    solo = write(
+        tmp_path,
+        "solo.json",
+        {"player": {"board": {"rows": MICHAEL}}, "master": {"cards": {"rock": 2, "corn_snake": 3}}},
+    )
+    expected_pads = {"score-grid": 1, "score-game": 2, "solo": 2}
+    for command, path in (("score-grid", board), ("score-game", game), ("solo", solo)):
+        extra = ["--objectives", "3"] if command == "score-grid" else []
+        status, out, _ = run([command, path, "--json", *extra], capsys)
+        assert status == 0
+        pads = list(_walk_pads(json.loads(out)))
+        assert len(pads) == expected_pads[command], command
+        for pad in pads:
+            assumed = sum(g["vp"] for g in pad["groups"] if g["provenance"] == "assumed")
+            assert pad["assumed_vp"] == assumed, command
+            assert all(g["provenance"] in ("rulebook", "derived", "assumed") for g in pad["groups"])
+        assert any(pad["assumed_vp"] for pad in pads)
+
+
+def test_text_marks_assumed_lines_and_says_how_many_vp_rest_on_them(tmp_path, capsys):
+    path = write(tmp_path, "board.json", {"rows": MICHAEL})
+    status, out, _ = run(["score-grid", path, "--json"], capsys)
+    assumed = json.loads(out)["assumed_vp"]
+    status, out, _ = run(["score-grid", path], capsys)
+    assert status == 0
+    assert (
+        f"{assumed} of 60 VP rest on assumed values (\u2020 assumed value \u2014 see Rules" in out
+    )
+    marked = [line for line in out.splitlines() if re.match(r"  \+\d+ *\u2020", line)]
+    assert sum(int(re.match(r"  \+(\d+)", line).group(1)) for line in marked) == assumed
+    assert "Rules: Reptile Tank" in out  # the edition the values describe
+
+
+def test_a_house_vp_changes_every_reason_and_leaves_no_old_number(tmp_path, capsys):
+    board = write(tmp_path, "board.json", {"rows": MICHAEL})
+    rules = write(tmp_path, "house.toml", "[cards.blue_tongued_skink.tiers.advanced]\nvp = 15\n")
+    status, out, _ = run(["score-grid", board, "--rules", rules, "--json"], capsys)
+    (line,) = [
+        g for g in json.loads(out)["groups"] if g["tier"] == "advanced" and "Skink" in g["reason"]
+    ]
+    assert line["vp"] == 15 and line["reason"].endswith(": 15 VP") and "13" not in line["reason"]
+
+
+def test_failed_objectives_are_listed_in_text(tmp_path, capsys):
+    path = write(tmp_path, "board.json", {"rows": MICHAEL})
+    status, out, _ = run(["score-grid", path, "--objectives", "11"], capsys)
+    assert "Objectives not met" in out and "Objective 11 (" in out and "8 VP not scored" in out
