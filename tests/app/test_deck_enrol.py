@@ -164,3 +164,32 @@ def test_enrol_two_photos_by_tapping_names_then_back_to_bundled(app, tmp_path):
     at.button(key="deck_use_enrolled").click().run()
     no_errors(at)
     assert any("your enrolled deck" in m.value for m in at.markdown)
+
+
+@needs_model
+@pytest.mark.slow
+def test_files_named_after_the_cards_need_no_tapping(app):
+    from ui.backend import png_bytes
+    from vision.synth.deck import render_face
+
+    at = create_night(app)
+    at.switch_page("ui/pages/deck.py").run()
+    faces = [
+        (f"{label}.png", png_bytes(render_face(label, px_per_mm=4.0)), "image/png")
+        for label in FACE_LABELS
+    ]
+    at.file_uploader(key="deck_files").set_value(faces[:-1]).run()
+    no_errors(at)
+    assert at.button(key="deck_build").disabled  # one face missing
+    assert any("Water" in i.value and "Still to name" in i.value for i in at.info)
+    notes = ("notes.png", png_bytes(render_face("rock", px_per_mm=5.0)), "image/png")
+    at.file_uploader(key="deck_files").set_value([*faces, notes]).run()
+    assert any("not named after a card id" in w.value for w in at.warning)  # left out
+    assert not at.button(key="deck_build").disabled
+
+
+def test_without_a_game_night_the_page_says_to_pick_one(app):
+    at = app
+    at.switch_page("ui/pages/deck.py").run()
+    no_errors(at)
+    assert any("game night" in i.value for i in at.info)

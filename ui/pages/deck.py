@@ -103,13 +103,14 @@ def deck_ui() -> None:
         "Photos of your cards", type=PHOTO_TYPES, accept_multiple_files=True, key=KEY_FILES
     )
     photos: list[PhotoCards] = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     with st.spinner("Finding the cards…"):
         for upload in files or []:
             photo = _cards_in_photo(upload.name, upload.getvalue())
             if photo.digest in seen:
+                st.caption(f"{upload.name}: the same photo as {seen[photo.digest]}; skipped.")
                 continue
-            seen.add(photo.digest)
+            seen[photo.digest] = upload.name
             photos.append(photo)
     for photo in photos:
         if photo.problem:
