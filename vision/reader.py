@@ -293,7 +293,10 @@ class TerrariumReader:
         doubt, judged = "", []
 
         def classify(fit: GridFit) -> tuple[np.ndarray, CellReads]:
+            start = clock.now()
             crops = rectify_cells(rgb, fit, cell_size=self.cell_size)
+            rectified = clock.now()
+            clock.charge("rectify", start, rectified)
             reads = classify_cells(
                 crops,
                 self.embedder,
@@ -302,6 +305,7 @@ class TerrariumReader:
                 star_cards_removed=star_cards_removed,
                 occupancy=fit.occupancy if self.use_occupancy else None,
             )
+            clock.charge("classify", rectified, clock.now())
             return crops, reads
 
         if corners is None:
@@ -309,9 +313,7 @@ class TerrariumReader:
         else:
             fit = fit_from_corners(rgb.shape, np.asarray(corners, float), image_rgb=rgb)
             crops, reads = classify(fit)
-        clock.mark("grid")
-        clock.mark("rectify")
-        clock.mark("classify")
+        clock.mark("grid")  # grid finding and judging; the final read's steps are charged apart
         orientation = vote_orientation(reads)
         if orientation.rotation == 180:
             reads = turn_reads(reads)
@@ -430,18 +432,39 @@ def _same_fit(a: GridFit, b: GridFit) -> bool:
 
 
 class _Clock:
-    """Stage timer: wall-clock and process CPU time between marks, in milliseconds."""
+    """Stage timer: wall-clock and process CPU time between marks, in milliseconds.
+
+    Work inside a mark's span can be reported as its own stage with :meth:`charge` (the final
+    rectify and classify happen inside grid finding's judging).
+    """
 
     def __init__(self) -> None:
-        self._marks = [("", time.perf_counter(), time.process_time())]
+        self._marks = [("", time.perf_counter(), time.process_time(), {})]
+        self._charged: dict[str, list[float]] = {}
+
+    @staticmethod
+    def now() -> tuple[float, float]:
+        return time.perf_counter(), time.process_time()
+
+    def charge(self, stage: str, start: tuple[float, float], end: tuple[float, float]) -> None:
+        """Report ``start``..``end``, inside the coming mark's span, as ``stage`` instead."""
+        spent = self._charged.setdefault(stage, [0.0, 0.0])
+        spent[0] += end[0] - start[0]
+        spent[1] += end[1] - start[1]
 
     def mark(self, stage: str) -> None:
-        self._marks.append((stage, time.perf_counter(), time.process_time()))
+        self._marks.append((stage, time.perf_counter(), time.process_time(), self._charged))
+        self._charged = {}
 
     def _ms(self, index: int) -> dict[str, float]:
-        out = {}
-        for (_, *before), (stage, *after) in zip(self._marks, self._marks[1:], strict=False):
-            out[stage] = 1000 * (after[index] - before[index])
+        out: dict[str, float] = {}
+        for before, after in zip(self._marks, self._marks[1:], strict=False):
+            stage, charged = after[0], after[3]
+            span = after[index + 1] - before[index + 1]
+            moved = sum(spent[index] for spent in charged.values())
+            out[stage] = 1000 * (span - moved)
+            for name, spent in charged.items():
+                out[name] = out.get(name, 0.0) + 1000 * spent[index]
         out["total"] = 1000 * (self._marks[-1][index + 1] - self._marks[0][index + 1])
         return out
 
