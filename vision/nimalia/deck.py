@@ -481,8 +481,9 @@ def deck_sheet(deck: dict[int, np.ndarray], *, cols: int = 10, width: int = 160,
     for k, cid in enumerate(ids):
         r, c = divmod(k, cols)
         x, y = pad + c * (width + pad), pad + r * (width + text_h + pad)
-        sheet[y:y + width, x:x + width] = cv2.resize(deck[cid], (width, width),
-                                                     interpolation=cv2.INTER_AREA)
+        img = cv2.resize(deck[cid], (width, width), interpolation=cv2.INTER_AREA)
+        keep = cv2.resize(card_mask(deck[cid].shape[0]), (width, width)) > 127
+        sheet[y:y + width, x:x + width][keep] = img[keep]
         if label:
             cv2.putText(sheet, str(cid), (x + width // 2 - 10, y + width + 17),
                         cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 0, 0), 1, cv2.LINE_AA)
@@ -538,3 +539,28 @@ __all__ = [
     "square_mm",
     "write_print_pdf",
 ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vision.nimalia.deck --pdf deck.pdf --sheet sheet.png [--style variant]``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description="print the stand-in Nimalia deck")
+    ap.add_argument("--style", choices=sorted(STYLES), default=STAND_IN.name)
+    ap.add_argument("--pdf", default=None, help="printable A4 PDF at true size")
+    ap.add_argument("--dpi", type=int, default=200)
+    ap.add_argument("--sheet", default=None, help="contact sheet PNG of the 60 cards")
+    args = ap.parse_args(argv)
+    style = STYLES[args.style]
+    if args.pdf:
+        pages = write_print_pdf(args.pdf, style, dpi=args.dpi)
+        print(f"{args.pdf}: {pages} A4 pages")
+    if args.sheet:
+        sheet = deck_sheet(render_deck(style, px_per_mm=1.5), width=96)
+        cv2.imwrite(args.sheet, cv2.cvtColor(sheet, cv2.COLOR_RGB2BGR))
+        print(f"{args.sheet}: {sheet.shape[1]}x{sheet.shape[0]}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
