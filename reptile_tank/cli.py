@@ -61,8 +61,20 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("REPTILE_TANK_DEBUG"):
             raise
         message = str(error) if not isinstance(error, KeyError) else f"unknown key {error}"
-        print(f"reptile-tank: error: {message}", file=sys.stderr)
+        print(error_line(message), file=sys.stderr)
         return 2
+
+
+def error_line(message: str) -> str:
+    """The one stderr line of a refusal: control characters escaped, length bounded.
+
+    Messages quote file names and document values; a newline or an ESC sequence in one must
+    neither forge a second line nor reach the terminal (see :mod:`reptile_tank.terminal`).
+    """
+    from reptile_tank.terminal import MAX_ERROR_CHARS, plain
+
+    prefix = "reptile-tank: error: "
+    return prefix + plain(message, MAX_ERROR_CHARS - len(prefix))
 
 
 if __name__ == "__main__":  # pragma: no cover
