@@ -64,7 +64,7 @@ def deck_switch_ui() -> None:
 def card_names_ui(photos: list[PhotoCards]) -> dict[tuple[str, int], str | None]:
     """Each card found, with a name picker under it; returns the names chosen."""
     names: dict[tuple[str, int], str | None] = {}
-    grid = st.grid("auto", min_column_width=110, gap="small")
+    grid = st.grid("auto", min_column_width=96, gap="small")
     for photo in photos:
         for i, card in enumerate(photo.cards):
             key = name_key(photo, i)
@@ -76,7 +76,7 @@ def card_names_ui(photos: list[PhotoCards]) -> dict[tuple[str, int], str | None]
                     FACE_LABELS,
                     index=FACE_LABELS.index(suggested) if suggested else None,
                     format_func=full_name,
-                    placeholder="Which card?",
+                    placeholder="Name?",
                     label_visibility="collapsed",
                     filter_mode=None,
                     key=key,
