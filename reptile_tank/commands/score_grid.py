@@ -24,7 +24,7 @@ from scoring.engine import ScorePad, Variant, score_board
 from scoring.game import GameResult, score_game
 from scoring.objectives import parse_objectives
 from scoring.rules import Rules, load_rules
-from scoring.solo import MAX_MASTER_CARDS, SoloResult, score_solo
+from scoring.solo import SoloResult, score_solo
 
 #: The mark of a line that rests on an assumed value, and its legend.
 ASSUMED_MARK = "\u2020"
@@ -129,31 +129,6 @@ def parse_game(obj: Any, path: str, rules: Rules) -> tuple[list[tuple[str, Board
     return out, _objectives(obj.get("objectives"), path, rules)
 
 
-def _master_cards(obj: Any, path: str, rules: Rules) -> dict:
-    """The Master's card counts: at most the deck's copies of a card, at most 20 in all.
-
-    Without the caps a count like 10**18 made the Master's grouping search recurse, allocate or
-    loop without bound (RecursionError, MemoryError or a hang instead of a message).
-    """
-    cards = obj
-    total = 0
-    for card_id, count in cards.items():
-        rule = rules.cards.get(card_id)
-        if rule is None or not isinstance(count, int) or isinstance(count, bool):
-            continue  # unknown ids and non-integers: score_solo's own message
-        if count > rule.copies:
-            raise InputFileError(
-                f'{path}: "master.cards": {card_id} count {count} is more than the deck\'s '
-                f"{rule.copies} copies"
-            )
-        total += max(count, 0)
-    if total > MAX_MASTER_CARDS:
-        raise InputFileError(
-            f'{path}: "master.cards": {total} cards, the Master holds at most {MAX_MASTER_CARDS}'
-        )
-    return cards
-
-
 def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
     """Keyword arguments of :func:`scoring.solo.score_solo` from a solo file's JSON."""
     obj = SCHEMAS["solo"].check(obj, path)
@@ -162,7 +137,8 @@ def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
     name = check_name(player.get("name", "player"), f'{path}: "player"')
     return {
         "board": _board(player["board"], f"{path}: player", rules),
-        "master_cards": _master_cards(master["cards"], path, rules),
+        # counts are bounded by score_solo (the deck's copies, 20 cards in all) before any search
+        "master_cards": master["cards"],
         "pairs": master.get("pairs"),
         "level": master.get("level", "normal"),
         "objectives": _objectives(obj.get("objectives"), path, rules),
