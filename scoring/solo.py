@@ -42,6 +42,8 @@ class SoloResult:
     master_flipped: list[str] = field(default_factory=list)
     master_pairs: list[tuple[str, str]] = field(default_factory=list)
     pairs_proposed: bool = False
+    #: card id -> printed name, for the pairs and flipped cards in words
+    card_names: dict[str, str] = field(default_factory=dict)
 
     @property
     def winner(self) -> str:
@@ -289,7 +291,7 @@ def _master_sets(m: _Master, rule: CardRule, n: int) -> None:
         need = f"at least {tier.count}" if CONDITIONS[rule.condition].at_least else tier.count
         why = (
             f"{rule.name} ({tier.name}): {plural(size, 'card')} held, {need} needed "
-            "(the Master needs no grid and no Environments)"
+            "(no grid, no Environments needed)"
         )
         uses = [m.solo_use, *rule_uses(m.rules, rule, tier)]
         m.pad.add(_solo_group(rule.id, m.rules.column_of(rule.id), tier.name, tier.vp, why, uses))
@@ -407,6 +409,8 @@ def score_master(
             [m.solo_use, *objective_uses(rules, objective)],
         )
         m.pad.add(replace(group, objective=number))
+    order = list(rules.column_keys)
+    m.pad.groups.sort(key=lambda g: order.index(g.column))  # pad order, stable
     if proposed:
         m.pad.pending.append(
             "the Master's mixed pairs were proposed by the app; enter the pairs as drawn"
@@ -483,4 +487,5 @@ def score_solo(
         master_flipped=flipped,
         master_pairs=used_pairs,
         pairs_proposed=proposed,
+        card_names={cid: rule.name for cid, rule in rules.cards.items()},
     )

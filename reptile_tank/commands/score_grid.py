@@ -203,7 +203,7 @@ def format_pad(pad: ScorePad, title: str = "Score pad") -> str:
             )
             if g.assumed:
                 keys = ", ".join(key for key, prov in g.uses if prov == "assumed")
-                lines.append(f"        {ASSUMED_MARK} {ASSUMED_LEGEND}: {keys}")
+                lines.append(f"        {ASSUMED_MARK} assumed: {keys}")
     for heading, items in (
         ("Not scoring", [line.reason for line in pad.non_scoring]),
         ("Objectives not met", [f.reason for f in pad.failed]),
@@ -259,7 +259,8 @@ def format_solo(result: SoloResult) -> str:
         format_pad(result.master, title=f"Terrarium Master ({result.level})"),
     ]
     if result.master_pairs:
-        pairs = ", ".join(f"{a} + {b}" for a, b in result.master_pairs)
+        names = result.card_names
+        pairs = ", ".join(f"{names.get(a, a)} + {names.get(b, b)}" for a, b in result.master_pairs)
         proposed = " (proposed)" if result.pairs_proposed else ""
         lines.append(f"Master pairs{proposed}: {pairs}")
     winner = {
