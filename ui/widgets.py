@@ -65,7 +65,7 @@ def storage_banner_ui(
     retry: Callable[[MutableMapping[str, Any]], Any] | None = None,
     toast: bool = False,
 ) -> None:
-    """"Not saved: …" when the database failed, with a retry (the game stays on the page).
+    """Say "Not saved: …" when the database failed, with a retry (the game stays on the page).
 
     ``retry(state)`` runs when the button is tapped, before the page runs again.
     """
@@ -122,7 +122,8 @@ def grid_editor_ui(
     *,
     key: str,
 ) -> None:
-    """A 4x5 grid of selectboxes for entering or fixing a whole board by hand.
+    """Every cell as a drop-down with the cards' full names (three snakes never look alike):
+    five to a row on a laptop, two on a phone, in reading order.
 
     Parameters
     ----------
@@ -137,7 +138,7 @@ def grid_editor_ui(
     def changed(r: int, c: int, widget_key: str) -> None:
         on_change(r, c, st.session_state[widget_key])
 
-    grid = board_grid()
+    grid = st.grid("auto", min_column_width=150, gap="xsmall")
     for r in range(ROWS):
         for c in range(COLS):
             widget_key = f"{key}_{r}_{c}"
@@ -145,9 +146,8 @@ def grid_editor_ui(
             grid.selectbox(
                 cell_name(r, c),
                 CELL_LABELS,
-                format_func=cell_text,
+                format_func=picker_text,
                 key=widget_key,
-                label_visibility="collapsed",
                 on_change=changed,
                 args=(r, c, widget_key),
             )
