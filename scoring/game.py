@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.board import Board
+from scoring.documents import MAX_PLAYERS, MIN_PLAYERS
 from scoring.engine import ScorePad, Variant, score_board
 from scoring.rules import Rules
 
@@ -117,7 +118,7 @@ def score_game(
     Parameters
     ----------
     players : sequence of (name, Board)
-        At least one player; names must be unique and non-empty.
+        1 to 4 players; names must be unique and non-empty.
     rules : Rules
     objectives : iterable of int
         Objective cards in play (the same for everyone).
@@ -129,8 +130,8 @@ def score_game(
     GameResult
         With one player the cockroach majority stays pending, as for a single board.
     """
-    if not players:
-        raise GameError("a game needs at least one player")
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise GameError(f"a game has {MIN_PLAYERS} to {MAX_PLAYERS} players, got {len(players)}")
     names = [name for name, _ in players]
     for name in names:
         if not isinstance(name, str) or not name.strip():

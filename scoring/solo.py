@@ -388,7 +388,9 @@ def score_master(
 
     if m.flipped:
         water = rules.cards["water"]
-        tier = max((t for t in water.tiers if t.count <= len(m.flipped)), key=lambda t: t.vp)
+        tier = max(
+            (t for t in water.tiers if t.count <= len(m.flipped)), key=lambda t: (t.vp, t.count)
+        )
         vp = min(tier.vp, rules.solo.water_max_vp)
         names = ", ".join(rules.name_of(cid) for cid in m.flipped)
         capped = f", at most {rules.solo.water_max_vp} VP" if vp < tier.vp else ""

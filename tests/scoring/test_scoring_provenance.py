@@ -316,3 +316,19 @@ def test_scoring_has_no_import_loop():
     for name in graph:
         visit(name, ())
     assert "scoring.engine" not in graph["scoring.objectives"]
+
+
+def test_master_water_of_five_flipped_cards_rests_on_the_assumed_tier():
+    cards = {"rosy_boa": 1, "corn_snake": 1, "neon_day_gecko": 1, "rock": 1, "dubia_roach": 0}
+    cards |= {"red_footed_tortoise": 1, "blue_tongued_skink": 1}
+    pad, flipped, *_ = score_master(cards, RULES, pairs=[])
+    (water,) = [g for g in pad.groups if g.card_type == "water"]
+    assert len(flipped) == 6 and water.tier == "five" and water.assumed
+
+
+def test_a_game_has_one_to_four_players():
+    from scoring.game import GameError
+
+    board = make_board(MICHAEL)
+    with pytest.raises(GameError, match="1 to 4 players"):
+        score_game([(f"P{k}", board) for k in range(5)], RULES)
