@@ -309,6 +309,9 @@ def test_solo_page_against_the_master(app):
     at.switch_page("ui/pages/solo.py").run()
     at.button(key="solo_save").click().run()
     no_errors(at)
+    at.button(key="solo_save").click().run()  # a second press (or a double tap) saves nothing
+    no_errors(at)
+    assert any("already saved" in s.value for s in at.success)
     from ui.backend import get_store
 
     (game,) = get_store().list_games()

@@ -6,12 +6,18 @@ his mixed Environment pairs as drawn at the table (missing ones are proposed), a
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import uuid
+
 import streamlit as st
 
 from scoring.cards import CARD_IDS, DRY_LAND_IDS
+from service.errors import STORAGE_ERRORS, storage_message
 from ui import state as S
 from ui.backend import get_store, load_rules, read_photo_cached, rules_fingerprint
-from ui.journey import score_solo_entry, solo_record
+from ui.journey import escape_markdown, score_solo_entry, solo_record
 from ui.labels import full_name, picker_text
 from ui.widgets import board_fix_ui, flash_ui, grid_editor_ui, score_pad_ui
 
@@ -54,6 +60,8 @@ def board_ui() -> S.TerrariumEntry:
                 thumbnail_jpeg=read.thumbnail_jpeg,
                 overlay_jpeg=read.overlay_jpeg,
                 read_ms=read.read_ms,
+                check=read.check,
+                candidates=read.candidates,
             )
             st.session_state[S.SOLO_ENTRY] = entry
         elif read is not None:
@@ -178,30 +186,57 @@ def solo_ui() -> None:
         score_pad_ui(st.session_state[KEY_NAME] or "You", result.player, key="solo_pad_player")
     with st.expander("The Master's score pad"):
         score_pad_ui("Terrarium Master", result.master, key="solo_pad_master")
+    if st.session_state[S.SOLO_UID] is None:
+        st.session_state[S.SOLO_UID] = uuid.uuid4().hex
     if st.button("Save the solo game", type="primary", key="solo_save"):
-        try:
-            name = S.clean_name(st.session_state[KEY_NAME])
-            session_id = st.session_state[S.SESSION_ID]
-            if session_id is None:
-                raise ValueError("pick a game night on the setup page first")
-            version, digest = rules_fingerprint()
-            record = solo_record(
-                result,
-                entry,
-                name=name,
-                counts=counts,
-                session_id=session_id,
-                star_cards_out=st.session_state[KEY_STAR_OUT],
-                objectives=objectives,
-                rules_version=version,
-                rules_hash=digest,
-            )
-            game_id = get_store().save_game(record)
-        except ValueError as error:
-            st.error(f"Not saved: {error}")
-        else:
-            st.session_state[S.FLASH] = f"Solo game {game_id} saved."
-            st.rerun()
+        save_solo(result, entry, counts, objectives)
+    if st.button("Start another solo game", key="solo_new"):
+        st.session_state[S.SOLO_UID] = None
+        st.session_state[S.SOLO_ENTRY] = S.TerrariumEntry(rows=S.empty_rows())
+        st.rerun()
+
+
+def solo_uid(record) -> str:
+    """One saved game per solo game on screen, whatever the presses: the uid is the page's
+    nonce plus what is saved (a changed board or Master is another game)."""
+    content = json.dumps(
+        [record.players[0].name, record.players[0].board, record.extra, record.objectives],
+        sort_keys=True,
+    )
+    nonce = st.session_state[S.SOLO_UID]
+    return hashlib.sha256(f"{nonce}\0{content}".encode()).hexdigest()[:32]
+
+
+def save_solo(result, entry, counts, objectives) -> None:
+    try:
+        name = S.clean_name(st.session_state[KEY_NAME])
+        session_id = st.session_state[S.SESSION_ID]
+        if session_id is None:
+            raise ValueError("pick a game night on the setup page first")
+        version, digest = rules_fingerprint()
+        record = solo_record(
+            result,
+            entry,
+            name=name,
+            counts=counts,
+            session_id=session_id,
+            star_cards_out=st.session_state[KEY_STAR_OUT],
+            objectives=objectives,
+            rules_version=version,
+            rules_hash=digest,
+        )
+        record = dataclasses.replace(record, uid=f"solo-{solo_uid(record)}")
+        store = get_store()
+        found = [g.id for g in store.list_games(session_id) if g.uid == record.uid]
+        game_id = found[0] if found else store.save_game(record)
+    except STORAGE_ERRORS as error:
+        message = storage_message(error) if not isinstance(error, ValueError) else str(error)
+        st.error(escape_markdown(f"Not saved: {message}"))
+    else:
+        st.session_state[S.FLASH] = (
+            f"Solo game {game_id} was already saved." if found else f"Solo game {game_id} saved."
+        )
+        st.rerun()
 
 
 solo_ui()
