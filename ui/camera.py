@@ -1,10 +1,16 @@
-"""The in-page camera: ask the browser for its largest capture, and judge the size it gave.
+"""The in-page camera: ask for the back camera and its largest capture, and judge the size given.
 
-Streamlit's ``st.camera_input`` asks for a resolution when given ``resolution``: its largest
-preset, ``"1080p"``, asks for a 1080-pixel-high frame and makes the snapshot at the camera's
-frame size (without it the snapshot is as wide as the widget on screen: ~360 px on a phone).
-It opens the front camera first; on a phone it shows a "Switch camera" button (see
-``docs/decisions.md``, "Capture").
+Two cameras, one shown at a time (the player picks):
+
+- :func:`back_camera_ui` (the default): a small component of this app on Streamlit's own
+  ``st.components.v2`` (HTML and JavaScript in this file, nothing downloaded). It opens the back
+  camera (``facingMode: "environment"``) asking for up to 4096 x 3072, and takes the photo with
+  the browser's ``ImageCapture.takePhoto`` at the camera's largest photo size where the browser
+  has it (Chrome on Android: the sensor's full photo), else grabs a video frame at the stream's
+  full size. Streamlit's widget cannot do either.
+- :func:`camera_ui`: Streamlit's ``st.camera_input`` with ``resolution="1080p"`` (its largest
+  preset; the snapshot is then made at the camera's frame size, not the widget's width). It
+  opens the front camera first and shows a "Switch camera" button on phones.
 
 What a capture size means for the reader (the same 40 unseen boards, issue 17):
 4032 x 3024 read 40/40, 1280 x 960 found 36/40 and 640 x 480 31/40. A capture whose short side
@@ -14,6 +20,9 @@ pointed to the phone's own camera app (upload).
 
 from __future__ import annotations
 
+import base64
+import binascii
+import functools
 import io
 from dataclasses import dataclass
 
@@ -21,6 +30,8 @@ from dataclasses import dataclass
 CAMERA_RESOLUTION = "1080p"
 #: A capture with a shorter side than this (pixels) is too small to read reliably.
 SMALL_SHORT_SIDE = 960
+#: Largest photo the back camera may send (bytes, decoded).
+MAX_SHOT_BYTES = 40 * 1024 * 1024
 #: EXIF orientations that swap width and height (rotated by 90 or 270 degrees).
 _SWAPPING_ORIENTATIONS = {5, 6, 7, 8}
 
@@ -96,17 +107,204 @@ def camera_ui(key: str):
         "Take a photo",
         key=key,
         resolution=CAMERA_RESOLUTION,
-        help="Uses your back camera when you switch to it (the button on the preview).",
+        help="On a phone, the button on the preview switches to the back camera.",
     )
     if shot is not None:
-        data = shot.getvalue()
+        show_capture(shot.getvalue())
+    return shot
+
+
+def show_capture(data: bytes) -> tuple[int, int] | None:
+    """Say how big a capture is, warning when it is too small to read reliably.
+
+    Returns the capture's ``(width, height)``, or None (with an error shown) when it is no image.
+    """
+    import streamlit as st
+
+    try:
+        size = capture_size(data)
+    except ValueError as error:
+        st.error(f"The camera gave no usable photo ({error}); take it again.")
+        return None
+    show_size(*size)
+    return size
+
+
+def show_size(width: int, height: int) -> None:
+    """The capture size line (a warning when too small), for a ``width`` x ``height`` capture."""
+    import streamlit as st
+
+    check = check_capture(width, height)
+    if check.small:
+        st.warning(check.message, icon="🔍")
+    else:
+        st.caption(check.message)
+
+
+def decode_shot(value: object) -> bytes:
+    """The photo bytes of the back camera's ``data:image/...;base64,...`` URL.
+
+    Raises
+    ------
+    ValueError
+        Not a data URL of an image, bad base64, empty, or over :data:`MAX_SHOT_BYTES`.
+    """
+    if not isinstance(value, str) or not value.startswith("data:image/"):
+        raise ValueError("the camera sent no image")
+    header, _, payload = value.partition(",")
+    if not header.endswith(";base64") or not payload:
+        raise ValueError("the camera sent no image")
+    if len(payload) > MAX_SHOT_BYTES * 4 // 3 + 4:
+        raise ValueError("the camera's photo is too large")
+    try:
+        data = base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("the camera's photo arrived damaged") from None
+    if not data:
+        raise ValueError("the photo is empty (0 bytes)")
+    return data
+
+
+_HTML = """
+<div class="rt-cam">
+  <button class="rt-open" type="button">📷 Open the back camera</button>
+  <video class="rt-video" playsinline muted hidden></video>
+  <div class="rt-bar" hidden>
+    <button class="rt-shot" type="button">Take photo</button>
+    <button class="rt-flip" type="button" title="Switch camera">🔄</button>
+    <button class="rt-close" type="button" title="Close the camera">✕</button>
+  </div>
+  <p class="rt-info"></p>
+</div>
+"""
+
+_CSS = """
+.rt-cam { display: flex; flex-direction: column; gap: 0.5rem; font-family: inherit; }
+.rt-cam button {
+  font: inherit; padding: 0.55rem 0.9rem; border-radius: 0.5rem; cursor: pointer;
+  border: 1px solid var(--st-border-color, #ccc); background: var(--st-background-color, #fff);
+  color: var(--st-text-color, #222);
+}
+.rt-cam .rt-open, .rt-cam .rt-shot {
+  background: var(--st-primary-color, #2e7d32); color: #fff; border-color: transparent;
+}
+.rt-cam .rt-shot { flex: 1; }
+.rt-bar { display: flex; gap: 0.5rem; }
+.rt-video { width: 100%; max-height: 60vh; object-fit: contain; background: #000;
+  border-radius: 0.5rem; }
+.rt-info { margin: 0; font-size: 0.85rem; opacity: 0.75; }
+[hidden] { display: none !important; }
+"""
+
+_JS = """
+export default function (component) {
+  const { parentElement, setTriggerValue } = component;
+  const root = parentElement.querySelector('.rt-cam');
+  if (!root) return;
+  const q = (s) => root.querySelector(s);
+  const video = q('.rt-video'), open = q('.rt-open'), bar = q('.rt-bar'), info = q('.rt-info');
+  let stream = null;
+  let facing = 'environment';
+  const stop = () => {
+    if (stream) stream.getTracks().forEach((t) => t.stop());
+    stream = null;
+    video.srcObject = null;
+    video.hidden = true; bar.hidden = true; open.hidden = false;
+  };
+  async function start() {
+    stop();
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+      info.textContent = 'This browser gives the page no camera (it needs https): ' +
+        'use "Upload a photo".';
+      return;
+    }
+    info.textContent = 'Opening the camera…';
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ audio: false, video: {
+        facingMode: { ideal: facing }, width: { ideal: 4096 }, height: { ideal: 3072 } } });
+    } catch (e) {
+      info.textContent = 'No camera (' + ((e && e.message) || e) + '): use "Upload a photo".';
+      return;
+    }
+    video.srcObject = stream;
+    video.hidden = false; bar.hidden = false; open.hidden = true;
+    try { await video.play(); } catch (e) { /* a muted inline video plays without a gesture */ }
+    if (!video.videoWidth) await new Promise((r) => { video.onloadedmetadata = r; });
+    info.textContent = (facing === 'environment' ? 'Back' : 'Front') + ' camera, preview ' +
+      video.videoWidth + ' × ' + video.videoHeight + '.';
+  }
+  async function photo() {
+    const track = stream.getVideoTracks()[0];
+    if (typeof ImageCapture !== 'undefined') {
+      try {
+        const capture = new ImageCapture(track);
+        const caps = await capture.getPhotoCapabilities();
+        const blob = await capture.takePhoto({
+          imageWidth: caps.imageWidth.max, imageHeight: caps.imageHeight.max });
+        if (blob && blob.size > 0) return blob;
+      } catch (e) { /* no photo mode: a full-size video frame instead */ }
+    }
+    const canvas = document.createElement('canvas');
+    canvas.width = video.videoWidth; canvas.height = video.videoHeight;
+    canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
+    return await new Promise((r) => canvas.toBlob(r, 'image/jpeg', 0.92));
+  }
+  async function shoot() {
+    if (!stream) return;
+    q('.rt-shot').disabled = true;
+    info.textContent = 'Taking the photo…';
+    try {
+      const blob = await photo();
+      const url = await new Promise((res, rej) => {
+        const reader = new FileReader();
+        reader.onload = () => res(reader.result); reader.onerror = rej;
+        reader.readAsDataURL(blob);
+      });
+      stop();
+      info.textContent = 'Photo taken.';
+      setTriggerValue('shot', url);
+    } catch (e) {
+      info.textContent = 'The photo failed (' + ((e && e.message) || e) + '); try again.';
+    } finally {
+      q('.rt-shot').disabled = false;
+    }
+  }
+  open.onclick = start;
+  q('.rt-shot').onclick = shoot;
+  q('.rt-flip').onclick = () => { facing = facing === 'environment' ? 'user' : 'environment';
+    start(); };
+  q('.rt-close').onclick = () => { stop(); info.textContent = ''; };
+  return () => stop();
+}
+"""
+
+
+@functools.cache
+def _back_camera():
+    import streamlit as st
+
+    return st.components.v2.component("reptile_tank_back_camera", html=_HTML, css=_CSS, js=_JS)
+
+
+def back_camera_ui(key: str) -> bytes | None:
+    """The back camera at its largest; returns a photo's bytes on the run it was taken, else None.
+
+    The last capture's size stays shown (with the too-small warning) until the next one.
+    """
+    import streamlit as st
+
+    result = _back_camera()(key=key, on_shot_change=lambda: None)
+    value = getattr(result, "shot", None)
+    size_key = f"{key}_size"
+    photo = None
+    if value:
         try:
-            check = check_capture(*capture_size(data))
+            photo = decode_shot(value)
+            st.session_state[size_key] = capture_size(photo)
         except ValueError as error:
             st.error(f"The camera gave no usable photo ({error}); take it again.")
-            return shot
-        if check.small:
-            st.warning(check.message, icon="🔍")
-        else:
-            st.caption(check.message)
-    return shot
+            return None
+    size = st.session_state.get(size_key)
+    if size:
+        show_size(*size)
+    return photo

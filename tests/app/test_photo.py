@@ -71,6 +71,7 @@ def test_camera_photo_is_saved_with_its_hash_and_thumbnail(app, app_env):
 
     at = start_game(app)
     at.switch_page("ui/pages/photo.py").run()
+    at.radio(key="photo_camera_kind").set_value("browser").run()  # Streamlit's camera widget
     at.camera_input(key="photo_camera_Ann").upload("shot.jpg", SAMPLE.read_bytes(), "image/jpeg")
     at.run()
     no_errors(at)

@@ -10,12 +10,19 @@ import streamlit as st
 
 from ui import state as S
 from ui.backend import read_photo_cached, reader_available, sample_photos
-from ui.camera import camera_ui
+from ui.camera import back_camera_ui, camera_ui
 from ui.corners import corners_ui
 from ui.navigation import page_path
 from ui.pages_common import player_picker_ui, require_game
 
 KEY_CAMERA = "photo_camera"
+KEY_BACK_CAMERA = "photo_back_camera"
+KEY_CAMERA_KIND = "photo_camera_kind"
+#: The two in-page cameras (ui/camera.py): ours (back camera, largest photo) and Streamlit's.
+CAMERA_KINDS = {
+    "back": "Back camera, full size",
+    "browser": "Simple camera (1080p)",
+}
 KEY_UPLOAD = "photo_upload"
 KEY_SAMPLE = "photo_sample"
 KEY_MANUAL = "photo_manual"
@@ -88,7 +95,19 @@ def photo_ui() -> None:
             "Photo of the terrarium", type=PHOTO_TYPES, key=f"{KEY_UPLOAD}_{player}"
         )
     with tab_camera:
-        shot = camera_ui(f"{KEY_CAMERA}_{player}")
+        kind = st.radio(
+            "Camera",
+            list(CAMERA_KINDS),
+            format_func=CAMERA_KINDS.get,
+            horizontal=True,
+            key=KEY_CAMERA_KIND,
+            label_visibility="collapsed",
+        )
+        shot, back_shot = None, None
+        if kind == "browser":
+            shot = camera_ui(f"{KEY_CAMERA}_{player}")
+        else:
+            back_shot = back_camera_ui(f"{KEY_BACK_CAMERA}_{player}")
     samples = sample_photos()
     cols = st.columns(2)
     use_sample = cols[0].button(
@@ -101,8 +120,12 @@ def photo_ui() -> None:
     if use_sample and samples:
         photo = samples[0].read_bytes()
     else:  # only a newly uploaded or taken photo counts: a kept upload must not win again
-        for widget, source, key in ((upload, "file", KEY_UPLOAD), (shot, "photo", KEY_CAMERA)):
-            data = fresh_file(widget, f"{key}_{player}")
+        candidates = (
+            (fresh_file(upload, f"{KEY_UPLOAD}_{player}"), "file"),
+            (fresh_file(shot, f"{KEY_CAMERA}_{player}"), "photo"),
+            (back_shot, "photo"),
+        )
+        for data, source in candidates:
             if data is None:
                 continue
             if not data:  # a 0-byte file: say so, and stop showing the previous read
