@@ -33,6 +33,7 @@ from vision.grid.model import (
     DEFAULT_GAP_MM,
     ROWS,
     WORK_SIDE,
+    WORK_UPSCALE,
     GridFit,
     _board_size,
     _fit_from_homography,
@@ -227,6 +228,8 @@ def _blob_fit(
 #: (working-copy pixels) or found nothing, and when the region gives this much more resolution.
 _SMALL_CARD_PX = 60.0
 _MIN_ZOOM_GAIN = 1.35
+#: Photos up to this long side (an in-page camera's) are enlarged for grid finding.
+_UPSCALE_MAX_SIDE = 1600
 
 
 def find_grid_candidates(
@@ -274,22 +277,26 @@ def find_grid_candidates(
     """
     if image_rgb.ndim != 3 or image_rgb.shape[2] != 3 or image_rgb.dtype != np.uint8:
         raise ValueError(f"image_rgb must be (H, W, 3) uint8, got {image_rgb.shape}")
+    # small photos (an in-page camera's) and their zoom crops are enlarged towards WORK_SIDE;
+    # a phone photo's zoom crops are not (no gain measured, ~25 % more time on 12 MP photos)
+    upscale = WORK_UPSCALE if max(image_rgb.shape[:2]) <= _UPSCALE_MAX_SIDE else 1.0
     first_error: GridNotFoundError | None = None
     try:
-        fits = _candidates_once(image_rgb, min_quality, twins)
+        fits = _candidates_once(image_rgb, min_quality, twins, upscale)
         guide: GridFit | None = fits[0]
     except GridNotFoundError as error:
         first_error, fits, guide = error, [], error.attempted_fit
     found = bool(fits) and not fits[0].reason
-    regions = [_zoom_region(image_rgb.shape, _bounds(guide), found=found)]
+    regions = [_zoom_region(image_rgb.shape, _bounds(guide), found=found, upscale=upscale)]
     if not found:
-        regions.append(_zoom_region(image_rgb.shape, _busiest_region(image_rgb), found=False))
-        regions.append(_zoom_region(image_rgb.shape, _busiest_quad(image_rgb), found=False))
+        for bounds in (_busiest_region(image_rgb), _busiest_quad(image_rgb)):
+            regions.append(_zoom_region(image_rgb.shape, bounds, found=False, upscale=upscale))
     for region in dict.fromkeys(r for r in regions if r is not None):
         x0, y0, x1, y1 = region
         try:
             crop = np.ascontiguousarray(image_rgb[y0:y1, x0:x1])
-            zoomed = [_shifted(f, x0, y0) for f in _candidates_once(crop, min_quality, twins)]
+            found_here = _candidates_once(crop, min_quality, twins, upscale)
+            zoomed = [_shifted(f, x0, y0) for f in found_here]
         except GridNotFoundError:
             continue
         if zoomed[0].reason:
@@ -374,7 +381,11 @@ def _bounds(fit: GridFit | None) -> tuple[np.ndarray, np.ndarray, float] | None:
 
 
 def _zoom_region(
-    shape: tuple[int, ...], bounds: tuple[np.ndarray, np.ndarray, float] | None, *, found: bool
+    shape: tuple[int, ...],
+    bounds: tuple[np.ndarray, np.ndarray, float] | None,
+    *,
+    found: bool,
+    upscale: float = 1.0,
 ) -> tuple[int, int, int, int] | None:
     """Crop ``(x0, y0, x1, y1)`` for the second pass, or None when it would not help.
 
@@ -387,7 +398,7 @@ def _zoom_region(
         return None
     lo, hi, card = bounds
     h, w = shape[:2]
-    factor = min(1.0, WORK_SIDE / max(h, w))
+    factor = min(upscale, WORK_SIDE / max(h, w))
     if found and factor * card >= _SMALL_CARD_PX:
         return None
     grow = (0.15 if found else 0.25) * (hi - lo) + 8.0
@@ -395,7 +406,7 @@ def _zoom_region(
     x1, y1 = np.ceil(np.minimum(hi + grow, (w, h))).astype(int)
     if x1 - x0 < 64 or y1 - y0 < 64:
         return None
-    crop_factor = min(1.0, WORK_SIDE / max(x1 - x0, y1 - y0))
+    crop_factor = min(upscale, WORK_SIDE / max(x1 - x0, y1 - y0))
     if crop_factor < _MIN_ZOOM_GAIN * factor:
         return None
     return int(x0), int(y0), int(x1), int(y1)
@@ -474,14 +485,16 @@ _MIN_LATTICE_QUALITY = 0.1
 _MAX_ALTERNATIVE_PENALTY = 3.0
 
 
-def _candidates_once(image_rgb: np.ndarray, min_quality: float, twins: bool) -> list[GridFit]:
+def _candidates_once(
+    image_rgb: np.ndarray, min_quality: float, twins: bool, upscale: float = 1.0
+) -> list[GridFit]:
     """One grid-finding pass on a ~1000 px working copy: candidates (see find_grid_candidates).
 
     Lattices are tried best first until one is accepted; the accepted one and the judgeable
     doubtful ones (and the transposed twin of the best lattice) are returned, accepted first.
     The touching-cards fallback runs when no lattice is accepted.
     """
-    small, gray, factor = _work_copy(image_rgb)
+    small, gray, factor = _work_copy(image_rgb, upscale)
     quads = _dedupe(_card_candidates(gray))
     card_quads = [q for q in quads if quad_area(q) < 0.2 * gray.size][:200]
     lattices = _find_lattices(card_quads, gray.shape)

@@ -26,6 +26,8 @@ DEFAULT_GAP_MM = 1.0
 GAP_RANGE_MM = (-3.0, 15.0)
 #: Long side (px) of the working copy used for grid finding.
 WORK_SIDE = 1000
+#: Photos (and zoom crops) smaller than the working size are enlarged by up to this much.
+WORK_UPSCALE = 2.0
 #: Default size ``(width, height)`` of a rectified cell crop, portrait like the card.
 CELL_SIZE = (96, 128)
 
@@ -293,14 +295,21 @@ def draw_overlay(
 # ------------------------------------------------------------------------- working copy
 
 
-def _work_copy(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def _work_copy(image_rgb: np.ndarray, upscale: float = 1.0) -> tuple[np.ndarray, np.ndarray, float]:
     """Working copy with long side <= :data:`WORK_SIDE`: ``(small RGB, gray, factor)``.
 
     The gray copy (edges, grid finding) is area-resampled; the colour copy (only used for
     occupancy statistics) is bilinear, which costs ~4x less than area on three channels.
+    A smaller image is enlarged (bilinear) by up to ``upscale`` towards :data:`WORK_SIDE`: the
+    card finder's blur and thresholds are sized for cards of 40+ px there.
     """
     h, w = image_rgb.shape[:2]
-    factor = min(1.0, WORK_SIDE / max(h, w))
+    factor = min(upscale, WORK_SIDE / max(h, w))
+    if factor > 1.0:
+        size = (round(w * factor), round(h * factor))
+        small = cv2.resize(image_rgb, size, interpolation=cv2.INTER_LINEAR)
+        return small, cv2.cvtColor(small, cv2.COLOR_RGB2GRAY), factor
+    factor = min(1.0, factor)
     if factor == 1.0:
         return image_rgb, cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY), factor
     size = (max(1, round(w * factor)), max(1, round(h * factor)))
