@@ -115,10 +115,11 @@ def test_y4m_clip_holds_the_photo(tmp_path):
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("kind", ["back", "browser"])
-def test_a_shot_from_the_fake_camera_is_read(tmp_path, kind):
+@pytest.mark.parametrize(("kind", "camera"), [("back", 1600), ("browser", 1600), ("back", 640)])
+def test_a_shot_from_the_fake_camera_is_read(tmp_path, kind, camera):
     """Take a photo through the page with Chromium's fake camera showing the sample photo
-    (1600 x 1200): our back camera sends the camera's full size, Streamlit's its 1080p."""
+    (1600 x 1200): our back camera sends the camera's full size, Streamlit's its 1080p. A
+    640 x 480 camera's shot is called too small, pointing to the phone's camera app."""
     from test_browser import require_browser
 
     require_browser()
@@ -127,7 +128,8 @@ def test_a_shot_from_the_fake_camera_is_read(tmp_path, kind):
     from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
 
     clip = tmp_path / "camera.y4m"
-    write_y4m(clip, np.asarray(Image.open(SAMPLE).convert("RGB")))
+    sample = Image.open(SAMPLE).convert("RGB")
+    write_y4m(clip, np.asarray(sample.resize((camera, camera * 3 // 4), Image.Resampling.BOX)))
     args = [
         *CHROMIUM_ARGS,
         "--use-fake-device-for-media-stream",
@@ -159,7 +161,7 @@ def test_a_shot_from_the_fake_camera_is_read(tmp_path, kind):
             if kind == "back":
                 page.get_by_role("button", name="Open the back camera").click()
                 take = page.get_by_role("button", name="Take photo", exact=True)
-                expected = (1600, 1200)  # the fake camera's full size
+                expected = (camera, camera * 3 // 4)  # the fake camera's full size
             else:
                 page.get_by_text("Simple camera (1080p)").click()
                 wait_idle(page)
@@ -179,11 +181,17 @@ def test_a_shot_from_the_fake_camera_is_read(tmp_path, kind):
             )
             take.click()
             wait_idle(page)
+            size = page.get_by_text("Camera photo:", exact=False).first
+            size.wait_for(timeout=90_000)
+            if camera < 1000:
+                page.screenshot(path=str(tmp_path / f"camera-{kind}-small.png"), full_page=True)
+                assert "640 × 480" in size.inner_text() and "too small" in size.inner_text()
+                assert "camera app" in size.inner_text()
+                return
             page.get_by_text("Read in", exact=False).first.wait_for(timeout=90_000)
-            size = page.get_by_text("Camera photo:", exact=False).first.inner_text()
             page.screenshot(path=str(tmp_path / f"camera-{kind}.png"), full_page=True)
-            assert f"{expected[0]} × {expected[1]}" in size, size
-            assert "too small" not in size
+            assert f"{expected[0]} × {expected[1]}" in size.inner_text(), size.inner_text()
+            assert "too small" not in size.inner_text()
             text = page.locator('[data-testid="stMain"]').inner_text()
             assert "cell(s) to check" in text
         except Exception:
