@@ -55,7 +55,7 @@ ANIMAL_ICONS = {
     "ott": "🦦",
 }
 #: Land colours of the square buttons (colour-blind safe enough with the emoji on top).
-LAND_COLOURS = {"W": "#7ec8f0", "S": "#f3d27a", "J": "#8fd18a", "I": "#eef3f7"}
+LAND_COLOURS = {"W": "#7ec8f0", "S": "#f3d27a", "J": "#8fd18a", "I": "#d5e0ea"}
 RIVER_GLYPHS = {"/": "╱", "\\": "╲"}
 
 
@@ -281,6 +281,7 @@ def next_round(game: dict[str, Any]) -> int:
     for player in game["players"]:
         reserve_of(game, player)
         game["check"][player] = []
+    game.pop("likely", None)
     return game["round"]
 
 

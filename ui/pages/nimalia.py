@@ -1,0 +1,450 @@
+"""Nimalia — the game night's Nimalia game: 4 goals, 2-4 players, 5 rounds.
+
+Each round every player enters their reserve (tap squares, lay cards by number and turn, or a
+photo read square by square); the round's goals are scored on it with every reason drawn on
+the reserve, running totals are floored at 0, and after round 5 the ranking (with the
+tie-break) is saved to Nimalia's own leaderboard. The game in progress is the night's Nimalia
+draft in the database, so a reload or another phone finds it back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+
+import streamlit as st
+
+from service import nimalia as N
+from service.errors import STORAGE_ERRORS, storage_message
+from ui import state as S
+from ui.journey import escape_markdown
+from ui.navigation import page_path
+from ui.nimalia_widgets import (
+    GAME,
+    HASH,
+    LAST_CHANGE,
+    NIGHT,
+    REVISION,
+    SAVED,
+    SELECTED,
+    game_choice_ui,
+    get_nimalia_store,
+    picker_ui,
+    reserve_ui,
+)
+from ui.widgets import flash_ui
+
+KEY_PLAYERS = "nim_players"
+KEY_LEVEL = "nim_level"
+KEY_PLAYER = "nim_player"
+KEY_MODE = "nim_mode"
+KEY_SHOW = "nim_show"
+KEY_CARD = "nim_card"
+KEY_TURN = "nim_turn"
+KEY_SPOT = "nim_spot"
+MODES = ("Tap squares", "Place a card", "Photo")
+
+
+def goal_key(colour: str) -> str:
+    return f"nim_goal_{colour}"
+
+
+# ------------------------------------------------------------------------------ the draft
+
+
+def _hash(game: dict | None) -> str:
+    return hashlib.sha256(json.dumps(game, sort_keys=True).encode()).hexdigest()
+
+
+def resume() -> None:
+    """Load the night's Nimalia game when this page does not have it (or it changed elsewhere)."""
+    night = st.session_state[S.SESSION_ID]
+    store = get_nimalia_store()
+    if st.session_state.get(NIGHT) == night:
+        document, revision = store.draft(night) if night else (None, 0)
+        if revision == st.session_state.get(REVISION):
+            return
+        if st.session_state.get(NIGHT) == night and st.session_state.get(REVISION):
+            st.session_state[S.FLASH] = "This Nimalia game was updated from another device."
+    else:
+        document, revision = store.draft(night)
+    st.session_state[GAME] = document
+    st.session_state[NIGHT] = night
+    st.session_state[REVISION] = revision
+    st.session_state[HASH] = _hash(document)
+    st.session_state[SELECTED] = None
+    st.session_state[LAST_CHANGE] = None
+
+
+def sync() -> None:
+    """Write the game to the night's draft when it changed on this page."""
+    game = st.session_state.get(GAME)
+    if _hash(game) == st.session_state.get(HASH):
+        return
+    revision = get_nimalia_store().put_draft(st.session_state[S.SESSION_ID], game)
+    st.session_state[REVISION] = revision
+    st.session_state[HASH] = _hash(game)
+
+
+# ------------------------------------------------------------------------------ setup
+
+
+def draw_goals() -> None:
+    goals = N.draw_goals(st.session_state.get(KEY_LEVEL) or "easy")
+    for colour, goal in zip(N.COLOURS, goals, strict=True):
+        st.session_state[goal_key(colour)] = goal
+
+
+def setup_ui() -> None:
+    """Players and the 4 goals (drawn at random by level, or picked one per colour)."""
+    st.subheader("New Nimalia game")
+    st.text_area(
+        "Players, one per line (2 to 4)",
+        key=KEY_PLAYERS,
+        height=120,
+        placeholder="Ann\nBen\nChloé",
+    )
+    catalogue = N.catalogue()
+    cols = st.columns([2, 1], vertical_alignment="bottom")
+    cols[0].segmented_control(
+        "Goal level",
+        list(N.LEVELS),
+        key=KEY_LEVEL,
+        default="easy",
+        required=True,
+    )
+    cols[1].button("Draw goals", key="nim_draw", on_click=draw_goals, width="stretch")
+    by_colour = N.goals_by_colour()
+    for colour in N.COLOURS:
+        st.selectbox(
+            f"{colour.capitalize()} goal",
+            by_colour[colour],
+            index=None,
+            key=goal_key(colour),
+            placeholder="Draw, or pick one",
+            format_func=lambda g: f"{g}. {catalogue[g]['name']} (level {catalogue[g]['level']})",
+        )
+        chosen = st.session_state.get(goal_key(colour))
+        if chosen:
+            st.caption(catalogue[chosen]["text"])
+    if st.button("Start the Nimalia game", type="primary", key="nim_start"):
+        try:
+            players = S.parse_player_names(st.session_state.get(KEY_PLAYERS, ""))
+            goals = [st.session_state.get(goal_key(c)) for c in N.COLOURS]
+            game = N.new_game(players, goals)
+        except ValueError as error:
+            st.error(escape_markdown(str(error)))
+            return
+        st.session_state[GAME] = game
+        st.session_state[SAVED] = None
+        st.session_state[S.FLASH] = f"Nimalia started with {len(game['players'])} players."
+        st.rerun()
+
+
+# ------------------------------------------------------------------------------ a round
+
+
+def goals_header_ui(game: dict) -> None:
+    catalogue = N.catalogue()
+    number = game["round"]
+    scored = N.round_goals(game, number)
+    st.markdown(f"**Round {number} of {N.rounds_total()}** · scores goals "
+                + ", ".join(f"{g} ({catalogue[g]['colour']})" for g in scored))
+    with st.expander("The 4 goals"):
+        for g in game["goals"]:
+            st.text(f"{g}. {catalogue[g]['name']} ({catalogue[g]['colour']}): {catalogue[g]['text']}")
+
+
+def player_ui(game: dict) -> str:
+    players = game["players"]
+    if st.session_state.get(KEY_PLAYER) not in players:
+        st.session_state[KEY_PLAYER] = players[0]
+    return st.radio(
+        "Player",
+        players,
+        key=KEY_PLAYER,
+        horizontal=True,
+        format_func=escape_markdown,
+    )
+
+
+def goal_points_ui(goals: list[dict], player: str) -> None:
+    """This round's goals for the player: points, and how the last change moved them."""
+    change = st.session_state.get(LAST_CHANGE) or {}
+    before = change.get("points", {}) if change.get("player") == player else {}
+    with st.container(key="nim_points"):
+        grid = st.grid(len(goals) + 1, wrap=False, min_column_width=60, gap="xxsmall")
+        for goal in goals:
+            old = before.get(str(goal["goal"]))
+            delta = None if old is None or old == goal["points"] else goal["points"] - old
+            grid.metric(
+                f"Goal {goal['goal']}",
+                goal["points"],
+                delta=f"{delta:+d}" if delta else None,
+                help=goal["name"],
+            )
+        grid.metric("Total", goals[-1]["total_after"] if goals else 0)
+    if change.get("player") == player and change.get("text"):
+        st.caption(change["text"])
+
+
+def reasons_ui(goals: list[dict]) -> tuple[list[tuple[int, int]], list[str], dict[str, str]]:
+    """Pick a goal or one of its lines to ring its squares on the reserve; returns them."""
+    options: list[str] = ["none"]
+    squares: dict[str, list[tuple[int, int]]] = {"none": []}
+    labels: dict[str, str] = {"none": "Nothing highlighted"}
+    for goal in goals:
+        key = f"g{goal['goal']}"
+        options.append(key)
+        squares[key] = [tuple(s) for line in goal["lines"] for s in line["squares"]]
+        labels[key] = f"Goal {goal['goal']} · {goal['points']:+d}: {goal['reason']}"
+        for i, line in enumerate(goal["lines"]):
+            if len(goal["lines"]) > 1:
+                lk = f"g{goal['goal']}_{i}"
+                options.append(lk)
+                squares[lk] = [tuple(s) for s in line["squares"]]
+                labels[lk] = f"  └ {line['points']:+d}: {line['reason']}"
+    if st.session_state.get(KEY_SHOW) not in options:
+        st.session_state[KEY_SHOW] = "none"
+    shown = st.session_state[KEY_SHOW]
+    return squares.get(shown, []), options, labels
+
+
+def reasons_list_ui(goals: list[dict], options, labels) -> None:
+    st.caption("Why: tap a goal or a line to ring its squares on the reserve.")
+    st.radio(
+        "Show on the reserve",
+        options,
+        key=KEY_SHOW,
+        format_func=lambda k: labels[k],
+        label_visibility="collapsed",
+    )
+
+
+def remember_change(game: dict, player: str, text: str, points: dict[str, int]) -> None:
+    st.session_state[LAST_CHANGE] = {"player": player, "text": text, "points": points}
+
+
+def points_now(game: dict, player: str) -> dict[str, int]:
+    result = N.score(game)
+    return {
+        str(g["goal"]): g["points"] for g in N.reason_lines(result, player, game["round"])
+    }
+
+
+def tap_ui(game: dict, player: str) -> None:
+    """The picker for the selected square (tap a square of the reserve first)."""
+    selected = st.session_state.get(SELECTED)
+    if selected is None:
+        st.caption("Tap a square of the reserve, then what it shows.")
+        return
+    r, c = selected
+    grid = N.reserve_of(game, player)
+    st.caption(f"{N.position_name(r, c)}: {N.square_name(grid[r][c])} → tap the right kind")
+    likely = game.get("likely", {}).get(player, {}).get(f"{r},{c}")
+
+    def pick(token: str) -> None:
+        before = points_now(game, player)
+        old = grid[r][c]
+        if N.set_square(game, player, r, c, token):
+            remember_change(
+                game,
+                player,
+                f"{N.position_name(r, c)}: {N.square_name(old)} → {N.square_name(token)}",
+                before,
+            )
+        st.session_state[SELECTED] = None
+
+    picker_ui(grid[r][c], pick, likely=likely)
+
+
+def place_ui(game: dict, player: str) -> None:
+    """Lay a card by its number, turn and place (where the rules allow the next card)."""
+    spots = N.card_positions(game, player)
+    cols = st.columns(2)
+    cols[0].number_input("Card number", 1, 60, key=KEY_CARD, step=1)
+    cols[1].selectbox("Turn (clockwise)", [0, 90, 180, 270], key=KEY_TURN,
+                      format_func=lambda d: f"{d}°")
+    if st.session_state.get(KEY_SPOT) not in spots:
+        st.session_state[KEY_SPOT] = spots[0] if spots else None
+    st.selectbox(
+        "Top-left square of the card",
+        spots,
+        key=KEY_SPOT,
+        format_func=lambda s: N.position_name(*s),
+    )
+    from nimalia.cards import turn
+
+    card, degrees = int(st.session_state[KEY_CARD]), int(st.session_state[KEY_TURN])
+    squares = [N.square_text(s.token) for s in turn(card, degrees)]
+    st.caption(f"Card {card} turned {degrees}°: {squares[0]} {squares[1]} / {squares[2]} {squares[3]}")
+
+    def place() -> None:
+        spot = st.session_state.get(KEY_SPOT)
+        before = points_now(game, player)
+        try:
+            N.place_card(game, player, card, *spot, degrees)
+        except (ValueError, TypeError) as error:
+            st.session_state[S.FLASH] = str(error)
+            return
+        remember_change(game, player, f"Card {card} laid at {N.position_name(*spot)}", before)
+
+    st.button("Lay the card", key="nim_place", type="primary", on_click=place)
+
+
+def reader():
+    """``vision.nimalia.reader.read_reserve`` when the photo reader can be imported."""
+    try:
+        from vision.nimalia.reader import read_reserve
+    except Exception:  # noqa: BLE001 - no reader (missing model or OpenCV): no photo mode
+        return None
+    return read_reserve
+
+
+def photo_ui(game: dict, player: str) -> None:
+    """Upload (or take) a photo of the reserve from your seat; flagged squares are outlined."""
+    read_reserve = reader()
+    if read_reserve is None:
+        st.info("The photo reader is not available on this server: tap the squares instead.")
+        return
+    key = f"nim_photo_{game['players'].index(player)}_{game['round']}"
+    upload = st.file_uploader("Photo of the reserve, from your seat", type=["jpg", "jpeg", "png"],
+                              key=key)
+    if upload is None:
+        return
+    data = upload.getvalue()
+    digest = hashlib.sha256(data).hexdigest()
+    seen = game.setdefault("photos", {})
+    if seen.get(f"{player}/{game['round']}") == digest:
+        st.caption("Photo read. Fix any square by tapping it (outlined squares first).")
+        return
+    import numpy as np
+    from PIL import Image, ImageOps
+
+    try:
+        image = ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")
+    except Exception:  # noqa: BLE001 - a file that is not a picture
+        st.error("This file is not a photo the app can open.")
+        return
+    with st.spinner("Reading the reserve…"):
+        read = read_reserve(np.asarray(image))
+    seen[f"{player}/{game['round']}"] = digest
+    if not read.found:
+        st.warning("No reserve found in this photo: take it again from above, or tap squares.")
+        return
+    flagged = [(r, c) for r, row in enumerate(read.cells) for c, cell in enumerate(row) if cell.check]
+    before = points_now(game, player)
+    warnings = N.set_read(game, player, read.squares, flagged)
+    game.setdefault("likely", {})[player] = {
+        f"{r},{c}": [t for t, _s in read.cells[r][c].top][:3] for r, c in flagged
+    }
+    remember_change(game, player, f"Photo read: {len(flagged)} squares to check", before)
+    for warning in warnings:
+        st.warning(warning)
+    st.rerun()
+
+
+def totals_ui(result: dict) -> None:
+    rows = []
+    for p in result["players"]:
+        row = {"Player": p["name"]}
+        for r in p["rounds"]:
+            row[f"R{r['round']}"] = r["goals"][-1]["total_after"] if r["goals"] else r["total"]
+        rows.append(row)
+    st.caption("Running totals (floored at 0 after each goal)")
+    st.dataframe(rows, hide_index=True, key="nim_totals")
+
+
+def finish_ui(game: dict, result: dict) -> None:
+    st.subheader("Final ranking")
+    st.dataframe(N.ranking_rows(result), hide_index=True, key="nim_ranking")
+    st.caption("Ties on the total: most animals of one kind in the last reserve (as counted).")
+    saved = st.session_state.get(SAVED)
+    if saved:
+        st.success(f"Nimalia game {saved} is saved to the leaderboard.")
+        st.page_link(page_path("leaderboard.py"), label="See the leaderboard", icon="🏆")
+        if st.button("New Nimalia game", key="nim_new"):
+            st.session_state[GAME] = None
+            st.session_state[SAVED] = None
+            st.rerun()
+        return
+    if st.button("Save to the leaderboard", type="primary", key="nim_save"):
+        try:
+            game_id, _created = get_nimalia_store().save_game(
+                st.session_state[S.SESSION_ID], game, result
+            )
+        except STORAGE_ERRORS as error:
+            st.error(escape_markdown(f"Not saved: {storage_message(error)}"))
+            return
+        st.session_state[SAVED] = game_id
+        st.rerun()
+
+
+def game_ui(game: dict) -> None:
+    goals_header_ui(game)
+    player = player_ui(game)
+    number = game["round"]
+    mode = st.segmented_control("Enter the reserve by", MODES, key=KEY_MODE, default=MODES[0],
+                                required=True)
+    result = N.score(game)
+    goals = N.reason_lines(result, player, number)
+    highlight, options, labels = reasons_ui(goals)
+    goal_points_ui(goals, player)
+
+    def select(r: int, c: int) -> None:
+        st.session_state[SELECTED] = None if st.session_state.get(SELECTED) == (r, c) else (r, c)
+
+    reserve_ui(
+        N.reserve_of(game, player),
+        flagged=N.checks_of(game, player),
+        highlight=highlight,
+        selected=st.session_state.get(SELECTED),
+        on_select=select,
+    )
+    if mode == MODES[0] or st.session_state.get(SELECTED) is not None:
+        tap_ui(game, player)
+    if mode == MODES[1]:
+        place_ui(game, player)
+    elif mode == MODES[2]:
+        photo_ui(game, player)
+    reasons_list_ui(goals, options, labels)
+    totals_ui(result)
+    if N.finished(game):
+        finish_ui(game, result)
+    else:
+        def advance() -> None:
+            N.next_round(game)
+            st.session_state[SELECTED] = None
+            st.session_state[LAST_CHANGE] = None
+
+        st.button(f"Next: round {number + 1}", key="nim_next", on_click=advance, type="primary")
+    with st.expander("End this game without saving"):
+        if st.button("Discard the game", key="nim_discard"):
+            st.session_state[GAME] = None
+            st.rerun()
+
+
+def nimalia_ui() -> None:
+    st.title("🦦 Nimalia")
+    flash_ui(st.session_state)
+    if st.session_state[S.SESSION_ID] is None:
+        st.info("Pick or create a game night first.")
+        st.page_link(page_path("setup.py"), label="Game setup", icon="🎲")
+        return
+    try:
+        if game_choice_ui() != "nimalia":
+            st.info("This game night plays Reptile Tank: choose Nimalia above to play it.")
+            return
+        resume()
+        game = st.session_state.get(GAME)
+        if game is None:
+            setup_ui()
+        else:
+            game_ui(game)
+        sync()
+    except STORAGE_ERRORS as error:
+        st.error(escape_markdown(f"Not saved: {storage_message(error)}"))
+
+
+nimalia_ui()
