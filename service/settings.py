@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Games a night can play.
-GAMES = {"reptile_tank": "Reptile Tank"}
+GAMES = {"reptile_tank": "Reptile Tank", "nimalia": "Nimalia"}
 DECKS = ("bundled", "enrolled")
 #: Largest VP a house value may take.
 MAX_HOUSE_VP = 99

@@ -16,6 +16,7 @@ PAGES: tuple[tuple[str, str, str, str, str], ...] = (
     ("Game", "check.py", "Check the read", "🔎", "check"),
     ("Game", "pad.py", "Score pad", "🧮", "pad"),
     ("Game", "confirm.py", "Confirm & save", "✅", "confirm"),
+    ("Game", "nimalia.py", "Nimalia", "🦦", "nimalia"),
     ("Results", "leaderboard.py", "Leaderboard", "🏆", "leaderboard"),
     ("Results", "players.py", "Players & history", "👤", "players"),
     ("More", "solo.py", "Solo vs the Master", "🧑‍🔬", "solo"),
