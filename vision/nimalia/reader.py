@@ -324,25 +324,21 @@ class ReserveReader:
         self.gallery = load_gallery(pack)
         self.gallery.check_model(self.embedder)
 
-    def crops(self, rgb: np.ndarray, lat: Lattice) -> np.ndarray:
-        """``(rows * cols, CROP, CROP, 3)`` square crops, row by row."""
+    def crops(self, rgb: np.ndarray, lat: Lattice, cells: list[int] | None = None) -> np.ndarray:
+        """``(n, CROP, CROP, 3)`` square crops of ``cells`` (row-major indices; all by default)."""
         dst = np.float32([[0, 0], [CROP, 0], [CROP, CROP], [0, CROP]])
-        out = np.empty((lat.rows * lat.cols, CROP, CROP, 3), np.uint8)
-        for r in range(lat.rows):
-            for c in range(lat.cols):
-                q = lat.cell_quad(r, c).astype(np.float32)
-                h = cv2.getPerspectiveTransform(q, dst)
-                # area-like sampling: blur when the square is much larger than the crop
-                out[r * lat.cols + c] = cv2.warpPerspective(rgb, h, (CROP, CROP),
-                                                            flags=cv2.INTER_LINEAR,
-                                                            borderMode=cv2.BORDER_REPLICATE)
+        cells = list(range(lat.rows * lat.cols)) if cells is None else cells
+        out = np.empty((len(cells), CROP, CROP, 3), np.uint8)
+        for i, idx in enumerate(cells):
+            r, c = divmod(int(idx), lat.cols)
+            h = cv2.getPerspectiveTransform(lat.cell_quad(r, c).astype(np.float32), dst)
+            out[i] = cv2.warpPerspective(rgb, h, (CROP, CROP), flags=cv2.INTER_LINEAR,
+                                         borderMode=cv2.BORDER_REPLICATE)
         return out
 
     def _scores(self, rgb: np.ndarray, lat: Lattice, cells: list[int] | None = None):
         small, s = _prefilter(rgb, lat)
-        crops = self.crops(small, _scaled(lat, s))
-        if cells is not None:
-            crops = crops[cells]
+        crops = self.crops(small, _scaled(lat, s), cells)
         scores = self.gallery.scores(self.embedder.embed(crops))
         fg = lat.foreground.ravel() if cells is None else lat.foreground.ravel()[cells]
         scores[:, -1] += FG_WEIGHT * (0.5 - fg)
@@ -357,19 +353,8 @@ class ReserveReader:
         except LatticeNotFound as error:
             return ReserveRead([], [], True, [str(error)], None)
         t1 = time.perf_counter()
-        lat = lats[0]
+        lat = self._choose(rgb, lats)
         scores = self._scores(rgb, lat)
-        quality = _quality(scores, lat)
-        if quality < GOOD_QUALITY and len(lats) > 1:
-            best = (quality, 0)
-            for k, other in enumerate(lats[1:], 1):
-                cells = _probe_cells(other)
-                q = _quality(self._scores(rgb, other, cells), other, cells)
-                if q > best[0] + 0.02:
-                    best = (q, k)
-            if best[1]:
-                lat = lats[best[1]]
-                scores = self._scores(rgb, lat)
         lat, scores = self._grow(rgb, lat, scores)
         t2 = time.perf_counter()
         result = _decide(scores, lat)
@@ -410,12 +395,51 @@ class ReserveReader:
         return lat, scores
 
 
-#: A lattice whose occupied cells match the gallery this well (median best cosine) is kept
-#: without trying the other hypotheses.
-GOOD_QUALITY = 0.93
+    def _choose(self, rgb: np.ndarray, lats: list[Lattice]) -> Lattice:
+        """The hypothesis whose most card-like cells match the gallery best (one batch).
+
+        Score: median best similarity plus median margin to the next class. Cells of a wrong
+        pitch (quarter squares, two squares at once) can still look like some square, but they
+        rarely look like exactly one kind: the margin tells them apart.
+        """
+        if len(lats) == 1:
+            return lats[0]
+        pyramid: dict[int, tuple[np.ndarray, float]] = {}
+        crops, owner = [], []
+        for k, lat in enumerate(lats):
+            # each hypothesis cut from the power-of-two downscale nearest to its own need
+            level = max(0, int(np.floor(-np.log2(_prefilter_scale(lat)))))
+            if level not in pyramid:
+                f = 0.5**level
+                img = rgb if level == 0 else cv2.resize(
+                    rgb, (round(rgb.shape[1] * f), round(rgb.shape[0] * f)),
+                    interpolation=cv2.INTER_AREA)
+                pyramid[level] = (img, img.shape[1] / rgb.shape[1])
+            small, s = pyramid[level]
+            cells = _probe_cells(lat)
+            crops.append(self.crops(small, _scaled(lat, s), cells))
+            owner += [k] * len(cells)
+        scores = self.gallery.scores(self.embedder.embed(np.concatenate(crops)))
+        owner_a = np.array(owner)
+        best = (-np.inf, 0)
+        for k, lat in enumerate(lats):
+            mine = scores[owner_a == k]
+            top2 = np.sort(mine, 1)[:, -2:]
+            q = _quality(mine, lat) + float(np.median(top2[:, 1] - top2[:, 0]))
+            if q > best[0]:
+                best = (q, k)
+        return lats[best[1]]
 
 
-def _probe_cells(lat: Lattice, n: int = 9) -> list[int]:
+def _cell_area(lat: Lattice) -> float:
+    """Image area of the lattice's central cell."""
+    q = lat.cell_quad(lat.rows // 2, lat.cols // 2)
+    return float(abs(cv2.contourArea(q.astype(np.float32)))) + 1e-6
+
+
+
+
+def _probe_cells(lat: Lattice, n: int = 6) -> list[int]:
     """Up to ``n`` cell indices with the most foreground, for a quick recognition check."""
     order = np.argsort(-lat.foreground.ravel(), kind="stable")
     return [int(i) for i in order[:n]]
@@ -430,11 +454,16 @@ def _quality(scores: np.ndarray, lat: Lattice, cells: list[int] | None = None) -
     return float(np.median(scores[occ].max(1)))
 
 
-def _prefilter(rgb: np.ndarray, lat: Lattice) -> tuple[np.ndarray, float]:
-    """Downscale the photo so a square is about 1.5 crops wide (area-averaged, no aliasing)."""
+def _prefilter_scale(lat: Lattice) -> float:
+    """The downscale that makes a square about 1.5 crops wide (at most 1)."""
     q = lat.cell_quad(lat.rows // 2, lat.cols // 2)
     side = float(np.mean([np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)]))
-    s = min(1.0, 1.5 * CROP / max(side, 1.0))
+    return min(1.0, 1.5 * CROP / max(side, 1.0))
+
+
+def _prefilter(rgb: np.ndarray, lat: Lattice) -> tuple[np.ndarray, float]:
+    """Downscale the photo so a square is about 1.5 crops wide (area-averaged, no aliasing)."""
+    s = _prefilter_scale(lat)
     if s > 0.8:
         return rgb, 1.0
     small = cv2.resize(rgb, (round(rgb.shape[1] * s), round(rgb.shape[0] * s)),
