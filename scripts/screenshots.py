@@ -81,13 +81,9 @@ def button(page, key: str):
     return page.locator(f".st-key-{key} button").locator("visible=true").first
 
 
-def pick(page, key: str, option: str) -> None:
-    """Choose ``option`` in the selectbox with widget key ``key``."""
-    box = page.locator(f".st-key-{key} input[role='combobox']").first
-    box.click()
-    box.fill(option)
-    page.get_by_role("option", name=option).first.wait_for()
-    box.press("Enter")
+def pick_player(page, key: str, name: str) -> None:
+    """Tap ``name`` in the player radio buttons with widget key ``key``."""
+    page.locator(f".st-key-{key} label").filter(has_text=name).first.click()
     wait_idle(page)
 
 
@@ -123,6 +119,10 @@ def shoot(page, out: Path, name: str, width: str) -> None:
 
 
 def journey(page, out: Path, width: str, tmp: Path) -> None:
+    box = page.locator(".st-key-setup_session input[role='combobox']").first
+    box.click()
+    page.get_by_role("option", name=re.compile("^Friday")).first.click()
+    wait_idle(page)
     page.locator(".st-key-setup_players textarea").fill("Ann\nBen")
     page.locator(".st-key-setup_use_objectives label").first.click()
     wait_idle(page)
@@ -140,20 +140,21 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     page.get_by_text("Game started with").first.wait_for()
     goto_page(page, "Photograph")
     for player in ("Ben", "Ann"):
-        pick(page, "photo_player", player)
+        pick_player(page, "photo_player", player)
         page.locator(f".st-key-photo_upload_{player} input[type=file]").set_input_files(str(SAMPLE))
         wait_idle(page)
         page.get_by_text("Read in").first.wait_for(timeout=60_000)
     shoot(page, out, "2-photograph", width)
     goto_page(page, "Check the read")
     for player in ("Ben", "Ann"):
-        pick(page, "check_player", player)
+        pick_player(page, "check_player", player)
         fill_empty_cells(page)
     button(page, "check_cell_0_3").click()
     wait_idle(page)
     shoot(page, out, "3-check", width)
     button(page, "check_pick_water").click()
     wait_idle(page)
+    shoot(page, out, "3b-fixed", width)
     goto_page(page, "Score pad")
     summaries = page.locator('[data-testid="stExpander"] summary')
     texts = summaries.all_inner_texts()
@@ -168,6 +169,11 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     wait_idle(page)
     goto_page(page, "Leaderboard")
     shoot(page, out, "6-leaderboard", width)
+    goto_page(page, "Players & history")
+    shoot(page, out, "6b-players", width)
+    page.get_by_role("tab", name="A game").click()
+    wait_idle(page)
+    shoot(page, out, "6c-game", width)
     goto_page(page, "Solo vs the Master")
     page.locator(".st-key-solo_name input").fill("Ann")
     page.locator(".st-key-solo_photo input[type=file]").set_input_files(str(SAMPLE))
@@ -186,7 +192,7 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     shoot(page, out, "9-deck", width)
     # the "no grid found" fallback: Ben's photo shows only the table
     goto_page(page, "Photograph")
-    pick(page, "photo_player", "Ben")
+    pick_player(page, "photo_player", "Ben")
     photo = tmp / "table.jpg"
     photo.write_bytes(plain_table_jpeg())
     page.locator(".st-key-photo_upload_Ben input[type=file]").set_input_files(str(photo))

@@ -82,15 +82,20 @@ def _outline(draw: ImageDraw.ImageDraw, cells: set[tuple[int, int]], colour, ins
     for r, c in cells:
         x0, y0 = PAD + c * CELL_W + inset, PAD + r * CELL_H + inset
         x1, y1 = PAD + (c + 1) * CELL_W - inset, PAD + (r + 1) * CELL_H - inset
+        # an edge runs on across the gap to a neighbour of the same group
+        hx0 = x0 - 2 * inset if (r, c - 1) in cells else x0
+        hx1 = x1 + 2 * inset if (r, c + 1) in cells else x1
+        vy0 = y0 - 2 * inset if (r - 1, c) in cells else y0
+        vy1 = y1 + 2 * inset if (r + 1, c) in cells else y1
         width = 4
         if (r - 1, c) not in cells:
-            draw.line([(x0, y0), (x1, y0)], fill=colour, width=width)
+            draw.line([(hx0, y0), (hx1, y0)], fill=colour, width=width)
         if (r + 1, c) not in cells:
-            draw.line([(x0, y1), (x1, y1)], fill=colour, width=width)
+            draw.line([(hx0, y1), (hx1, y1)], fill=colour, width=width)
         if (r, c - 1) not in cells:
-            draw.line([(x0, y0), (x0, y1)], fill=colour, width=width)
+            draw.line([(x0, vy0), (x0, vy1)], fill=colour, width=width)
         if (r, c + 1) not in cells:
-            draw.line([(x1, y0), (x1, y1)], fill=colour, width=width)
+            draw.line([(x1, vy0), (x1, vy1)], fill=colour, width=width)
 
 
 def _wrap(text: str, width: int, fnt: Any, draw: ImageDraw.ImageDraw) -> list[str]:

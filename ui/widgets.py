@@ -104,11 +104,14 @@ def picture_button_css(key: str, labels: list[str]) -> str:
             continue
         data = base64.b64encode(thumb).decode("ascii")
         rules.append(
-            f".st-key-{key}_{label} button {{ background: #fff url(data:image/png;base64,{data}) "
-            "center 0.3rem / auto 5.2rem no-repeat; min-height: 7.6rem; "
-            "padding-top: 5.6rem; }}"
+            f"div.st-key-{key}_{label} button {{"
+            f" background-image: url('data:image/png;base64,{data}') !important;"
+            " background-repeat: no-repeat !important;"
+            " background-position: center 0.4rem !important;"
+            " background-size: auto 5.4rem !important;"
+            " min-height: 7.8rem !important; padding-top: 5.9rem !important; }"
         )
-    return f"<style>{' '.join(rules)}</style>" if rules else ""
+    return "".join(f"<style>{rule}</style>" for rule in rules)
 
 
 def board_grid():
@@ -209,7 +212,7 @@ def label_picker_ui(
         st.caption("Most likely:")
         if thumbnails:
             st.html(picture_button_css(key, best))
-        grid = st.grid(len(best), gap="xsmall")
+        grid = st.grid(len(best), wrap=False, gap="xsmall")
         for label in best:
             grid.button(
                 full_name(label),
