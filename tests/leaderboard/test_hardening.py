@@ -378,3 +378,9 @@ def test_import_of_overflowing_totals_is_refused_cleanly(total: int) -> None:
         with pytest.raises(LeaderboardError, match=r"games\[0\]: game.players\[0\].pad.total"):
             target.import_json(exported)
         assert target.list_games() == [] and target.list_sessions() == []
+
+
+def test_unreachable_server_is_a_storage_error() -> None:
+    pytest.importorskip("psycopg")
+    with pytest.raises(StorageError, match="cannot reach the database server"):
+        Store("postgresql+psycopg://postgres@127.0.0.1:1/none", retry_s=0.5)
