@@ -280,7 +280,8 @@ def place_ui(game: dict, player: str) -> None:
     squares = [N.square_text(s.token) for s in turn(card, degrees)]
     st.caption(f"Card {card} turned {degrees}°: {squares[0]} {squares[1]} / {squares[2]} {squares[3]}")
 
-    def place() -> None:
+    def place() -> None:  # the widgets' values now (not the ones this run drew)
+        card, degrees = int(st.session_state[KEY_CARD]), int(st.session_state[KEY_TURN])
         spot = st.session_state.get(KEY_SPOT)
         before = points_now(game, player)
         try:

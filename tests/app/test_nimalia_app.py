@@ -1,0 +1,211 @@
+"""Nimalia in the app (AppTest): the night chooses the game, goals and players, a reserve
+entered by tapping squares or laying cards, each round's goals scored with the squares of their
+reasons, running totals, the final ranking, saving to Nimalia's own leaderboard, and the game
+in progress found back from the database."""
+
+from __future__ import annotations
+
+import pytest
+from app_helpers import APP, create_night, frame, no_errors
+from streamlit.testing.v1 import AppTest
+
+from leaderboard.nimalia_games import NimaliaStore
+from leaderboard.store import Store
+from nimalia.cards import turn
+from service import nimalia as N
+
+PAGE = "ui/pages/nimalia.py"
+#: blue 3 (jungle zones), green 8 (polar bear groups), yellow 1, red 13 (few giraffes).
+GOALS = {"blue": 3, "green": 8, "yellow": 1, "red": 13}
+#: Ann's round-1 reserve: two polar bears side by side, a lone bear, one panda (jungle).
+ANN = {(0, 0): "I:bea", (0, 1): "I:bea", (1, 2): "J:pan", (2, 0): "I:bea"}
+
+
+def nimalia_night(at: AppTest) -> AppTest:
+    create_night(at)
+    at.switch_page(PAGE).run()
+    no_errors(at)
+    at.segmented_control(key="night_game").set_value("nimalia").run()
+    no_errors(at)
+    return at
+
+
+def start(at: AppTest, players: str = "Ann\nBen", goals: dict[str, int] = GOALS) -> AppTest:
+    nimalia_night(at)
+    at.text_area(key="nim_players").input(players)
+    for colour, goal in goals.items():
+        at.selectbox(key=f"nim_goal_{colour}").set_value(goal)
+    at.button(key="nim_start").click().run()
+    return at
+
+
+def tap_square(at: AppTest, row: int, col: int, token: str) -> None:
+    at.button(key=f"nim_sq_{row}_{col}").click().run()
+    at.button(key=f"nim_pick_{N.TOKENS.index(token)}").click().run()
+    no_errors(at)
+
+
+def points(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_the_night_chooses_the_game(app, app_env):
+    at = app
+    create_night(at)
+    at.switch_page(PAGE).run()
+    no_errors(at)
+    assert any("plays Reptile Tank" in i.value for i in at.info)
+    assert not [b for b in at.button if b.key == "nim_start"]
+    at.segmented_control(key="night_game").set_value("nimalia").run()
+    no_errors(at)
+    assert at.button(key="nim_start")
+    # the choice belongs to the night (stored in its settings): the setup page follows it
+    from leaderboard.drafts import DraftStore
+
+    document, _rev = DraftStore(Store(app_env)).settings(at.session_state["rt_session_id"])
+    assert document["game"] == "nimalia"
+    at.segmented_control(key="night_game").set_value("reptile_tank").run()
+    no_errors(at)
+    assert any("plays Reptile Tank" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize(
+    ("players", "goals", "message"),
+    [
+        ("Ann", GOALS, "2 to 4 players"),
+        ("Ann\nBen", {**GOALS, "red": None}, "one goal of each colour"),
+        ("Ann\nBen", {**GOALS, "yellow": 4}, "3"),  # goals 3 and 4 are one card's two sides
+        ("Ann\nann", GOALS, "two players"),
+    ],
+)
+def test_setup_refuses_what_the_rules_refuse(app, players, goals, message):
+    at = start(app, players, goals)
+    assert at.error and message in at.error[0].value, [e.value for e in at.error]
+    assert at.session_state["nim_game"] is None
+
+
+def test_drawn_goals_are_a_legal_set(app):
+    at = nimalia_night(app)
+    at.segmented_control(key="nim_level").set_value("difficult").run()
+    at.button(key="nim_draw").click().run()
+    no_errors(at)
+    goals = [at.session_state[f"nim_goal_{c}"] for c in N.COLOURS]
+    assert N.check_goals(goals) == goals
+    catalogue = N.catalogue()
+    assert all(catalogue[g]["level"] in (2, 3) for g in goals)
+
+
+def test_tapping_a_reserve_scores_the_rounds_goals_with_their_squares(app):
+    at = start(app)
+    no_errors(at)
+    assert points(at) == {"Goal 3": "0", "Goal 8": "0", "Total": "0"}
+    for (r, c), token in ANN.items():
+        tap_square(at, r, c, token)
+    # goal 3: one jungle zone (2); goal 8: a pair of bears 4, a lone bear -1
+    assert points(at) == {"Goal 3": "2", "Goal 8": "3", "Total": "5"}
+    assert at.session_state["nim_game"]["reserves"]["Ann"][0][0][:2] == ["I:bea", "I:bea"]
+    # the last tap's change in words, with the goal's delta
+    assert any("empty → polar bear on snow" in c.value for c in at.caption)
+    assert [m.delta for m in at.metric if m.label == "Goal 8"] == ["-1"]
+    # a reason rings its squares on the reserve
+    lines = N.reason_lines(N.score(at.session_state["nim_game"]), "Ann", 1)[1]["lines"]
+    pair = next(i for i, line in enumerate(lines) if "group of 2 polar bears" in line["reason"])
+    assert any("group of 2 polar bears" in o for o in at.radio(key="nim_show").options)
+    at.radio(key="nim_show").set_value(f"g8_{pair}").run()
+    no_errors(at)
+    css = "".join(h.proto.body for h in at.get("html"))
+    assert ".st-key-nim_sq_0_0 button { border: 4px solid #0b3d91" in css
+    assert ".st-key-nim_sq_0_1 button { border: 4px solid #0b3d91" in css
+    assert ".st-key-nim_sq_2_0 button { border: 4px solid #0b3d91" not in css
+    # fixing a square moves the goals: the lone bear becomes a panda
+    tap_square(at, 2, 0, "J:pan")
+    assert points(at) == {"Goal 3": "4", "Goal 8": "4", "Total": "8"}
+
+
+def test_laying_cards_uses_the_card_its_turn_and_legal_places(app):
+    at = start(app)
+    at.segmented_control(key="nim_mode").set_value("Place a card").run()
+    no_errors(at)
+    assert len(at.selectbox(key="nim_spot").options) == 25  # anywhere on an empty reserve
+    at.number_input(key="nim_card").set_value(36)
+    at.selectbox(key="nim_turn").set_value(90)
+    at.selectbox(key="nim_spot").set_value((1, 1))
+    at.button(key="nim_place").click().run()
+    no_errors(at)
+    grid = at.session_state["nim_game"]["reserves"]["Ann"][0]
+    assert [grid[1][1], grid[1][2], grid[2][1], grid[2][2]] == [s.token for s in turn(36, 90)]
+    # the next card must cover a square already there: 9 places around the first card
+    assert len(at.selectbox(key="nim_spot").options) == 9
+
+
+def test_five_rounds_totals_ranking_and_save(app, app_env):
+    at = start(app)
+    for (r, c), token in ANN.items():
+        tap_square(at, r, c, token)
+    at.radio(key="nim_player").set_value("Ben").run()
+    tap_square(at, 0, 0, "S:gir")
+    assert points(at)["Total"] == "0"
+    for number in range(2, 6):
+        at.button(key="nim_next").click().run()
+        no_errors(at)
+        assert at.session_state["nim_game"]["round"] == number
+    # the reserves carried over round to round; round 5 scores blue, red, yellow
+    labels = [m.label for m in at.metric]
+    assert labels == ["Goal 3", "Goal 13", "Goal 1", "Total"]
+    result = N.score(at.session_state["nim_game"])
+    ranking = frame(at, "Rank", "Player", "Tie-break")
+    assert list(ranking["Player"]) == ["Ann", "Ben"]
+    assert list(ranking["Total"]) == [p["total"] for p in result["players"]]
+    totals = frame(at, "Player", "R1")
+    assert list(totals.columns) == ["Player", "R1", "R2", "R3", "R4", "R5"]
+    at.button(key="nim_save").click().run()
+    no_errors(at)
+    assert any("is saved to the leaderboard" in s.value for s in at.success)
+    store = NimaliaStore(Store(app_env))
+    (game,) = store.list_games()
+    assert [(p.name, p.total, p.rank) for p in game.players] == [
+        (p["name"], p["total"], p["rank"]) for p in result["players"]
+    ]
+    assert game.goals == list(GOALS.values())
+    # the leaderboard shows Nimalia apart from Reptile Tank
+    at.switch_page("ui/pages/leaderboard.py").run()
+    no_errors(at)
+    at.segmented_control(key="lb_kind").set_value("nimalia").run()
+    no_errors(at)
+    standings = frame(at, "Player", "Wins", "Best")
+    assert list(standings["Player"]) == ["Ann", "Ben"]
+    assert list(standings["Wins"]) == [1, 0]
+    at.segmented_control(key="lb_kind").set_value("multi").run()
+    assert any("No confirmed games" in i.value for i in at.info)
+
+
+def test_the_game_in_progress_survives_a_new_session(app, app_env):
+    at = start(app)
+    tap_square(at, 0, 0, "W:cro")
+    night = at.session_state["rt_night_uid"]
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.query_params["night"] = night
+    fresh.run()
+    fresh.switch_page(PAGE).run()
+    no_errors(fresh)
+    game = fresh.session_state["nim_game"]
+    assert game["players"] == ["Ann", "Ben"]
+    assert game["reserves"]["Ann"][0][0][0] == "W:cro"
+    assert fresh.button(key="nim_sq_0_0").label == "🐊"
+
+
+def test_service_photo_read_is_fixed_square_by_square():
+    game = N.new_game(["Ann", "Ben"], list(GOALS.values()))
+    warnings = N.set_read(game, "Ann", [["I:bea", "J:pan"] + ["."] * 4 + ["I:pen"]], [(0, 1)])
+    assert warnings == ["1 squares read beyond the 6x6 frame were left out"]
+    assert N.checks_of(game, "Ann") == [(0, 1)]
+    assert N.set_square(game, "Ann", 0, 1, "I:bea") is True
+    assert N.checks_of(game, "Ann") == []
+    with pytest.raises(ValueError, match="unknown square"):
+        N.set_square(game, "Ann", 0, 0, "W:lio")
+    with pytest.raises(ValueError, match="cannot go"):
+        N.place_card(game, "Ann", 1, 4, 4)  # touches nothing already there
+    N.next_round(game)
+    assert N.reserve_of(game, "Ann", 2) == N.reserve_of(game, "Ann", 1)
+    assert N.reserve_of(game, "Ann", 2) is not N.reserve_of(game, "Ann", 1)
+    assert N.round_goals(game, 4) == [8, 1, 13]  # green, yellow, red
