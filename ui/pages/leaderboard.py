@@ -22,7 +22,7 @@ KEY_DELETE_SURE = "lb_delete_sure"
 
 ALL_TIME = "all"
 KEY_KIND = "lb_kind"
-KINDS = {"multi": "Table games", "solo": "Solo vs the Master"}
+KINDS = {"multi": "Table games", "solo": "Solo vs the Master", "nimalia": "Nimalia"}
 
 
 def scope_ui(store) -> int | None:
@@ -53,6 +53,11 @@ def standings_ui(store, session_id: int | None) -> None:
         required=True,
         persist_state="session",
     )
+    if kind == "nimalia":  # Nimalia's own tables: never mixed with Reptile Tank's
+        from ui.nimalia_widgets import standings_ui as nimalia_standings_ui
+
+        nimalia_standings_ui(session_id)
+        return
     if kind == "solo":
         rows = solo_standings_rows([g for g in store.list_games(session_id) if g.mode == "solo"])
     else:
