@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import random
+import re
 import tomllib
 from pathlib import Path
 
@@ -332,3 +333,27 @@ def test_a_game_has_one_to_four_players():
     board = make_board(MICHAEL)
     with pytest.raises(GameError, match="1 to 4 players"):
         score_game([(f"P{k}", board) for k in range(5)], RULES)
+
+
+def test_no_stored_prose_carries_a_number():
+    """Numbers live in fields; sentences with numbers are built (objective cards' printed
+    sentences excepted: they are the card's own words)."""
+
+    def texts(table, path=()):
+        for key, value in table.items():
+            if isinstance(value, dict):
+                yield from texts(value, (*path, key))
+            elif key in ("text", "note") and path[:1] != ("objectives",):
+                yield ".".join((*path, key)), value
+
+    def numbers(text: str) -> bool:  # an objective's card number names it, it is no value
+        return any(ch.isdigit() for ch in re.sub(r"Objective \d+", "", text))
+
+    found = [(key, text) for key, text in texts(RAW) if numbers(text)]
+    # the anole note quotes the rulebook's own discrepancy ("8 VP per Anole card")
+    assert [key for key, _ in found] == ["solo.adjacency.note"], found
+    assert all(
+        "VP" not in tier.get("text", "")
+        for c in RAW["cards"].values()
+        for tier in c["tiers"].values()
+    )
