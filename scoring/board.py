@@ -53,7 +53,7 @@ class Board:
 
     @classmethod
     def from_json(cls, obj: Any, layout: Layout | None = None) -> Board:
-        """A board from its JSON object ``{"rows": [[...5 ids], ...4 rows]}``.
+        """A board from its JSON object ``{"rows": [[ids of one row], ...]}`` in ``layout``.
 
         Raises
         ------

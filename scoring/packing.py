@@ -1,8 +1,8 @@
-"""Exact maximum-weight set packing over the 20 cells of a terrarium.
+"""Exact maximum-weight set packing over the cells of a terrarium (any layout).
 
 Shape sets and enclosures are *candidates*: a bitmask of the animal cards they use and a
 weight. Each animal card may be in at most one set, so the best partition is the heaviest
-family of pairwise disjoint candidates. Cells are bits ``row * COLS + col``.
+family of pairwise disjoint candidates. Cells are bits ``row * layout.cols + col``.
 
 The search branches on the lowest free cell that some candidate still covers: either that cell
 stays out of every set, or exactly one candidate whose lowest cell it is takes it. States
