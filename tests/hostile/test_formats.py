@@ -202,3 +202,38 @@ def test_cli_refuses_eps_renamed_jpg(tmp_path, embedder):
     path.write_bytes(eps_bytes())
     run = run_cli("score", str(path), embedder=embedder)
     assert_clean_refusal(run, "EPS", str(path))
+
+
+# ----------------------------------------------------------------------------- enroll faces
+
+
+@pytest.mark.parametrize("kind", ["fifo", "eps"])
+def test_enroll_face_files_are_opened_safely(tmp_path, kind, monkeypatch):
+    """``enroll --from-dir`` opened each face with ``Image.open(path)``: a FIFO named
+    ``rock.png`` hung it, an EPS named ``rock.png`` reached Ghostscript."""
+    from PIL import EpsImagePlugin
+
+    from reptile_tank.commands.photo import PhotoInputError, read_face_image
+
+    path = tmp_path / "rock.png"
+    if kind == "fifo":
+        import os
+
+        os.mkfifo(path)
+    else:
+        path.write_bytes(eps_bytes())
+    monkeypatch.setattr(EpsImagePlugin, "Ghostscript", lambda *a, **k: pytest.fail("gs ran"))
+    import signal
+
+    def too_slow(*_args):
+        raise TimeoutError("read_face_image blocked")
+
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(5)
+    try:
+        with pytest.raises(PhotoInputError) as caught:
+            read_face_image(path)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert ("FIFO" if kind == "fifo" else "EPS") in str(caught.value)
