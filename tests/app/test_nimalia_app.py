@@ -209,3 +209,17 @@ def test_service_photo_read_is_fixed_square_by_square():
     assert N.reserve_of(game, "Ann", 2) == N.reserve_of(game, "Ann", 1)
     assert N.reserve_of(game, "Ann", 2) is not N.reserve_of(game, "Ann", 1)
     assert N.round_goals(game, 4) == [8, 1, 13]  # green, yellow, red
+
+
+def test_names_in_relative_goal_reasons_are_plain_text(app):
+    """Goal 18 compares players, so its reasons name them: never rendered as Markdown."""
+    at = start(app, "**Ann**\nBen", {**GOALS, "red": 18})
+    no_errors(at)
+    tap_square(at, 0, 0, "J:gor")
+    at.button(key="nim_next").click().run()
+    at.button(key="nim_next").click().run()  # round 3 scores blue and red (goal 18)
+    no_errors(at)
+    labels = at.radio(key="nim_show").options
+    named = [o for o in labels if "most gorillas" in o]
+    assert named and all("\\*\\*Ann\\*\\*" in o for o in named), named
+    assert at.radio(key="nim_player").options[0] == "\\*\\*Ann\\*\\*"

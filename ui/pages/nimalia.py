@@ -217,7 +217,7 @@ def reasons_list_ui(goals: list[dict], options, labels) -> None:
         "Show on the reserve",
         options,
         key=KEY_SHOW,
-        format_func=lambda k: labels[k],
+        format_func=lambda k: escape_markdown(labels[k]),  # relative goals name players
         label_visibility="collapsed",
     )
 
