@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from scoring.cards import COLS, EMPTY, ROWS
+from scoring.layout import Layout
 from vision.classifier import CardEmbedder, CellRead, CellReads, classify_cells
 from vision.confidence import ReadConfidence, assess, cell_width_px
 from vision.errors import GridNotFoundError
@@ -207,6 +208,8 @@ class TerrariumReader:
         onnxruntime threads (1 = one core).
     max_side : int
         Long side the photo is decoded to (the loader's reduced-size JPEG decoding).
+    layout : scoring.layout.Layout, optional
+        The grid's layout (rows, columns, card size); Reptile Tank's from the rules data.
 
     Examples
     --------
@@ -223,6 +226,7 @@ class TerrariumReader:
         model_path: str | Path | None = None,
         threads: int = 1,
         max_side: int = DEFAULT_MAX_SIDE,
+        layout: Layout | None = None,
     ) -> None:
         self.embedder = CardEmbedder(model_path, threads=threads)
         self.pack: DeckPack | None = None
@@ -233,6 +237,9 @@ class TerrariumReader:
             self.gallery = load_gallery(None, self.embedder)
         self.copies = dict(copies) if copies is not None else None
         self.max_side = max_side
+        #: The grid's rows, columns and card size (Reptile Tank's from the rules data when None;
+        #: the recogniser reads a 4 x 5 board of cards).
+        self.layout = layout
         #: Let the grid finder's occupancy evidence nudge ``empty`` (see ``OCCUPANCY_WEIGHT``).
         self.use_occupancy = True
         width, height = self.embedder.input_size
@@ -311,7 +318,9 @@ class TerrariumReader:
         if corners is None:
             fit, crops, reads, doubt, judged = self._find_and_judge(rgb, classify)
         else:
-            fit = fit_from_corners(rgb.shape, np.asarray(corners, float), image_rgb=rgb)
+            fit = fit_from_corners(
+                rgb.shape, np.asarray(corners, float), image_rgb=rgb, layout=self.layout
+            )
             crops, reads = classify(fit)
         clock.mark("grid")  # grid finding and judging; the final read's steps are charged apart
         orientation = vote_orientation(reads)
@@ -357,7 +366,7 @@ class TerrariumReader:
         Raises :class:`GridNotFoundError` when no candidate explains :data:`MIN_CARDS` cards
         (no terrarium), or grid finding finds no candidate.
         """
-        candidates = find_grid_candidates(rgb, twins=False)
+        candidates = find_grid_candidates(rgb, twins=False, layout=self.layout)
         first = None
         if not candidates[0].reason:
             fit = refine_fit(rgb, candidates[0])
@@ -369,7 +378,7 @@ class TerrariumReader:
         judged = []
         if first is not None:
             judged.append((first[0], first[1], 0, first[2]))
-        for candidate in find_grid_candidates(rgb, twins=True):
+        for candidate in find_grid_candidates(rgb, twins=True, layout=self.layout):
             if first is not None and _same_fit(candidate, first[2]):
                 continue
             crops = rectify_cells(rgb, candidate, cell_size=self.cell_size)

@@ -6,8 +6,13 @@ import numpy as np
 import pytest
 
 from vision.geometry import apply_homography, rect_corners
-from vision.grid import CARD_H_MM, CARD_W_MM, COLS, ROWS
+from vision.grid import reptile_tank_layout
 from vision.synth.truth import corner_error, extent_determined, lattice_points, visible_lattice
+
+# the tests draw Reptile Tank boards: its layout, from the rules data
+_LAYOUT = reptile_tank_layout()
+ROWS, COLS = _LAYOUT.rows, _LAYOUT.cols
+CARD_W_MM, CARD_H_MM = _LAYOUT.cell_w_mm, _LAYOUT.cell_h_mm
 
 BOARD_TO_IMAGE = np.array([[2.1, 0.35, 400.0], [-0.2, 1.6, 250.0], [0.0004, 0.0009, 1.0]])
 

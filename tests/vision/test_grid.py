@@ -8,18 +8,16 @@ import cv2
 import numpy as np
 import pytest
 
+from scoring.layout import Layout
 from vision.errors import GridNotFoundError
 from vision.geometry import apply_homography
 from vision.grid import (
-    CARD_H_MM,
-    CARD_W_MM,
-    COLS,
-    ROWS,
     GridFit,
     draw_overlay,
     find_grid,
     fit_from_corners,
     rectify_cells,
+    reptile_tank_layout,
 )
 from vision.grid.model import _fit_from_homography
 from vision.grid.outline import (
@@ -28,6 +26,11 @@ from vision.grid.outline import (
     _lattice_side_residuals,
     _resolve_touching,
 )
+
+# the tests draw Reptile Tank boards: its layout, from the rules data
+_LAYOUT = reptile_tank_layout()
+ROWS, COLS = _LAYOUT.rows, _LAYOUT.cols
+CARD_W_MM, CARD_H_MM = _LAYOUT.cell_w_mm, _LAYOUT.cell_h_mm
 
 PX_PER_MM = 3.0
 MARGIN_MM = 160.0
@@ -47,8 +50,8 @@ def _table(rng: np.random.Generator, height: int, width: int, busy: bool) -> np.
     return np.clip(table, 0, 255).astype(np.uint8)
 
 
-def _card(rng: np.random.Generator) -> np.ndarray:
-    w, h = round(CARD_W_MM * PX_PER_MM), round(CARD_H_MM * PX_PER_MM)
+def _card(rng: np.random.Generator, layout: Layout = _LAYOUT) -> np.ndarray:
+    w, h = round(layout.cell_w_mm * PX_PER_MM), round(layout.cell_h_mm * PX_PER_MM)
     card = np.full((h, w, 3), 248, np.uint8)
     b = round(3 * PX_PER_MM)
     panel = rng.integers(30, 230, 3).tolist()
@@ -72,9 +75,12 @@ def render_scene(
     stray: bool = False,
     busy: bool = False,
     size: tuple[int, int] = (1200, 900),
+    layout: Layout = _LAYOUT,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A tabletop photo of a 4x5 grid of simple cards: ``(image RGB, outer corners TL..BL)``."""
+    """A tabletop photo of a grid of simple cards: ``(image RGB, outer corners TL..BL)``."""
     rng = np.random.default_rng(seed)
+    ROWS, COLS = layout.rows, layout.cols  # noqa: N806
+    CARD_W_MM, CARD_H_MM = layout.cell_w_mm, layout.cell_h_mm  # noqa: N806
     board_w = COLS * CARD_W_MM + (COLS - 1) * gap_mm
     board_h = ROWS * CARD_H_MM + (ROWS - 1) * gap_mm
     plane_w = round((board_w + 2 * MARGIN_MM) * PX_PER_MM)
@@ -100,9 +106,10 @@ def render_scene(
                 continue
             jx, jy = rng.uniform(-0.6, 0.6, 2) * min(1.0, gap_mm / 2 + 0.2)
             angle = rng.uniform(-1.0, 1.0) if gap_mm > 0 else 0.0
-            paste(_card(rng), c * (CARD_W_MM + gap_mm) + jx, r * (CARD_H_MM + gap_mm) + jy, angle)
+            x_mm, y_mm = c * (CARD_W_MM + gap_mm) + jx, r * (CARD_H_MM + gap_mm) + jy
+            paste(_card(rng, layout), x_mm, y_mm, angle)
     if stray:
-        paste(_card(rng), board_w + 40, 60, 25.0)
+        paste(_card(rng, layout), board_w + 40, 60, 25.0)
     rot = math.radians(rng.uniform(0, 360) if rotation_deg is None else rotation_deg)
     tilt = math.radians(rng.uniform(0, 45) if tilt_deg is None else tilt_deg)
     corners_mm = np.array([[0, 0], [board_w, 0], [board_w, board_h], [0, board_h]], float)
@@ -131,7 +138,7 @@ def render_scene(
 def corner_error(fit: GridFit, truth: np.ndarray) -> float:
     """Max corner distance as a fraction of a card's width, modulo the 180-degree turn."""
     truth = np.asarray(truth, float)
-    card_px = np.linalg.norm(truth[1] - truth[0]) / COLS
+    card_px = np.linalg.norm(truth[1] - truth[0]) / (fit.layout or _LAYOUT).cols
     best = math.inf
     for candidate in (fit.corners, fit.rotated_180().corners):
         best = min(best, float(np.linalg.norm(candidate - truth, axis=1).max()))
@@ -420,3 +427,18 @@ def test_largest_contour_baseline_returns_a_fit_that_find_grid_beats():
     fit = largest_contour_fit(image)
     assert fit.corners.shape == (4, 2) and np.all(np.isfinite(fit.corners))
     assert corner_error(find_grid(image), truth) < corner_error(fit, truth)
+
+
+def test_the_layout_is_a_value_another_grid_is_found_with_its_own_layout() -> None:
+    """Grid finding takes rows, columns and card size from a Layout, not from constants."""
+    other = Layout(name="other", rows=3, cols=6, cell_w_mm=59.0, cell_h_mm=91.0)
+    image, truth = render_scene(31, layout=other, tilt_deg=20.0, fill=0.6)
+    fit = find_grid(image, layout=other)
+    assert fit.layout == other
+    assert fit.cell_quads.shape == (3, 6, 4, 2) and fit.occupied.shape == (3, 6)
+    assert corner_error(fit, truth) < 0.05
+    crops = rectify_cells(image, fit, cell_size=(59, 91))
+    assert crops.shape == (3, 6, 91, 59, 3)
+    assert fit.rotated_180().cell_quads.shape == (3, 6, 4, 2)
+    # the default layout is Reptile Tank's, from the rules data
+    assert find_grid(render_scene(31)[0]).layout == reptile_tank_layout()

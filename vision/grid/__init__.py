@@ -45,27 +45,21 @@ All images crossing this module's boundary are ``(H, W, 3) uint8 RGB``.
 
 from vision.grid.find import find_grid, find_grid_candidates, fit_from_corners, refine_fit
 from vision.grid.model import (
-    CARD_H_MM,
-    CARD_W_MM,
     CELL_SIZE,
-    COLS,
     DEFAULT_GAP_MM,
     GAP_RANGE_MM,
-    ROWS,
     WORK_SIDE,
     GridFit,
     draw_overlay,
     rectify_cells,
+    reptile_tank_layout,
+    using_layout,
 )
 
 __all__ = [
-    "CARD_H_MM",
-    "CARD_W_MM",
     "CELL_SIZE",
-    "COLS",
     "DEFAULT_GAP_MM",
     "GAP_RANGE_MM",
-    "ROWS",
     "WORK_SIDE",
     "GridFit",
     "draw_overlay",
@@ -74,4 +68,6 @@ __all__ = [
     "fit_from_corners",
     "rectify_cells",
     "refine_fit",
+    "reptile_tank_layout",
+    "using_layout",
 ]

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from scoring.layout import Layout
 from vision.errors import GridNotFoundError
 from vision.geometry import (
     is_convex_quad,
@@ -29,9 +30,8 @@ from vision.grid.lattice import (
     _transposed,
 )
 from vision.grid.model import (
-    COLS,
+    _L,
     DEFAULT_GAP_MM,
-    ROWS,
     WORK_SIDE,
     WORK_UPSCALE,
     GridFit,
@@ -43,6 +43,7 @@ from vision.grid.model import (
     _shifted,
     _upright_first,
     _work_copy,
+    using_layout,
 )
 from vision.grid.outline import (
     _fit_outlines,
@@ -63,6 +64,7 @@ def fit_from_corners(
     *,
     image_rgb: np.ndarray | None = None,
     gap_mm: float | None = None,
+    layout: Layout | None = None,
 ) -> GridFit:
     """Fit the grid to four outer corners given by the user, in any order.
 
@@ -76,6 +78,8 @@ def fit_from_corners(
         ``(H, W, 3)`` uint8 RGB photo; when given, the 5-card side is also checked against
         edge evidence and each cell's occupancy is measured (otherwise all cells are marked
         occupied with occupancy 1).
+    layout : scoring.layout.Layout, optional
+        Rows, columns and card size of the grid (Reptile Tank's from the rules data when None).
     gap_mm : float, optional
         Gap between cards; :data:`DEFAULT_GAP_MM` when not given (the edge evidence inside
         the quad cannot tell a card's border from a gap reliably).
@@ -91,6 +95,16 @@ def fit_from_corners(
     ValueError
         ``corners`` is not four distinct points forming a convex quadrilateral.
     """
+    with using_layout(layout):
+        return _fit_from_corners(image_shape, corners, image_rgb, gap_mm)
+
+
+def _fit_from_corners(
+    image_shape: tuple[int, ...],
+    corners: np.ndarray,
+    image_rgb: np.ndarray | None,
+    gap_mm: float | None,
+) -> GridFit:
     pts = np.asarray(corners, dtype=np.float64)
     if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
         raise ValueError(f"corners must be 4 (x, y) points, got shape {pts.shape}")
@@ -178,6 +192,7 @@ def _blob_fit(
     Quads of the right shape and print that fail only the card-boundary or camera test (a
     small, blurred grid far away shows few boundaries) are appended to ``doubtful``.
     """
+    lay = _L()
     image_area = gray.shape[0] * gray.shape[1]
     h, w = gray.shape
     big = [
@@ -194,7 +209,7 @@ def _blob_fit(
         fit = _fit_outer_quad(
             image_rgb, gray, quad / factor, method="blob", image_to_work=factor, small=small
         )
-        if quad_area(quad) / (ROWS * COLS) < 0.5 * card_area:
+        if quad_area(quad) / (lay.rows * lay.cols) < 0.5 * card_area:
             continue
         if fit.occupied.sum() < 15:
             continue
@@ -233,7 +248,12 @@ _UPSCALE_MAX_SIDE = 1600
 
 
 def find_grid_candidates(
-    image_rgb: np.ndarray, *, min_quality: float = 0.2, limit: int = 6, twins: bool = True
+    image_rgb: np.ndarray,
+    *,
+    min_quality: float = 0.2,
+    limit: int = 6,
+    twins: bool = True,
+    layout: Layout | None = None,
 ) -> list[GridFit]:
     """Candidate 4x5 lattices for a photo, the geometrically preferred one first.
 
@@ -263,6 +283,8 @@ def find_grid_candidates(
         Also propose the best lattice taken the other way round (and a touching-cards block's
         other side); ``False`` skips that work when the caller will only judge the first
         candidate.
+    layout : scoring.layout.Layout, optional
+        Rows, columns and card size of the grid (Reptile Tank's from the rules data when None).
 
     Returns
     -------
@@ -275,6 +297,13 @@ def find_grid_candidates(
     GridNotFoundError
         Nothing card-like forms a grid; ``attempted_fit`` holds the best try.
     """
+    with using_layout(layout):
+        return _find_grid_candidates(image_rgb, min_quality, limit, twins)
+
+
+def _find_grid_candidates(
+    image_rgb: np.ndarray, min_quality: float, limit: int, twins: bool
+) -> list[GridFit]:
     if image_rgb.ndim != 3 or image_rgb.shape[2] != 3 or image_rgb.dtype != np.uint8:
         raise ValueError(f"image_rgb must be (H, W, 3) uint8, got {image_rgb.shape}")
     # small photos (an in-page camera's) and their zoom crops are enlarged towards WORK_SIDE;
@@ -320,10 +349,13 @@ def find_grid_candidates(
 
 def refine_fit(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
     """A candidate fitted to its cards' outlines at the photo's resolution (see find_grid)."""
-    return _upright_first(_fit_outlines(image_rgb, fit))
+    with using_layout(fit.layout):
+        return _upright_first(_fit_outlines(image_rgb, fit))
 
 
-def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
+def find_grid(
+    image_rgb: np.ndarray, *, min_quality: float = 0.2, layout: Layout | None = None
+) -> GridFit:
     """Locate the 4x5 grid of cards in a photo: the geometrically preferred candidate.
 
     :func:`find_grid_candidates`' first candidate, fitted to the card outlines
@@ -336,6 +368,8 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
         ``(H, W, 3)`` uint8 RGB photo (any size; worked on at ~1000 px).
     min_quality : float, optional
         Fits below this quality are rejected.
+    layout : scoring.layout.Layout, optional
+        Rows, columns and card size of the grid (Reptile Tank's from the rules data when None).
 
     Returns
     -------
@@ -348,7 +382,7 @@ def find_grid(image_rgb: np.ndarray, *, min_quality: float = 0.2) -> GridFit:
     GridNotFoundError
         No grid, or its outer extent cannot be told; ``attempted_fit`` holds the best try.
     """
-    fits = find_grid_candidates(image_rgb, min_quality=min_quality, twins=False)
+    fits = find_grid_candidates(image_rgb, min_quality=min_quality, twins=False, layout=layout)
     if fits[0].reason:
         raise GridNotFoundError(f"no terrarium found: {fits[0].reason}", fits[0])
     return refine_fit(image_rgb, fits[0])
@@ -364,7 +398,7 @@ def _same_side(a: GridFit, b: GridFit) -> bool:
 
 def _same_grid(a: GridFit, b: GridFit, cards: float = 1.5) -> bool:
     """True when two fits' outer corners agree within ``cards`` card widths (modulo 180°)."""
-    card = cards * (np.linalg.norm(a.corners[1] - a.corners[0])) / COLS
+    card = cards * (np.linalg.norm(a.corners[1] - a.corners[0])) / _L().cols
     return any(
         float(np.linalg.norm(np.roll(b.corners, k, axis=0) - a.corners, axis=1).max()) < card
         for k in (0, 2)
@@ -376,7 +410,7 @@ def _bounds(fit: GridFit | None) -> tuple[np.ndarray, np.ndarray, float] | None:
     if fit is None or not np.all(np.isfinite(fit.corners)):
         return None
     c = fit.corners
-    card = 0.5 * (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / COLS
+    card = 0.5 * (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / _L().cols
     return c.min(axis=0), c.max(axis=0), float(card)
 
 

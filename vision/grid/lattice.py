@@ -14,11 +14,8 @@ from vision.geometry import (
     rect_corners,
 )
 from vision.grid.model import (
-    CARD_H_MM,
-    CARD_W_MM,
-    COLS,
+    _L,
     GAP_RANGE_MM,
-    ROWS,
 )
 from vision.grid.verification import (
     _metric_error,
@@ -43,9 +40,10 @@ def _lattice_index(
 
     Returns ``(col, row, ok)`` arrays.
     """
+    lay = _L()
     lo, hi = GAP_RANGE_MM
     out = []
-    for k, pitch in ((0, CARD_W_MM), (1, CARD_H_MM)):
+    for k, pitch in ((0, lay.cell_w_mm), (1, lay.cell_h_mm)):
         offset = centres[:, k] - pitch / 2.0
         index = np.round(offset / (pitch + 3.0))
         excess = offset - index * pitch
@@ -62,20 +60,21 @@ def _hypothesis_inliers(
     h: np.ndarray, quads: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Project all quads with ``h``; which look like lattice cards, and their indices."""
+    lay = _L()
     projected = apply_homography(h, quads)  # (N, 4, 2)
     lo = projected.min(axis=1)
     hi = projected.max(axis=1)
     size = hi - lo
     centres = projected.mean(axis=1)
     good_size = (
-        (size[:, 0] > 0.82 * CARD_W_MM)
-        & (size[:, 0] < 1.22 * CARD_W_MM)
-        & (size[:, 1] > 0.85 * CARD_H_MM)
-        & (size[:, 1] < 1.18 * CARD_H_MM)
+        (size[:, 0] > 0.82 * lay.cell_w_mm)
+        & (size[:, 0] < 1.22 * lay.cell_w_mm)
+        & (size[:, 1] > 0.85 * lay.cell_h_mm)
+        & (size[:, 1] < 1.18 * lay.cell_h_mm)
         & np.all(np.isfinite(projected), axis=(1, 2))
     )
     col, row, ok = _lattice_index(np.nan_to_num(centres))
-    ok &= good_size & (np.abs(col) <= COLS) & (np.abs(row) <= ROWS)
+    ok &= good_size & (np.abs(col) <= lay.cols) & (np.abs(row) <= lay.rows)
     return ok, row, col
 
 
@@ -90,10 +89,11 @@ def _aspect_penalty(lattice: _Lattice, shape: tuple[int, ...]) -> float:
 
 def _find_lattices(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[_Lattice]:
     """RANSAC over card candidates: up to 3 distinct lattices, the one explaining most first."""
+    lay = _L()
     if len(quads) < 2:
         return []
     stack = np.stack(quads)  # (N, 4, 2)
-    card = rect_corners(CARD_W_MM, CARD_H_MM).astype(np.float32)
+    card = rect_corners(lay.cell_w_mm, lay.cell_h_mm).astype(np.float32)
     ranked: list[tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     for quad in quads:
         for roll in (0, 1):
@@ -148,33 +148,35 @@ def _x_axis_angle(h: np.ndarray, quads: np.ndarray) -> float:
 
 def _lattice_score(row: np.ndarray, col: np.ndarray) -> float:
     """Distinct lattice cells explained, minus a penalty for spans beyond 4 rows x 5 columns."""
+    lay = _L()
     cells = set(zip(row.tolist(), col.tolist(), strict=True))
     span_r = int(row.max() - row.min() + 1)
     span_c = int(col.max() - col.min() + 1)
-    return len(cells) - 1.0 * (max(0, span_r - ROWS) + max(0, span_c - COLS))
+    return len(cells) - 1.0 * (max(0, span_r - lay.rows) + max(0, span_c - lay.cols))
 
 
 def _guided_inliers(
     lattice: _Lattice, quads: np.ndarray, tol: float = 7.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Re-collect inlier quads with a refined lattice (known pitch): ``(ok, row, col)``."""
+    lay = _L()
     projected = apply_homography(lattice.homography, quads)
     size = projected.max(axis=1) - projected.min(axis=1)
     centres = np.nan_to_num(projected.mean(axis=1))
-    pitch = (CARD_W_MM + lattice.gap[0], CARD_H_MM + lattice.gap[1])
-    col = np.round((centres[:, 0] - CARD_W_MM / 2) / pitch[0])
-    row = np.round((centres[:, 1] - CARD_H_MM / 2) / pitch[1])
-    dx = centres[:, 0] - CARD_W_MM / 2 - col * pitch[0]
-    dy = centres[:, 1] - CARD_H_MM / 2 - row * pitch[1]
+    pitch = (lay.cell_w_mm + lattice.gap[0], lay.cell_h_mm + lattice.gap[1])
+    col = np.round((centres[:, 0] - lay.cell_w_mm / 2) / pitch[0])
+    row = np.round((centres[:, 1] - lay.cell_h_mm / 2) / pitch[1])
+    dx = centres[:, 0] - lay.cell_w_mm / 2 - col * pitch[0]
+    dy = centres[:, 1] - lay.cell_h_mm / 2 - row * pitch[1]
     ok = (
         (np.abs(dx) < tol)
         & (np.abs(dy) < tol)
-        & (size[:, 0] > 0.85 * CARD_W_MM)
-        & (size[:, 0] < 1.18 * CARD_W_MM)
-        & (size[:, 1] > 0.88 * CARD_H_MM)
-        & (size[:, 1] < 1.14 * CARD_H_MM)
-        & (np.abs(col) <= 2 * COLS)
-        & (np.abs(row) <= 2 * ROWS)
+        & (size[:, 0] > 0.85 * lay.cell_w_mm)
+        & (size[:, 0] < 1.18 * lay.cell_w_mm)
+        & (size[:, 1] > 0.88 * lay.cell_h_mm)
+        & (size[:, 1] < 1.14 * lay.cell_h_mm)
+        & (np.abs(col) <= 2 * lay.cols)
+        & (np.abs(row) <= 2 * lay.rows)
     )
     return ok, row.astype(int), col.astype(int)
 
@@ -183,6 +185,7 @@ def _refine_lattice(
     h: np.ndarray, quads: np.ndarray, row: np.ndarray, col: np.ndarray
 ) -> _Lattice | None:
     """Re-fit the homography and the gaps to all corners of the inlier cards."""
+    lay = _L()
     # image corners in the board's TL, TR, BR, BL order (projected quads are near-upright)
     projected = apply_homography(h, quads)  # (N, 4, 2)
     total = projected.sum(axis=2)
@@ -209,16 +212,16 @@ def _refine_lattice(
     img_pts = np.concatenate([cells[k] for k in keys])
     rows_arr = np.repeat([k[0] for k in keys], 4)
     cols_arr = np.repeat([k[1] for k in keys], 4)
-    corner_dx = np.tile([0.0, CARD_W_MM, CARD_W_MM, 0.0], len(keys))
-    corner_dy = np.tile([0.0, 0.0, CARD_H_MM, CARD_H_MM], len(keys))
+    corner_dx = np.tile([0.0, lay.cell_w_mm, lay.cell_w_mm, 0.0], len(keys))
+    corner_dy = np.tile([0.0, 0.0, lay.cell_h_mm, lay.cell_h_mm], len(keys))
     gap = [3.0, 3.0]
     weights = np.ones(len(img_pts), dtype=bool)
     homography = h
     for _ in range(4):
         targets = np.stack(
             [
-                cols_arr * (CARD_W_MM + gap[0]) + corner_dx,
-                rows_arr * (CARD_H_MM + gap[1]) + corner_dy,
+                cols_arr * (lay.cell_w_mm + gap[0]) + corner_dx,
+                rows_arr * (lay.cell_h_mm + gap[1]) + corner_dy,
             ],
             axis=1,
         )
@@ -230,8 +233,8 @@ def _refine_lattice(
         if new_weights.sum() >= 8:
             weights = new_weights
         for axis, idx, d, pitch in (
-            (0, cols_arr, corner_dx, CARD_W_MM),
-            (1, rows_arr, corner_dy, CARD_H_MM),
+            (0, cols_arr, corner_dx, lay.cell_w_mm),
+            (1, rows_arr, corner_dy, lay.cell_h_mm),
         ):
             if len(np.unique(idx[weights])) < 2:
                 continue
@@ -241,8 +244,8 @@ def _refine_lattice(
             gap[axis] = float(np.clip(slope - pitch, *GAP_RANGE_MM))
     targets = np.stack(
         [
-            cols_arr * (CARD_W_MM + gap[0]) + corner_dx,
-            rows_arr * (CARD_H_MM + gap[1]) + corner_dy,
+            cols_arr * (lay.cell_w_mm + gap[0]) + corner_dx,
+            rows_arr * (lay.cell_h_mm + gap[1]) + corner_dy,
         ],
         axis=1,
     )
@@ -267,33 +270,36 @@ def _extent_windows(
     when the cards found decide the extent, otherwise every window within
     :data:`_EXTENT_TIE` of the best, each with the reason the extent is in doubt.
     """
+    lay = _L()
     keys = list(lattice.cells)
     rows = [r for r, _ in keys]
     cols = [c for _, c in keys]
     span_r, span_c = max(rows) + 1, max(cols) + 1  # indices start at 0
     gx, gy = lattice.gap
-    candidates_r = range(min(0, span_r - ROWS), max(0, span_r - ROWS) + 1)
-    candidates_c = range(min(0, span_c - COLS), max(0, span_c - COLS) + 1)
+    candidates_r = range(min(0, span_r - lay.rows), max(0, span_r - lay.rows) + 1)
+    candidates_c = range(min(0, span_c - lay.cols), max(0, span_c - lay.cols) + 1)
     windows = [(r0, c0) for r0 in candidates_r for c0 in candidates_c]
     extra_cells = [
         (r0 + r, c0 + c)
         for r0, c0 in windows
-        for r in range(ROWS)
-        for c in range(COLS)
+        for r in range(lay.rows)
+        for c in range(lay.cols)
         if (r0 + r, c0 + c) not in lattice.cells
     ]
     scores = {}
-    if span_r < ROWS or span_c < COLS:
+    if span_r < lay.rows or span_c < lay.cols:
         scores = _occupancy(
             small_rgb, lattice.homography, lattice.gap, cells=sorted(set(extra_cells))
         )
     ranked = []
     for r0, c0 in windows:
-        inside = {(r - r0, c - c0) for r, c in keys if r0 <= r < r0 + ROWS and c0 <= c < c0 + COLS}
+        inside = {
+            (r - r0, c - c0) for r, c in keys if r0 <= r < r0 + lay.rows and c0 <= c < c0 + lay.cols
+        }
         extra = sum(
             scores.get((r0 + r, c0 + c), 0.0)
-            for r in range(ROWS)
-            for c in range(COLS)
+            for r in range(lay.rows)
+            for c in range(lay.cols)
             if (r0 + r, c0 + c) not in lattice.cells
         )
         ranked.append((len(inside) + extra, r0, c0, inside))
@@ -309,7 +315,11 @@ def _extent_windows(
     out = []
     for _, r0, c0, inside in tied:
         shift = np.array(
-            [[1.0, 0, -c0 * (CARD_W_MM + gx)], [0, 1.0, -r0 * (CARD_H_MM + gy)], [0, 0, 1.0]]
+            [
+                [1.0, 0, -c0 * (lay.cell_w_mm + gx)],
+                [0, 1.0, -r0 * (lay.cell_h_mm + gy)],
+                [0, 0, 1.0],
+            ]
         )
         out.append((shift @ lattice.homography, inside, doubt))
     return out
@@ -322,16 +332,21 @@ def _transposed(lattice: _Lattice) -> _Lattice | None:
     of the right cards is then fitted with rows and columns swapped; its turned twin is the
     other hypothesis. Returns None when the re-fit fails.
     """
+    lay = _L()
     keys = list(lattice.cells)
     quads = np.stack([lattice.cells[k] for k in keys])
     # a quarter turn of the board plane: old x -> new y (rows), old y -> new x (columns),
     # rescaled so that a 63 x 88 pitch maps onto an 88 x 63 one
     turn = np.array(
-        [[0.0, CARD_W_MM / CARD_H_MM, 0.0], [-CARD_H_MM / CARD_W_MM, 0.0, 0.0], [0, 0, 1]]
+        [
+            [0.0, lay.cell_w_mm / lay.cell_h_mm, 0.0],
+            [-lay.cell_h_mm / lay.cell_w_mm, 0.0, 0.0],
+            [0, 0, 1],
+        ]
     )
     rows = np.array([-c for _, c in keys])
     cols = np.array([r for r, _ in keys])
-    shift = np.array([[1.0, 0, 0], [0, 1.0, CARD_H_MM], [0, 0, 1]])
+    shift = np.array([[1.0, 0, 0], [0, 1.0, lay.cell_h_mm], [0, 0, 1]])
     return _refine_lattice(shift @ turn @ lattice.homography, quads, rows, cols)
 
 
@@ -343,13 +358,14 @@ def _gap_from_extent(
     The ratio of the board's width to the column pitch, ``(5 * 63 + 4 g) / (63 + g)``, does
     not depend on the lattice's scale, so it survives a lattice fitted to inner panels.
     """
+    lay = _L()
     board = apply_homography(h_lattice, outer)
     width = 0.5 * (np.linalg.norm(board[1] - board[0]) + np.linalg.norm(board[2] - board[3]))
     height = 0.5 * (np.linalg.norm(board[3] - board[0]) + np.linalg.norm(board[2] - board[1]))
     out = []
     for extent, count, card, g0 in (
-        (width, COLS, CARD_W_MM, lattice_gap[0]),
-        (height, ROWS, CARD_H_MM, lattice_gap[1]),
+        (width, lay.cols, lay.cell_w_mm, lattice_gap[0]),
+        (height, lay.rows, lay.cell_h_mm, lattice_gap[1]),
     ):
         ratio = extent / (card + g0)
         if abs(ratio - (count - 1)) < 1e-6:

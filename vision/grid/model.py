@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import cv2
 import numpy as np
 
+from scoring.layout import Layout
 from vision.geometry import (
     apply_homography,
     order_quad_clockwise,
@@ -15,10 +20,39 @@ from vision.geometry import (
     rectangle_aspect,
 )
 
-CARD_W_MM = 63.0
-CARD_H_MM = 88.0
-ROWS = 4
-COLS = 5
+# ------------------------------------------------------------------------------ layout
+#
+# Grid finding works for any layout of rows x cols cards of cell_w_mm x cell_h_mm: the public
+# functions take it as a value (``layout=``, or a fit's own ``GridFit.layout``) and make it the
+# active one for the stages below them, which read it through ``_L()``; there is no grid size
+# at import time. Reptile Tank's layout comes from the rules data's ``[grid]`` section.
+
+_ACTIVE_LAYOUT: ContextVar[Layout | None] = ContextVar("vision_grid_layout", default=None)
+
+
+@lru_cache(maxsize=1)
+def reptile_tank_layout() -> Layout:
+    """Reptile Tank's 4 x 5 layout of 63 x 88 mm cards, from the default rules data."""
+    from scoring.rules import default_layout
+
+    return default_layout()
+
+
+def _L() -> Layout:  # noqa: N802 - the active layout, read by every stage
+    layout = _ACTIVE_LAYOUT.get()
+    return layout if layout is not None else reptile_tank_layout()
+
+
+@contextmanager
+def using_layout(layout: Layout | None) -> Iterator[Layout]:
+    """Make ``layout`` (the active one when None) the grid layout inside the block."""
+    active = layout if layout is not None else _L()
+    token = _ACTIVE_LAYOUT.set(active)
+    try:
+        yield active
+    finally:
+        _ACTIVE_LAYOUT.reset(token)
+
 
 #: Gap between cards assumed when nothing measures it (manual corners, touching-card blobs).
 DEFAULT_GAP_MM = 1.0
@@ -60,6 +94,8 @@ class GridFit:
         ``(gx, gy)``, gap between columns and between rows in mm.
     reason : str
         Why the fit is doubtful or was rejected; empty for a good fit.
+    layout : scoring.layout.Layout
+        The layout fitted (rows, columns, card size); Reptile Tank's when None.
     """
 
     homography: np.ndarray
@@ -72,11 +108,13 @@ class GridFit:
     gap_mm: tuple[float, float] = (DEFAULT_GAP_MM, DEFAULT_GAP_MM)
     reason: str = ""
     residual_px: float = field(default=float("nan"))
+    layout: Layout | None = None
 
     @property
     def board_size_mm(self) -> tuple[float, float]:
         """``(width, height)`` of the board plane in mm."""
-        return _board_size(self.gap_mm)
+        with using_layout(self.layout):
+            return _board_size(self.gap_mm)
 
     def rotated_180(self) -> GridFit:
         """The same fit with the board turned by 180 degrees (cell (0,0) <-> (3,4))."""
@@ -106,18 +144,22 @@ class GridFit:
 
 
 def _board_size(gap: tuple[float, float]) -> tuple[float, float]:
+    lay = _L()
     gx, gy = gap
-    return COLS * CARD_W_MM + (COLS - 1) * gx, ROWS * CARD_H_MM + (ROWS - 1) * gy
+    return lay.cols * lay.cell_w_mm + (lay.cols - 1) * gx, lay.rows * lay.cell_h_mm + (
+        lay.rows - 1
+    ) * gy
 
 
 def _cell_rects_mm(gap: tuple[float, float]) -> np.ndarray:
     """``(4, 5, 4, 2)`` board-plane corners TL, TR, BR, BL of every cell's card."""
+    lay = _L()
     gx, gy = gap
-    out = np.empty((ROWS, COLS, 4, 2))
-    for r in range(ROWS):
-        for c in range(COLS):
-            x0, y0 = c * (CARD_W_MM + gx), r * (CARD_H_MM + gy)
-            out[r, c] = rect_corners(CARD_W_MM, CARD_H_MM) + (x0, y0)
+    out = np.empty((lay.rows, lay.cols, 4, 2))
+    for r in range(lay.rows):
+        for c in range(lay.cols):
+            x0, y0 = c * (lay.cell_w_mm + gx), r * (lay.cell_h_mm + gy)
+            out[r, c] = rect_corners(lay.cell_w_mm, lay.cell_h_mm) + (x0, y0)
     return out
 
 
@@ -131,12 +173,13 @@ def _fit_from_homography(
     quality: float = 1.0,
     reason: str = "",
 ) -> GridFit:
+    lay = _L()
     inverse = np.linalg.inv(homography)
     width, height = _board_size(gap)
     corners = apply_homography(inverse, rect_corners(width, height))
     cells = apply_homography(inverse, _cell_rects_mm(gap))
     if occupancy is None:
-        occupancy = np.ones((ROWS, COLS))
+        occupancy = np.ones((lay.rows, lay.cols))
     return GridFit(
         homography=homography / homography[2, 2],
         corners=corners,
@@ -148,6 +191,7 @@ def _fit_from_homography(
         gap_mm=(float(gap[0]), float(gap[1])),
         reason=reason,
         residual_px=float(residual_px),
+        layout=lay,
     )
 
 
@@ -222,19 +266,31 @@ def rectify_cells(
     np.ndarray
         ``(4, 5, height, width, 3)`` uint8 RGB.
     """
+    with using_layout(fit.layout):
+        return _rectify_cells(image_rgb, fit, cell_size=cell_size, margin_mm=margin_mm)
+
+
+def _rectify_cells(
+    image_rgb: np.ndarray,
+    fit: GridFit,
+    *,
+    cell_size: tuple[int, int] = CELL_SIZE,
+    margin_mm: float = 0.0,
+) -> np.ndarray:
+    lay = _L()
     if image_rgb.ndim != 3 or image_rgb.shape[2] != 3:
         raise ValueError(f"image_rgb must be (H, W, 3), got {image_rgb.shape}")
     out_w, out_h = int(cell_size[0]), int(cell_size[1])
     if out_w < 8 or out_h < 8:
         raise ValueError(f"cell_size must be at least 8x8, got {cell_size}")
     gx, gy = fit.gap_mm
-    sx = out_w / (CARD_W_MM + 2 * margin_mm)
-    sy = out_h / (CARD_H_MM + 2 * margin_mm)
-    crops = np.empty((ROWS, COLS, out_h, out_w, 3), dtype=np.uint8)
-    for r in range(ROWS):
-        for c in range(COLS):
-            x0 = c * (CARD_W_MM + gx) - margin_mm
-            y0 = r * (CARD_H_MM + gy) - margin_mm
+    sx = out_w / (lay.cell_w_mm + 2 * margin_mm)
+    sy = out_h / (lay.cell_h_mm + 2 * margin_mm)
+    crops = np.empty((lay.rows, lay.cols, out_h, out_w, 3), dtype=np.uint8)
+    for r in range(lay.rows):
+        for c in range(lay.cols):
+            x0 = c * (lay.cell_w_mm + gx) - margin_mm
+            y0 = r * (lay.cell_h_mm + gy) - margin_mm
             to_crop = np.array([[sx, 0, -sx * x0 - 0.5], [0, sy, -sy * y0 - 0.5], [0, 0, 1.0]])
             m = to_crop @ fit.homography
             crops[r, c] = cv2.warpPerspective(
@@ -269,10 +325,22 @@ def draw_overlay(
     np.ndarray
         ``(H, W, 3)`` uint8 RGB.
     """
+    with using_layout(fit.layout):
+        return _draw_overlay(image_rgb, fit, labels, thickness=thickness)
+
+
+def _draw_overlay(
+    image_rgb: np.ndarray,
+    fit: GridFit,
+    labels: list[list[str]] | None = None,
+    *,
+    thickness: int | None = None,
+) -> np.ndarray:
+    lay = _L()
     out = np.ascontiguousarray(image_rgb.copy())
     t = thickness or max(1, round(max(out.shape[:2]) / 500))
-    for r in range(ROWS):
-        for c in range(COLS):
+    for r in range(lay.rows):
+        for c in range(lay.cols):
             color = (40, 220, 60) if fit.occupied[r, c] else (150, 150, 150)
             pts = np.round(fit.cell_quads[r, c]).astype(np.int32)
             cv2.polylines(out, [pts], True, color, t, cv2.LINE_AA)
@@ -281,8 +349,8 @@ def draw_overlay(
     cv2.line(out, tuple(outer[0]), tuple(outer[1]), (255, 120, 0), t * 4, cv2.LINE_AA)
     if labels is not None:
         scale = max(0.4, max(out.shape[:2]) / 2500)
-        for r in range(ROWS):
-            for c in range(COLS):
+        for r in range(lay.rows):
+            for c in range(lay.cols):
                 text = str(labels[r][c])
                 cx, cy = fit.cell_quads[r, c].mean(axis=0)
                 (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, t)

@@ -13,11 +13,8 @@ from vision.geometry import (
     rect_corners,
 )
 from vision.grid.model import (
-    CARD_H_MM,
-    CARD_W_MM,
-    COLS,
+    _L,
     GAP_RANGE_MM,
-    ROWS,
     GridFit,
     _board_size,
     _fit_from_homography,
@@ -216,25 +213,26 @@ def _card_side_profiles(
     side (its board x is known), 1 for a horizontal one; ``far`` 1 for the right / bottom
     side of the card.
     """
+    lay = _L()
     inverse = np.linalg.inv(homography)
     offsets = np.arange(-reach_mm, reach_mm + 1e-9, _OUTLINE_STEP_MM)
     ts = _OUTLINE_ALONG
     k = len(ts)
     rc = np.asarray(cells, dtype=int)  # (M, 2)
-    x0 = rc[:, 1] * (CARD_W_MM + gap[0])
-    y0 = rc[:, 0] * (CARD_H_MM + gap[1])
+    x0 = rc[:, 1] * (lay.cell_w_mm + gap[0])
+    y0 = rc[:, 0] * (lay.cell_h_mm + gap[1])
     # per card: left, top, right, bottom sides, k profiles each -> (M, 4, k)
     far = np.array([0, 0, 1, 1])
     axis = np.array([0, 1, 0, 1])
     bx = np.where(
         axis[None, :, None] == 0,
-        x0[:, None, None] + far[None, :, None] * CARD_W_MM,
-        x0[:, None, None] + ts[None, None, :] * CARD_W_MM,
+        x0[:, None, None] + far[None, :, None] * lay.cell_w_mm,
+        x0[:, None, None] + ts[None, None, :] * lay.cell_w_mm,
     )
     by = np.where(
         axis[None, :, None] == 1,
-        y0[:, None, None] + far[None, :, None] * CARD_H_MM,
-        y0[:, None, None] + ts[None, None, :] * CARD_H_MM,
+        y0[:, None, None] + far[None, :, None] * lay.cell_h_mm,
+        y0[:, None, None] + ts[None, None, :] * lay.cell_h_mm,
     )
     base_b = np.stack([bx, by], axis=-1).reshape(-1, 2)
     unit = np.array([[-1.0, 0.0], [0.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
@@ -346,6 +344,7 @@ def _lattice_side_residuals(
     ``sides`` ``(N, 5)`` as returned by :func:`_resolve_touching`. With ``jacobian`` also
     returns the ``(N, 10)`` derivatives of the residuals with respect to ``params``.
     """
+    lay = _L()
     h = np.append(params[:8], 1.0).reshape(3, 3)
     ph = np.concatenate([points, np.ones((len(points), 1))], axis=1)
     axis, far, half = sides[:, 2], sides[:, 3], sides[:, 4]
@@ -353,7 +352,7 @@ def _lattice_side_residuals(
     denominator = ph @ h[2]
     value = numerator / denominator
     index = np.where(axis == 0, sides[:, 1], sides[:, 0])
-    card = np.where(axis == 0, CARD_W_MM, CARD_H_MM)
+    card = np.where(axis == 0, lay.cell_w_mm, lay.cell_h_mm)
     gap = np.where(axis == 0, params[8], params[9])
     residual = value - (index * (card + gap) + far * card + half * gap / 2.0)
     if not jacobian:
@@ -505,7 +504,8 @@ def _fit_outlines(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
     board corner by more than :data:`_MAX_OUTLINE_MOVE_MM`. Occupancy is measured again on
     the re-fitted cells.
     """
-    cells = [(r, c) for r in range(ROWS) for c in range(COLS) if fit.occupied[r, c]]
+    lay = _L()
+    cells = [(r, c) for r in range(lay.rows) for c in range(lay.cols) if fit.occupied[r, c]]
     if len(cells) < 4:
         return fit
     gray = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY)

@@ -11,11 +11,8 @@ from vision.geometry import (
     rect_corners,
 )
 from vision.grid.model import (
-    CARD_H_MM,
-    CARD_W_MM,
-    COLS,
+    _L,
     DEFAULT_GAP_MM,
-    ROWS,
     _board_size,
     _focal_prior,
 )
@@ -96,7 +93,8 @@ _BORDER_FRACTION = 0.35
 
 def _cell_regions(view: np.ndarray, x0: float, y0: float) -> list[np.ndarray]:
     """A cell's interior (8 mm inset) and its frame strip (1-3 mm inside the outline)."""
-    x1, y1 = x0 + CARD_W_MM, y0 + CARD_H_MM
+    lay = _L()
+    x1, y1 = x0 + lay.cell_w_mm, y0 + lay.cell_h_mm
     interior = view[round(y0 + 8) : round(y1 - 8), round(x0 + 8) : round(x1 - 8)]
     strips = [
         view[round(y0 + 1) : round(y0 + 3), round(x0 + 1) : round(x1 - 1)],
@@ -129,15 +127,16 @@ def _occupancy(
     Returns a ``(4, 5)`` array for the board, or a ``{(row, col): score}`` dict when
     ``cells`` is given.
     """
+    lay = _L()
     full_board = cells is None
     if cells is None:
-        cells = [(r, c) for r in range(ROWS) for c in range(COLS)]
-    pitch_x, pitch_y = CARD_W_MM + gap[0], CARD_H_MM + gap[1]
+        cells = [(r, c) for r in range(lay.rows) for c in range(lay.cols)]
+    pitch_x, pitch_y = lay.cell_w_mm + gap[0], lay.cell_h_mm + gap[1]
     extra = (
         max(0, -min(c for _, c in cells)) * pitch_x,
         max(0, -min(r for r, _ in cells)) * pitch_y,
-        max(0, max(c for _, c in cells) - COLS + 1) * pitch_x,
-        max(0, max(r for r, _ in cells) - ROWS + 1) * pitch_y,
+        max(0, max(c for _, c in cells) - lay.cols + 1) * pitch_x,
+        max(0, max(r for r, _ in cells) - lay.rows + 1) * pitch_y,
     )
     view = _board_view(small_rgb, homography, gap, extra)
     m = int(_MARGIN_MM)
@@ -171,7 +170,8 @@ def _occupancy(
         colour_score = 0.5 + (0.7 - fraction) / 0.4  # > 0.5: mostly colours the table lacks
         bordered = 0.5 + (_BORDER_FRACTION - fractions[-1]) / 0.2 if len(fractions) == 2 else 0.0
         interior = grad[
-            round(y0 + 8) : round(y0 + CARD_H_MM - 8), round(x0 + 8) : round(x0 + CARD_W_MM - 8)
+            round(y0 + 8) : round(y0 + lay.cell_h_mm - 8),
+            round(x0 + 8) : round(x0 + lay.cell_w_mm - 8),
         ]
         edge_ratio = float(interior.mean()) / table_edges if interior.size else 0.0
         some_print = 0.5 + (edge_ratio - _SOME_PRINT_RATIO) / 1.0
@@ -180,7 +180,7 @@ def _occupancy(
         scores[(r, c)] = float(np.clip(score, 0.0, 1.0))
     if not full_board:
         return scores  # type: ignore[return-value]
-    out = np.zeros((ROWS, COLS))
+    out = np.zeros((lay.rows, lay.cols))
     for (r, c), value in scores.items():
         out[r, c] = value
     return out
@@ -192,6 +192,7 @@ def _lattice_evidence(gray: np.ndarray, oriented: np.ndarray) -> tuple[float, tu
     Returns ``(score, (gx, gy))``: the mean gradient on the predicted internal boundaries over
     the median gradient (about 1 for no evidence), at the best gaps.
     """
+    lay = _L()
     scale = 1.5
     width0, height0 = _board_size((0.0, 0.0))
     size = (round(width0 * scale), round(height0 * scale))
@@ -201,7 +202,7 @@ def _lattice_evidence(gray: np.ndarray, oriented: np.ndarray) -> tuple[float, tu
     view = cv2.warpPerspective(gray, h, size, flags=cv2.INTER_LINEAR).astype(np.float32)
     best_total = 0.0
     best_gap = [DEFAULT_GAP_MM, DEFAULT_GAP_MM]
-    for axis, count, pitch in ((0, COLS, CARD_W_MM), (1, ROWS, CARD_H_MM)):
+    for axis, count, pitch in ((0, lay.cols, lay.cell_w_mm), (1, lay.rows, lay.cell_h_mm)):
         deriv = cv2.Sobel(view, cv2.CV_32F, 1 - axis, axis, ksize=3)
         profile = np.abs(deriv)[8:-8, 8:-8].mean(axis=axis)
         profile = cv2.GaussianBlur(profile.reshape(1, -1), (0, 0), 2.0).ravel()
@@ -254,6 +255,7 @@ def _internal_boundary_fraction(
         median, along it, of the strongest gradient within 2.5 mm across it is at least
         :data:`_BOUNDARY_EDGE_RATIO` x the median gradient of the whole board.
     """
+    lay = _L()
     scale = 1.5
     width, height = _board_size(gap)
     size = (round(width * scale), round(height * scale))
@@ -264,19 +266,22 @@ def _internal_boundary_fraction(
     grad_x = np.abs(cv2.Sobel(view, cv2.CV_32F, 1, 0, ksize=3))
     grad_y = np.abs(cv2.Sobel(view, cv2.CV_32F, 0, 1, ksize=3))
     base = float(np.median(grad_x + grad_y)) / 2.0 + 1.0
-    pitch_x, pitch_y = (CARD_W_MM + gap[0]) * scale, (CARD_H_MM + gap[1]) * scale
+    pitch_x, pitch_y = (lay.cell_w_mm + gap[0]) * scale, (lay.cell_h_mm + gap[1]) * scale
     band = round(2.5 * scale)
     ratios = []
-    for r in range(ROWS):
-        y0, y1 = round(r * pitch_y + 9 * scale), round(r * pitch_y + (CARD_H_MM - 9) * scale)
-        for c in range(1, COLS):
+    for r in range(lay.rows):
+        y0, y1 = round(r * pitch_y + 9 * scale), round(r * pitch_y + (lay.cell_h_mm - 9) * scale)
+        for c in range(1, lay.cols):
             x = round(c * pitch_x - gap[0] * scale / 2)
             strip = grad_x[y0:y1, max(0, x - band) : x + band + 1]
             ratios.append(float(np.median(strip.max(axis=1))) / base if strip.size else 0.0)
-    for r in range(1, ROWS):
+    for r in range(1, lay.rows):
         y = round(r * pitch_y - gap[1] * scale / 2)
-        for c in range(COLS):
-            x0, x1 = round(c * pitch_x + 6 * scale), round(c * pitch_x + (CARD_W_MM - 6) * scale)
+        for c in range(lay.cols):
+            x0, x1 = (
+                round(c * pitch_x + 6 * scale),
+                round(c * pitch_x + (lay.cell_w_mm - 6) * scale),
+            )
             strip = grad_y[max(0, y - band) : y + band + 1, x0:x1]
             ratios.append(float(np.median(strip.max(axis=0))) / base if strip.size else 0.0)
     return float(np.mean(np.asarray(ratios) >= _BOUNDARY_EDGE_RATIO))

@@ -15,11 +15,13 @@ import cv2
 import numpy as np
 
 from vision.geometry import apply_homography, rect_corners
-from vision.grid import CARD_H_MM, CARD_W_MM, COLS, ROWS
+from vision.grid import reptile_tank_layout
 
 
 def lattice_points(gap: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """Board-plane (mm) card corners TL, TR, BR, BL of cells ``(rows, cols)``: ``(N * 4, 2)``."""
+    layout = reptile_tank_layout()
+    CARD_W_MM, CARD_H_MM = layout.cell_w_mm, layout.cell_h_mm  # noqa: N806
     dx = np.array([0.0, CARD_W_MM, CARD_W_MM, 0.0])
     dy = np.array([0.0, 0.0, CARD_H_MM, CARD_H_MM])
     x = cols[:, None] * (CARD_W_MM + gap[0]) + dx[None, :]
@@ -67,8 +69,9 @@ def visible_lattice(cells: np.ndarray, occupied: np.ndarray) -> np.ndarray:
         if np.abs(step[8:]).max() < 1e-4:
             break
     hm = np.append(params[:8], 1.0).reshape(3, 3)
-    width = COLS * CARD_W_MM + (COLS - 1) * params[8]
-    height = ROWS * CARD_H_MM + (ROWS - 1) * params[9]
+    layout = reptile_tank_layout()
+    width = layout.cols * layout.cell_w_mm + (layout.cols - 1) * params[8]
+    height = layout.rows * layout.cell_h_mm + (layout.rows - 1) * params[9]
     return apply_homography(hm, rect_corners(width, height))
 
 
@@ -79,7 +82,7 @@ def corner_error(corners: np.ndarray, truth: np.ndarray) -> float:
     the same pixels, TL, TR, BR, BL.
     """
     corners, truth = np.asarray(corners, float), np.asarray(truth, float)
-    card_px = np.linalg.norm(truth[1] - truth[0]) / COLS
+    card_px = np.linalg.norm(truth[1] - truth[0]) / reptile_tank_layout().cols
     errors = [
         float(np.linalg.norm(np.roll(corners, k, axis=0) - truth, axis=1).mean()) for k in (0, 2)
     ]
