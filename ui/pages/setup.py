@@ -157,6 +157,11 @@ def setup_ui() -> None:
     if st.session_state[S.SESSION_ID] is None:
         st.info("Pick or create a game night to start (it groups the evening's games).")
         return
+    from ui.nimalia_widgets import game_choice_ui
+
+    if game_choice_ui() == "nimalia":  # the night plays Nimalia: its own page
+        st.page_link(page_path("nimalia.py"), label="Play Nimalia", icon="🦦")
+        return
     deck_ui()
     current_game_ui()
     in_progress = bool(st.session_state[S.PLAYERS]) and st.session_state[S.LAST_SAVED_GAME] is None
