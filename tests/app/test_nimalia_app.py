@@ -158,6 +158,14 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     assert list(ranking["Total"]) == [p["total"] for p in result["players"]]
     totals = frame(at, "Player", "R1")
     assert list(totals.columns) == ["Player", "R1", "R2", "R3", "R4", "R5"]
+    # an earlier round, as it was scored, read only
+    at.radio(key="nim_player").set_value("Ann")
+    at.segmented_control(key="nim_view").set_value(1).run()
+    no_errors(at)
+    assert points(at) == {"Goal 3": "2", "Goal 8": "3", "Total": "5"}
+    assert at.button(key="nim_sq_0_0").disabled
+    at.segmented_control(key="nim_view").set_value(5).run()
+    assert not at.button(key="nim_sq_0_0").disabled
     at.button(key="nim_save").click().run()
     no_errors(at)
     assert any("is saved to the leaderboard" in s.value for s in at.success)

@@ -43,6 +43,7 @@ KEY_SHOW = "nim_show"
 KEY_CARD = "nim_card"
 KEY_TURN = "nim_turn"
 KEY_SPOT = "nim_spot"
+KEY_VIEW = "nim_view"
 MODES = ("Tap squares", "Place a card", "Photo")
 
 
@@ -169,9 +170,9 @@ def player_ui(game: dict) -> str:
     )
 
 
-def goal_points_ui(goals: list[dict], player: str) -> None:
+def goal_points_ui(goals: list[dict], player: str, *, deltas: bool = True) -> None:
     """This round's goals for the player: points, and how the last change moved them."""
-    change = st.session_state.get(LAST_CHANGE) or {}
+    change = (st.session_state.get(LAST_CHANGE) or {}) if deltas else {}
     before = change.get("points", {}) if change.get("player") == player else {}
     with st.container(key="nim_points"):
         grid = st.grid(len(goals) + 1, wrap=False, min_column_width=60, gap="xxsmall")
@@ -382,28 +383,51 @@ def finish_ui(game: dict, result: dict) -> None:
         st.rerun()
 
 
+def round_view_ui(game: dict) -> int:
+    """Which round's reserve and goals are shown: the round being played, or an earlier one
+    (read-only, as it was scored)."""
+    number = game["round"]
+    if number == 1:
+        return 1
+    if st.session_state.get(KEY_VIEW) not in range(1, number + 1):
+        st.session_state[KEY_VIEW] = number
+    return st.segmented_control(
+        "Round",
+        list(range(1, number + 1)),
+        key=KEY_VIEW,
+        required=True,
+        format_func=lambda k: f"Round {k}" if k == number else f"R{k}",
+    )
+
+
 def game_ui(game: dict) -> None:
     goals_header_ui(game)
     player = player_ui(game)
     number = game["round"]
-    mode = st.segmented_control("Enter the reserve by", MODES, key=KEY_MODE, default=MODES[0],
-                                required=True)
+    view = round_view_ui(game)
+    playing = view == number
+    if playing:
+        mode = st.segmented_control("Enter the reserve by", MODES, key=KEY_MODE,
+                                    default=MODES[0], required=True)
+    else:
+        mode = None
+        st.caption(f"Round {view} as it was scored (read only).")
     result = N.score(game)
-    goals = N.reason_lines(result, player, number)
+    goals = N.reason_lines(result, player, view)
     highlight, options, labels = reasons_ui(goals)
-    goal_points_ui(goals, player)
+    goal_points_ui(goals, player, deltas=playing)
 
     def select(r: int, c: int) -> None:
         st.session_state[SELECTED] = None if st.session_state.get(SELECTED) == (r, c) else (r, c)
 
     reserve_ui(
-        N.reserve_of(game, player),
-        flagged=N.checks_of(game, player),
+        N.reserve_of(game, player, view),
+        flagged=N.checks_of(game, player) if playing else (),
         highlight=highlight,
-        selected=st.session_state.get(SELECTED),
-        on_select=select,
+        selected=st.session_state.get(SELECTED) if playing else None,
+        on_select=select if playing else None,
     )
-    if mode == MODES[0] or st.session_state.get(SELECTED) is not None:
+    if playing and (mode == MODES[0] or st.session_state.get(SELECTED) is not None):
         tap_ui(game, player)
     if mode == MODES[1]:
         place_ui(game, player)
@@ -415,7 +439,7 @@ def game_ui(game: dict) -> None:
         finish_ui(game, result)
     else:
         def advance() -> None:
-            N.next_round(game)
+            st.session_state[KEY_VIEW] = N.next_round(game)
             st.session_state[SELECTED] = None
             st.session_state[LAST_CHANGE] = None
 
