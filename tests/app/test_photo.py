@@ -168,13 +168,15 @@ def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
 @needs_reader
 @pytest.mark.slow
 def test_my_deck_page_enrols_one_image_per_face(app, tmp_path, monkeypatch):
+    from app_helpers import create_night
+
     from scoring.cards import FACE_LABELS
     from ui.backend import png_bytes
     from vision.synth.deck import render_face
 
     pack = tmp_path / "my-deck"
     monkeypatch.setenv("REPTILE_TANK_PACK", str(pack))
-    at = app
+    at = create_night(app)  # a deck belongs to a game night
     at.switch_page("ui/pages/deck.py").run()
     no_errors(at)
     faces = [
@@ -183,7 +185,8 @@ def test_my_deck_page_enrols_one_image_per_face(app, tmp_path, monkeypatch):
     ]
     at.file_uploader(key="deck_files").set_value(faces[:-1]).run()
     assert at.button(key="deck_build").disabled  # one face missing
-    at.file_uploader(key="deck_files").set_value([*faces, ("notes.png", faces[0][1], "image/png")])
+    other = png_bytes(render_face(FACE_LABELS[0], px_per_mm=5.0))  # a card without a name
+    at.file_uploader(key="deck_files").set_value([*faces, ("notes.png", other, "image/png")])
     at.run()
     assert any("not named after a card id" in w.value for w in at.warning)
     assert not at.button(key="deck_build").disabled
