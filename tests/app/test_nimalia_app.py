@@ -231,3 +231,24 @@ def test_names_in_relative_goal_reasons_are_plain_text(app):
     named = [o for o in labels if "most gorillas" in o]
     assert named and all("\\*\\*Ann\\*\\*" in o for o in named), named
     assert at.radio(key="nim_player").options[0] == "\\*\\*Ann\\*\\*"
+
+
+def test_nimalia_store_is_apart_idempotent_bounded_and_cascades(tmp_path):
+    from leaderboard.records import LeaderboardError
+
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    nimalia = NimaliaStore(store)
+    night = store.create_session("Friday")
+    game = N.new_game(["Ann", "Ben"], list(GOALS.values()))
+    N.set_square(game, "Ann", 0, 0, "J:pan")
+    result = N.score(game)
+    assert nimalia.save_game(night.id, game, result) == (1, True)
+    assert nimalia.save_game(night.id, game, result) == (1, False)  # a second tap: same game
+    assert [g.id for g in nimalia.list_games()] == [1]
+    assert store.list_games() == []  # Reptile Tank's tables never see it
+    forged = {**result, "players": [{**result["players"][0], "total": 10**7}]}
+    with pytest.raises(LeaderboardError, match="total"):
+        nimalia.save_game(night.id, {**game, "uid": "other"}, forged)
+    assert nimalia.put_draft(night.id, game) == 1
+    store.delete_session(night.id)
+    assert nimalia.list_games() == [] and nimalia.draft(night.id) == (None, 0)
