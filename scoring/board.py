@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,7 +94,10 @@ class Board:
 
 
 def validate_rows(rows: Any, layout: Layout | None = None) -> None:
-    """Raise :class:`BoardError` unless ``rows`` is ``layout``'s rows of columns of known labels."""
+    """Raise :class:`BoardError` unless ``rows`` is ``layout``'s rows of columns of known labels.
+
+    Positions in messages are 1-based, as players say them ("row 1, column 2").
+    """
     layout = layout or _default_layout()
     n_rows, n_cols = layout.rows, layout.cols
     if not isinstance(rows, Sequence) or isinstance(rows, str) or len(rows) != n_rows:
@@ -102,9 +106,11 @@ def validate_rows(rows: Any, layout: Layout | None = None) -> None:
     for r, row in enumerate(rows):
         if not isinstance(row, Sequence) or isinstance(row, str) or len(row) != n_cols:
             got = len(row) if isinstance(row, Sequence) and not isinstance(row, str) else "no"
-            raise BoardError(f"row {r}: needs {n_cols} cells, got {got}")
+            raise BoardError(f"row {r + 1}: needs {n_cols} cells, got {got}")
         for c, label in enumerate(row):
             if not isinstance(label, str):
-                raise BoardError(f"row {r}, col {c}: a cell must be a card id string")
+                raise BoardError(f"{Layout.describe(r, c)}: a cell must be a card id string")
             if label not in _KNOWN:
-                raise BoardError(f"row {r}, col {c}: unknown card id {label!r}")
+                guess = difflib.get_close_matches(label, CELL_LABELS, n=1, cutoff=0.6)
+                hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+                raise BoardError(f"{Layout.describe(r, c)}: unknown card id {label!r}{hint}")

@@ -101,7 +101,7 @@ def test_score_grid_with_a_rules_file(tmp_path, capsys):
         ({"rows": MICHAEL[:3]}, "4 rows of 5 cells, got 3"),
         (
             {"rows": MICHAEL[:3] + [["rock"] * 4 + ["skunk"]]},
-            "row 3, col 4: unknown card id 'skunk'",
+            "row 4, column 5: unknown card id 'skunk'",
         ),
         ([1, 2], 'JSON object with "rows"'),
     ],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from scoring_fixtures import SOLO_MASTER, make_board
 
@@ -200,14 +202,17 @@ def test_solo_errors(rules):
     [
         ([], 'JSON object with a "rows"'),
         ({"rows": [["rock"] * 5] * 3}, "4 rows of 5 cells, got 3 rows"),
-        ({"rows": [["rock"] * 5] * 3 + [["rock"] * 4]}, "row 3: needs 5 cells, got 4"),
+        ({"rows": [["rock"] * 5] * 3 + [["rock"] * 4]}, "row 4: needs 5 cells, got 4"),
         ({"rows": [["rock"] * 5] * 2 + [["rock", "skunk"] + ["rock"] * 3] + [["rock"] * 5]},
-         "row 2, col 1: unknown card id 'skunk'"),
-        ({"rows": [["rock"] * 5] * 3 + [["rock", 7, "rock", "rock", "rock"]]}, "row 3, col 1"),
+         "row 3, column 2: unknown card id 'skunk'"),
+        ({"rows": [["rock"] * 5] * 3 + [["rock", 7, "rock", "rock", "rock"]]},
+         "row 4, column 2: a cell must be"),
+        ({"rows": [["rock"] * 5] * 3 + [["rock", "Rock", "rock", "rock", "rock"]]},
+         "row 4, column 2: unknown card id 'Rock' (did you mean 'rock'?)"),
     ],
 )  # fmt: skip
 def test_board_errors_name_the_cell(obj, message):
-    with pytest.raises(BoardError, match=message.replace("(", r"\(")):
+    with pytest.raises(BoardError, match=re.escape(message)):
         Board.from_json(obj)
 
 
