@@ -140,7 +140,8 @@ def score_game(
         raise GameError(f"player names must be unique, got {names}")
     variant = variant or Variant(players=len(players))
     objectives = tuple(objectives)
-    counts = [board.count("dubia_roach") for _, board in players]
+    majority_card = rules.majority_card
+    counts = [board.count(majority_card) if majority_card else 0 for _, board in players]
     majorities = roach_majorities(counts)
     results = [
         PlayerResult(

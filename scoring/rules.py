@@ -232,6 +232,11 @@ class Rules:
         """Card ids with a star (removed in 2-3 player games), from the data's ``star`` flags."""
         return tuple(cid for cid, rule in self.cards.items() if rule.star)
 
+    @property
+    def majority_card(self) -> str | None:
+        """The card type scored by "the most of all players" (the ``quantity`` condition)."""
+        return next((cid for cid, r in self.cards.items() if r.condition == "quantity"), None)
+
     def copies(self, card_id: str) -> int:
         """How many cards of this type the deck holds (``water``: 0, it is every card's back)."""
         return self.cards[card_id].copies

@@ -455,8 +455,9 @@ def score_solo(
     """
     counts = _validate_counts(master_cards, rules)
     variant = variant or Variant(players=1)
-    player_roaches = board.count("dubia_roach")
-    master_roaches = counts.get("dubia_roach", 0)
+    majority_card = rules.majority_card
+    player_roaches = board.count(majority_card) if majority_card else 0
+    master_roaches = counts.get(majority_card, 0)
     majority = player_roaches >= 1 and player_roaches >= master_roaches
     player = score_board(
         board, rules, objectives=objectives, roach_majority=majority, variant=variant

@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     grid.add_argument(
         "--stars-removed",
         action="store_true",
-        help="the star cards (corn snake, brown anole, rock) were removed: warn if present",
+        help="the star cards (the rules data's star flags) were removed: warn if present",
     )
     _common(grid)
     grid.set_defaults(func=run_score_grid)
