@@ -144,3 +144,21 @@ def test_key_lines_tracks_tables_and_skips_multiline_strings():
     assert source[line - 1].strip() == "vp = 13"
     assert source[lines[("solo", "level_rules", "hard")] - 1].strip() == "[solo.level_rules.hard]"
     assert tomllib.loads(text)  # the default file parses
+
+
+def test_the_layout_is_a_value_from_the_grid_section():
+    from scoring.board import Board, BoardError
+    from scoring.engine import score_board
+    from scoring.layout import Layout
+
+    rules = load_rules()
+    assert Board.empty().layout == rules.layout  # a board built without rules: the data's grid
+    small = Layout(name="other", rows=3, cols=3, cell_w_mm=50.0, cell_h_mm=50.0)
+    board = Board.empty(small)
+    assert len(board.rows) == 3 and board.layout == small
+    with pytest.raises(BoardError, match="3x3"):
+        score_board(board, rules)
+    with pytest.raises(RulesError, match="cannot change grid.rows"):
+        load_rules(overrides={"grid": {"rows": 5}})
+    with pytest.raises(RulesError, match="grid.cell_size.width_mm"):
+        load_rules(overrides={"grid": {"cell_size": {"width_mm": -1}}})
