@@ -3,7 +3,7 @@
 Run ``python -m models.fit_confidence`` (about 10 minutes on one core). It
 
 1. renders two disjoint sets of photos with the project's generator (``vision.synth``), from
-   seeds of their own: :data:`FIT_SEED` to fit, :data:`TEST_SEED` to measure. Neither is a
+   seeds of their own: :data:`FIT_SETS` to fit, :data:`TEST_SETS` to measure. Neither is a
    training seed of the embedder (which trains on isolated card crops, seed 2026113x) nor an
    evaluation seed (9000-9999). Each photo mixes what makes reads hard: the stand-in deck, random
    decks and look-alike decks (cards of one category sharing frame and layout, enrolled from one
@@ -30,11 +30,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.confidence import FEATURES, ConfidenceModel
+from vision.confidence import CELL_FEATURES, FEATURES, ConfidenceModel, board_features
 
-#: Seeds of the calibration photo sets (their own range, see the module docstring).
-FIT_SEED = 7101
-TEST_SEED = 7201
+#: Seeds of the calibration photo sets (their own range, see the module docstring) and their
+#: sizes: fit on the first two, measure on the third.
+FIT_SETS = ((7101, 200), (7102, 150))
+TEST_SETS = ((7201, 150),)
 #: Share of the fit set's wrong cells the threshold must flag (the target is 95 %; a little
 #: more on the fit set leaves room for the test set).
 TARGET_RECALL = 0.97
@@ -137,7 +138,7 @@ def _orientation_doubt(conf) -> bool:
     return any("up is unclear" in reason for reason in conf.reasons)
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, iters: int = 50):
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50):
     """Logistic regression by Newton's method: returns (weights, bias) on standardised x."""
     n, f = x.shape
     design = np.hstack([x, np.ones((n, 1))])
@@ -169,7 +170,16 @@ def fit(cells: dict, target_recall: float = TARGET_RECALL) -> ConfidenceModel:
         threshold = float(wrong_p[k])
     else:
         threshold = 0.5
-    return ConfidenceModel(weights, bias, mean, std, threshold, cells["model_id"])
+    # a read needs a check when it holds a wrong cell of the fit set that no cell flag caught:
+    # the read threshold is the lowest "most doubtful cell" of such reads
+    read_threshold = threshold
+    for scene in np.unique(cells["scene"]):
+        members = cells["scene"] == scene
+        if (y[members] == 1).any() and not (p[members] >= threshold).any():
+            read_threshold = min(read_threshold, float(p[members].max()))
+    return ConfidenceModel(
+        weights, bias, mean, std, threshold, cells["model_id"], read_threshold=read_threshold
+    )
 
 
 def measure(model: ConfidenceModel, cells: dict) -> dict:
@@ -178,11 +188,12 @@ def measure(model: ConfidenceModel, cells: dict) -> dict:
     wrong = ~cells["right"]
     p = model.probability(x)
     flag = p >= model.threshold
-    # a read needs a check when any of its cells does (or its grid / orientation is in doubt)
+    # a read needs a check when a cell reaches the read threshold (or its grid / orientation
+    # is in doubt)
     read_flag = cells["read_flag_other"].copy()
     for scene in np.unique(cells["scene"]):
         members = cells["scene"] == scene
-        if flag[members].any():
+        if (p[members] >= model.read_limit).any():
             read_flag[members] = True
     silent = wrong & ~flag & ~read_flag
     edges = np.array([0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7, 1.0])
@@ -204,7 +215,11 @@ def measure(model: ConfidenceModel, cells: dict) -> dict:
         "right_flagged": float(flag[~wrong].mean()) if (~wrong).any() else None,
         "silent_wrong_cells": int(silent.sum()),
         "silent_wrong_share_of_cells": float(silent.mean()),
-        "reads_needing_check": float(np.mean([s["needs_check"] for s in found])) if found else None,
+        "reads_needing_check": float(
+            np.mean([read_flag[cells["scene"] == k].any() for k in np.unique(cells["scene"])])
+        )
+        if len(p)
+        else None,
         "boards_right": sum(1 for s in found if s["wrong"] == 0),
         "reliability": bins,
         "by_deck": {
@@ -279,17 +294,54 @@ def _save_cells(cells: dict, path: Path) -> None:
 
 
 def _load_cells(path: Path) -> dict:
+    """Cells cached by an earlier run; the board features are derived again from the cell ones
+    (so a cache made before a board feature was added still serves)."""
     with np.load(path, allow_pickle=False) as data:
         out = {k: data[k] for k in data.files}
     out["scenes"] = json.loads(str(out["scenes"]))
     out["model_id"] = str(out["model_id"])
+    base = out["features"][:, :CELL_FEATURES]
+    full = np.zeros((len(base), len(FEATURES)), np.float32)
+    for scene in np.unique(out["scene"]):
+        members = out["scene"] == scene
+        full[members] = board_features(base[members])
+    out["features"] = full
+    return out
+
+
+def merge(parts: list[dict]) -> dict:
+    """Several collected sets as one (scene numbers kept apart)."""
+    out = {"scenes": [], "model_id": parts[0]["model_id"]}
+    offset = 0
+    for part in parts:
+        if part["model_id"] != out["model_id"]:
+            raise ValueError("cells collected with different embedders")
+        for key in ("features", "right", "labels", "read_flag_other"):
+            out.setdefault(key, []).append(part[key])
+        out.setdefault("scene", []).append(part["scene"] + offset)
+        out["scenes"] += [{**s, "index": s["index"] + offset} for s in part["scenes"]]
+        offset += len(part["scenes"]) + 1
+    for key in ("features", "right", "labels", "read_flag_other", "scene"):
+        out[key] = np.concatenate(out[key])
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-fit", type=int, default=300, help="photos to fit on")
-    parser.add_argument("--n-test", type=int, default=200, help="photos to measure on")
+    parser.add_argument(
+        "--fit",
+        nargs="+",
+        default=[f"{a}:{b}" for a, b in FIT_SETS],
+        metavar="SEED:N",
+        help="photo sets to fit on",
+    )
+    parser.add_argument(
+        "--test",
+        nargs="+",
+        default=[f"{a}:{b}" for a, b in TEST_SETS],
+        metavar="SEED:N",
+        help="photo sets to measure on",
+    )
     parser.add_argument("--model", default=None, help="embedder .onnx (default: the shipped one)")
     parser.add_argument("--out", default="models/confidence.json")
     parser.add_argument("--plot", default="docs/confidence_reliability.png")
@@ -303,19 +355,24 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(args.cells_dir)
     cache.mkdir(parents=True, exist_ok=True)
     sets = {}
-    for name, seed, n in (("fit", FIT_SEED, args.n_fit), ("test", TEST_SEED, args.n_test)):
-        path = cache / f"{name}_{seed}_{n}.npz"
-        if args.reuse and path.is_file():
-            sets[name] = _load_cells(path)
-        else:
-            sets[name] = collect(seed, n, model_path=args.model)
-            _save_cells(sets[name], path)
+    for name, specs in (("fit", args.fit), ("test", args.test)):
+        parts = []
+        for spec in specs:
+            seed, n = (int(v) for v in spec.split(":"))
+            path = cache / f"{name}_{seed}_{n}.npz"
+            if args.reuse and path.is_file():
+                parts.append(_load_cells(path))
+            else:
+                cells = collect(seed, n, model_path=args.model)
+                _save_cells(cells, path)
+                parts.append(_load_cells(path))
+        sets[name] = merge(parts)
     model = fit(sets["fit"])
     report = {
         "fit": measure(model, sets["fit"]),
         "test": measure(model, sets["test"]),
         "threshold": model.threshold,
-        "seeds": {"fit": FIT_SEED, "test": TEST_SEED},
+        "sets": {"fit": args.fit, "test": args.test},
     }
     out = {**model.to_json(), "target_recall_on_fit": TARGET_RECALL,
            "measured": {k: {kk: vv for kk, vv in v.items() if kk != "reliability"}
@@ -325,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     reliability_plot(
         {**t, "threshold": model.threshold},
         Path(args.plot),
-        f"test set (seed {TEST_SEED}): {t['cells']} cells, {t['wrong_cells']} wrong; "
+        f"test photos ({' '.join(args.test)}): {t['cells']} cells, {t['wrong_cells']} wrong; "
         f"flagged {100 * (t['wrong_flagged'] or 0):.1f} % wrong / "
         f"{100 * (t['right_flagged'] or 0):.1f} % right",
     )

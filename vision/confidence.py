@@ -37,7 +37,14 @@ FEATURES = (
     "log_cell_px",  # log2 of the cell's width in the photo, pixels
     "grid_quality",  # the lattice fit's quality
     "board_top1",  # median top1 over the board's cells (a misplaced lattice lowers all)
+    "log_margin",  # log of the margin (floored at 0.001): close calls spread out
+    "low_margin_share",  # share of the board's cells with a margin under 0.1
+    "board_low_top1",  # the board's third-lowest top1 (a few cells that match nothing)
 )
+#: The features measured on a cell alone; the rest are derived by :func:`board_features`.
+CELL_FEATURES = 7
+#: A margin under this counts as a close call for ``low_margin_share``.
+CLOSE_MARGIN = 0.1
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,9 @@ class ConfidenceModel:
     bias : float
     threshold : float
         A cell is checked when ``p >= threshold``.
+    read_threshold : float
+        A read needs a check when any of its cells has ``p >= read_threshold`` (at most
+        ``threshold``: a read can be in doubt as a whole without one cell standing out).
     model_id : str
         The embedder these parameters were fitted for; ``""`` matches any.
     features : tuple of str
@@ -87,6 +97,14 @@ class ConfidenceModel:
     threshold: float
     model_id: str = ""
     features: tuple[str, ...] = FEATURES
+    read_threshold: float | None = None
+
+    @property
+    def read_limit(self) -> float:
+        """:attr:`read_threshold`, or :attr:`threshold` when none was fitted."""
+        if self.read_threshold is None:
+            return self.threshold
+        return min(self.read_threshold, self.threshold)
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_CONFIDENCE) -> ConfidenceModel:
@@ -100,6 +118,7 @@ class ConfidenceModel:
             std=np.asarray(data["std"], np.float64),
             threshold=float(data["threshold"]),
             model_id=str(data.get("model_id", "")),
+            read_threshold=float(data["read_threshold"]) if "read_threshold" in data else None,
         )
 
     def to_json(self) -> dict:
@@ -110,6 +129,7 @@ class ConfidenceModel:
             "mean": [round(float(m), 6) for m in self.mean],
             "std": [round(float(s), 6) for s in self.std],
             "threshold": round(float(self.threshold), 6),
+            "read_threshold": round(float(self.read_limit), 6),
             "model_id": self.model_id,
         }
 
@@ -203,7 +223,7 @@ def cell_features(
         if occupancy is None
         else np.asarray(occupancy, np.float64).reshape(rows, cols)
     )
-    out = np.zeros((rows, cols, len(FEATURES)), np.float64)
+    out = np.zeros((rows, cols, CELL_FEATURES), np.float64)
     finite_scores = np.where(np.isfinite(scores), scores, -1.0)
     for r in range(rows):
         for c in range(cols):
@@ -220,7 +240,7 @@ def cell_features(
             else:
                 empty_gap = 1.0
             disagreement = abs(occ[r, c] - (0.0 if cell.label == EMPTY else 1.0))
-            out[r, c, :7] = (
+            out[r, c] = (
                 top1,
                 margin,
                 category_margin,
@@ -229,8 +249,29 @@ def cell_features(
                 np.log2(max(cell_px, 1.0)),
                 grid_quality,
             )
-    out[..., 7] = np.median(out[..., 0])
-    return out.astype(np.float32)
+    full = board_features(out.reshape(rows * cols, CELL_FEATURES))
+    return full.reshape(rows, cols, len(FEATURES)).astype(np.float32)
+
+
+def board_features(cells: np.ndarray) -> np.ndarray:
+    """One board's (N, :data:`CELL_FEATURES`) per-cell features → (N, F) with the board's own.
+
+    Adds, in :data:`FEATURES` order: the median top1 over the board, the log margin, the share
+    of close calls on the board and the board's third-lowest top1.
+    """
+    cells = np.asarray(cells, np.float64)[:, :CELL_FEATURES]
+    n = len(cells)
+    top1, margin = cells[:, 0], cells[:, 1]
+    low = np.sort(top1)[min(2, n - 1)] if n else 0.0
+    extra = np.column_stack(
+        [
+            np.full(n, np.median(top1) if n else 0.0),
+            np.log(np.maximum(margin, 1e-3)),
+            np.full(n, float(np.mean(margin < CLOSE_MARGIN)) if n else 0.0),
+            np.full(n, low),
+        ]
+    )
+    return np.hstack([cells, extra])
 
 
 def assess(
@@ -268,15 +309,20 @@ def assess(
     usable = model is not None and (
         not model.model_id or model_id is None or model.model_id == model_id
     )
+    read_in_doubt = False
     if usable:
         p_wrong = model.probability(features)
         check = p_wrong >= model.threshold
+        read_in_doubt = bool((p_wrong >= model.read_limit).any())
     else:
         p_wrong = np.full(features.shape[:2], 0.5)
         check = np.ones(features.shape[:2], bool)
         reasons.append("no confidence calibration for this model")
     if check.any():
         reasons.append(f"{int(check.sum())} cell(s) in doubt")
+    elif read_in_doubt:
+        r, c = np.unravel_index(int(np.argmax(p_wrong)), p_wrong.shape)
+        reasons.append(f"the read is less certain than usual (most of all cell {r},{c})")
     if orientation is not None and orientation_in_doubt(orientation, reads):
         reasons.append("which way is up is unclear")
     return ReadConfidence(
