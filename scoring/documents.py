@@ -158,9 +158,15 @@ def check_name(name: Any, where: str) -> str:
         raise DocumentError(f'{where}: needs a non-empty "name"')
     if len(name) > MAX_NAME_CHARS:
         raise DocumentError(f'{where}: "name" is {len(name)} characters, at most {MAX_NAME_CHARS}')
-    if not name.isprintable():
+    if any(not ch.isprintable() and ch not in _JOINERS for ch in name):
         raise DocumentError(f'{where}: "name" holds control characters (line breaks, escapes)')
     return name
+
+
+#: Invisible characters a name may hold: the zero-width non-joiner and joiner that Persian and
+#: Indic names and emoji families are written with. Every other non-printable character (line
+#: breaks, escapes, bidirectional overrides) is refused.
+_JOINERS = frozenset("\u200c\u200d")
 
 
 def check_player_count(n: int, where: str) -> int:

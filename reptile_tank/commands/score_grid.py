@@ -151,8 +151,11 @@ def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
 
 
 def _plain_text(text: Any, width: int | None = None) -> str:
-    """User text for a terminal: control characters (escapes, line breaks) shown escaped."""
-    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
+    """User text for a terminal: control characters (escapes, line breaks) shown escaped; the
+    zero-width (non-)joiners of Persian and Indic names and emoji families kept."""
+    text = "".join(
+        ch if ch.isprintable() or ch in "\u200c\u200d" else repr(ch)[1:-1] for ch in str(text)
+    )
     return text if width is None or len(text) <= width else text[: width - 1] + "\u2026"
 
 

@@ -188,3 +188,16 @@ def test_a_closed_pipe_is_quiet(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert err.decode() == "", err.decode()
     assert proc.returncode == 141
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["Liz \U0001f469\u200d\U0001f469\u200d\U0001f467", "\u0645\u06cc\u200c\u0631\u0648\u062f"],
+)
+def test_names_written_with_zero_width_joiners_are_kept(tmp_path, name):
+    doc = {**GAME, "players": [{"name": name, "board": VALID["grid"]}]}
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    run = run_cli("score-game", str(path))
+    assert run.returncode == 0, run.stderr
+    assert name in run.stdout
