@@ -94,7 +94,7 @@ def _columns(url: str) -> dict[str, dict[str, bool]]:
 
 def test_migration_steps_are_numbered_one_to_current() -> None:
     assert [version for version, _ in MIGRATIONS] == list(range(1, SCHEMA_VERSION + 1))
-    assert SCHEMA_VERSION == 2
+    assert SCHEMA_VERSION == 3
 
 
 def test_v1_database_opens_and_migrates(store_url: str, tmp_path) -> None:
@@ -127,11 +127,27 @@ def test_v1_database_opens_and_migrates(store_url: str, tmp_path) -> None:
         assert store.get_game(new_id).notes == "after the upgrade 🦎"
         with store._engine.connect() as conn:
             versions = conn.exec_driver_sql("SELECT version FROM schema_version").scalars()
-            assert sorted(versions) == [1, 2]
+            assert sorted(versions) == [1, 2, 3]
     # A migrated database has the same columns as a fresh one.
     fresh = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
     Store(fresh).close()
     assert _columns(store_url) == _columns(fresh)
+    assert _indexes(store_url) == _indexes(fresh)
+    assert "ix_game_players_standings" in _indexes(fresh)["game_players"]
+
+
+def _indexes(url: str) -> dict[str, set[str]]:
+    from leaderboard.store import resolve_url
+
+    engine = sa.create_engine(resolve_url(url))
+    try:
+        inspector = sa.inspect(engine)
+        return {
+            table: {index["name"] for index in inspector.get_indexes(table)}
+            for table in ("games", "game_players", "players", "sessions")
+        }
+    finally:
+        engine.dispose()
 
 
 def test_newer_database_is_refused_not_downgraded(store_url: str) -> None:
