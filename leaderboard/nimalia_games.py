@@ -209,7 +209,10 @@ class NimaliaStore:
         }
 
         def work(conn: Connection, _attempt: int) -> tuple[int, bool]:
-            if conn.execute(sa.select(_sessions.c.id).where(_sessions.c.id == session_id)).scalar() is None:
+            if (
+                conn.execute(sa.select(_sessions.c.id).where(_sessions.c.id == session_id)).scalar()
+                is None
+            ):
                 raise NotFoundError(f"no game night with id {session_id}")
             found = conn.execute(sa.select(_games.c.id).where(_games.c.uid == uid)).scalar()
             if found is None:
@@ -329,7 +332,12 @@ class NimaliaStore:
                 sa.select(_drafts.c.revision).where(_drafts.c.session_id == session_id)
             ).one_or_none()
             if row is None:
-                if conn.execute(sa.select(_sessions.c.id).where(_sessions.c.id == session_id)).scalar() is None:
+                if (
+                    conn.execute(
+                        sa.select(_sessions.c.id).where(_sessions.c.id == session_id)
+                    ).scalar()
+                    is None
+                ):
                     raise NotFoundError(f"no game night with id {session_id}")
                 conn.execute(
                     sa.insert(_drafts).values(

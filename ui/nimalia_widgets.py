@@ -105,9 +105,11 @@ def reserve_css(
     flagged: Iterable[tuple[int, int]] = (),
     highlight: Iterable[tuple[int, int]] = (),
     selected: tuple[int, int] | None = None,
+    footprint: Iterable[tuple[int, int]] = (),
 ) -> str:
     """Per-square CSS: land colours, flagged squares outlined (dashed orange), the squares a
-    reason refers to ringed (thick blue), the selected square framed black."""
+    reason refers to ringed (thick blue), the selected square framed black, where the next card
+    would go dotted black."""
     rules = [
         _colour_rules(f".st-key-{key}_{r}_{c}", token)
         for r, line in enumerate(rows)
@@ -121,6 +123,10 @@ def reserve_css(
         f".st-key-{key}_{r}_{c} button {{ border: 4px solid #0b3d91 !important; "
         "box-shadow: 0 0 0 2px #0b3d91; }"
         for r, c in highlight
+    ]
+    rules += [
+        f".st-key-{key}_{r}_{c} button {{ outline: 3px dotted #000; outline-offset: -6px; }}"
+        for r, c in footprint
     ]
     if selected is not None:
         r, c = selected
@@ -139,11 +145,21 @@ def reserve_ui(
     highlight: Iterable[tuple[int, int]] = (),
     selected: tuple[int, int] | None = None,
     on_select: Callable[[int, int], None] | None = None,
+    footprint: Iterable[tuple[int, int]] = (),
 ) -> None:
     """The reserve as 6 x 6 square buttons that keep their 6 columns on a 390 px phone."""
     flagged, highlight = list(flagged), list(highlight)
-    st.html(RESERVE_CSS + reserve_css(rows, key=key, flagged=flagged, highlight=highlight,
-                                      selected=selected))
+    st.html(
+        RESERVE_CSS
+        + reserve_css(
+            rows,
+            key=key,
+            flagged=flagged,
+            highlight=highlight,
+            selected=selected,
+            footprint=footprint,
+        )
+    )
     grid = st.grid(len(rows[0]), wrap=False, min_column_width=44, gap="xxsmall")
     for r, line in enumerate(rows):
         for c, token in enumerate(line):
@@ -168,9 +184,7 @@ def picker_ui(
     order += [t for t in N.TOKENS if t not in order]
     st.html(
         "<style>"
-        + " ".join(
-            _colour_rules(f".st-key-nim_pick_{N.TOKENS.index(t)}", t) for t in N.TOKENS
-        )
+        + " ".join(_colour_rules(f".st-key-nim_pick_{N.TOKENS.index(t)}", t) for t in N.TOKENS)
         + f" .st-key-nim_pick_{N.TOKENS.index(current)} button {{ border: 3px solid #000; }}"
         + "</style>"
     )
@@ -217,8 +231,10 @@ def standings_ui(session_id: int | None) -> None:
                 "Game": g.id,
                 "Played": g.played_at[:16].replace("T", " "),
                 "Goals": ", ".join(str(x) for x in g.goals),
-                "Result": " · ".join(f"{p.rank}. {p.name} {p.total}" for p in
-                                     sorted(g.players, key=lambda p: (p.rank, p.seat))),
+                "Result": " · ".join(
+                    f"{p.rank}. {p.name} {p.total}"
+                    for p in sorted(g.players, key=lambda p: (p.rank, p.seat))
+                ),
             }
             for g in games
         ],

@@ -129,7 +129,11 @@ def test_laying_cards_uses_the_card_its_turn_and_legal_places(app):
     assert len(at.selectbox(key="nim_spot").options) == 25  # anywhere on an empty reserve
     at.number_input(key="nim_card").set_value(36)
     at.selectbox(key="nim_turn").set_value(90)
-    at.selectbox(key="nim_spot").set_value((1, 1))
+    at.selectbox(key="nim_spot").set_value((1, 1)).run()
+    css = "".join(h.proto.body for h in at.get("html"))
+    for r, c in ((1, 1), (1, 2), (2, 1), (2, 2)):  # where the card would go is dotted
+        assert f".st-key-nim_sq_{r}_{c} button {{ outline: 3px dotted" in css
+    assert ".st-key-nim_sq_0_0 button { outline: 3px dotted" not in css
     at.button(key="nim_place").click().run()
     no_errors(at)
     grid = at.session_state["nim_game"]["reserves"]["Ann"][0]

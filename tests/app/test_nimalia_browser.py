@@ -25,8 +25,12 @@ TRUTH = [
     ["S:ott\\", "J:pan", "I:bea", "I:bea", "I:pen"],
     ["I:bea", "I:pen", "J:gor", "S:lio", "S:gir"],
 ]
-GOALS = {"blue": "3. Jungle zones", "green": "8. Polar bear groups",
-         "yellow": "1. Same animals", "red": "13. Few giraffes"}
+GOALS = {
+    "blue": "3. Jungle zones",
+    "green": "8. Polar bear groups",
+    "yellow": "1. Same animals",
+    "red": "13. Few giraffes",
+}
 
 
 def reserve_photo(path: Path) -> Path:

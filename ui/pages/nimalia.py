@@ -150,11 +150,15 @@ def goals_header_ui(game: dict) -> None:
     catalogue = N.catalogue()
     number = game["round"]
     scored = N.round_goals(game, number)
-    st.markdown(f"**Round {number} of {N.rounds_total()}** · scores goals "
-                + ", ".join(f"{g} ({catalogue[g]['colour']})" for g in scored))
+    st.markdown(
+        f"**Round {number} of {N.rounds_total()}** · scores goals "
+        + ", ".join(f"{g} ({catalogue[g]['colour']})" for g in scored)
+    )
     with st.expander("The 4 goals"):
         for g in game["goals"]:
-            st.text(f"{g}. {catalogue[g]['name']} ({catalogue[g]['colour']}): {catalogue[g]['text']}")
+            st.text(
+                f"{g}. {catalogue[g]['name']} ({catalogue[g]['colour']}): {catalogue[g]['text']}"
+            )
 
 
 def player_ui(game: dict) -> str:
@@ -229,9 +233,7 @@ def remember_change(game: dict, player: str, text: str, points: dict[str, int]) 
 
 def points_now(game: dict, player: str) -> dict[str, int]:
     result = N.score(game)
-    return {
-        str(g["goal"]): g["points"] for g in N.reason_lines(result, player, game["round"])
-    }
+    return {str(g["goal"]): g["points"] for g in N.reason_lines(result, player, game["round"])}
 
 
 def tap_ui(game: dict, player: str) -> None:
@@ -265,8 +267,9 @@ def place_ui(game: dict, player: str) -> None:
     spots = N.card_positions(game, player)
     cols = st.columns(2)
     cols[0].number_input("Card number", 1, 60, key=KEY_CARD, step=1)
-    cols[1].selectbox("Turn (clockwise)", [0, 90, 180, 270], key=KEY_TURN,
-                      format_func=lambda d: f"{d}°")
+    cols[1].selectbox(
+        "Turn (clockwise)", [0, 90, 180, 270], key=KEY_TURN, format_func=lambda d: f"{d}°"
+    )
     if st.session_state.get(KEY_SPOT) not in spots:
         st.session_state[KEY_SPOT] = spots[0] if spots else None
     st.selectbox(
@@ -279,7 +282,9 @@ def place_ui(game: dict, player: str) -> None:
 
     card, degrees = int(st.session_state[KEY_CARD]), int(st.session_state[KEY_TURN])
     squares = [N.square_text(s.token) for s in turn(card, degrees)]
-    st.caption(f"Card {card} turned {degrees}°: {squares[0]} {squares[1]} / {squares[2]} {squares[3]}")
+    st.caption(
+        f"Card {card} turned {degrees}°: {squares[0]} {squares[1]} / {squares[2]} {squares[3]}"
+    )
 
     def place() -> None:  # the widgets' values now (not the ones this run drew)
         card, degrees = int(st.session_state[KEY_CARD]), int(st.session_state[KEY_TURN])
@@ -311,8 +316,9 @@ def photo_ui(game: dict, player: str) -> None:
         st.info("The photo reader is not available on this server: tap the squares instead.")
         return
     key = f"nim_photo_{game['players'].index(player)}_{game['round']}"
-    upload = st.file_uploader("Photo of the reserve, from your seat", type=["jpg", "jpeg", "png"],
-                              key=key)
+    upload = st.file_uploader(
+        "Photo of the reserve, from your seat", type=["jpg", "jpeg", "png"], key=key
+    )
     if upload is None:
         return
     data = upload.getvalue()
@@ -335,7 +341,9 @@ def photo_ui(game: dict, player: str) -> None:
     if not read.found:
         st.warning("No reserve found in this photo: take it again from above, or tap squares.")
         return
-    flagged = [(r, c) for r, row in enumerate(read.cells) for c, cell in enumerate(row) if cell.check]
+    flagged = [
+        (r, c) for r, row in enumerate(read.cells) for c, cell in enumerate(row) if cell.check
+    ]
     before = points_now(game, player)
     warnings = N.set_read(game, player, read.squares, flagged)
     game.setdefault("likely", {})[player] = {
@@ -407,8 +415,9 @@ def game_ui(game: dict) -> None:
     view = round_view_ui(game)
     playing = view == number
     if playing:
-        mode = st.segmented_control("Enter the reserve by", MODES, key=KEY_MODE,
-                                    default=MODES[0], required=True)
+        mode = st.segmented_control(
+            "Enter the reserve by", MODES, key=KEY_MODE, default=MODES[0], required=True
+        )
     else:
         mode = None
         st.caption(f"Round {view} as it was scored (read only).")
@@ -420,8 +429,13 @@ def game_ui(game: dict) -> None:
     def select(r: int, c: int) -> None:
         st.session_state[SELECTED] = None if st.session_state.get(SELECTED) == (r, c) else (r, c)
 
+    footprint = []
+    if mode == MODES[1] and st.session_state.get(KEY_SPOT):
+        r, c = st.session_state[KEY_SPOT]
+        footprint = [(r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1)]
     reserve_ui(
         N.reserve_of(game, player, view),
+        footprint=footprint,
         flagged=N.checks_of(game, player) if playing else (),
         highlight=highlight,
         selected=st.session_state.get(SELECTED) if playing else None,
@@ -438,6 +452,7 @@ def game_ui(game: dict) -> None:
     if N.finished(game):
         finish_ui(game, result)
     else:
+
         def advance() -> None:
             st.session_state[KEY_VIEW] = N.next_round(game)
             st.session_state[SELECTED] = None
