@@ -174,6 +174,7 @@ def run_bench(args: argparse.Namespace) -> int:
         reference = _reference_reader(reference_model, args.pack, copies_from_rules(rules))
     doubt = _new_doubt()
     reference_doubt = _new_doubt()
+    margin_doubt = _new_doubt()  # the same reads judged by today's highlight rule
     baseline = None
     if not args.no_baseline:
         baseline = HistogramBaseline(_deck_faces(reader), reader.cell_size)
@@ -215,7 +216,10 @@ def run_bench(args: argparse.Namespace) -> int:
             read = _read_with_doubt(reader, data, rows_true, doubt, margin_rule=False)
         except ValueError as error:
             stats["failures"].append(f"{image_path.name}: {error}")
+            margin_doubt["refused"] += 1
+            margin_doubt["no_terrarium"] += int("no terrarium" in str(error).lower())
             continue
+        _count_doubt(read, rows_true, margin_doubt, margin_rule=True)
         stats["grid_found"] += 1
         to_crops = sum(read.cpu_ms[stage] for stage in ("load", "grid", "rectify"))
         grid["to_crops_ms"].append(to_crops)
@@ -264,6 +268,10 @@ def run_bench(args: argparse.Namespace) -> int:
     )
     report["grid"] = _grid_summary(grid, None if args.no_baseline else grid_baseline, len(scenes))
     report["doubt"] = _doubt_summary(doubt, len(scenes))
+    report["margin_rule"] = {
+        "check_rule": "the same reads, margin to the runner-up < 0.1 (today's highlight)",
+        **_doubt_summary(margin_doubt, len(scenes)),
+    }
     if reference is not None:
         report["reference"] = {
             "model": str(reference_model),
@@ -412,6 +420,12 @@ def _read_with_doubt(reader, data: bytes, rows_true, out: dict, *, margin_rule: 
         raise
     finally:
         out["cpu_ms"].append(1000 * (time.process_time() - start))
+    _count_doubt(read, rows_true, out, margin_rule=margin_rule)
+    return read
+
+
+def _count_doubt(read, rows_true, out: dict, *, margin_rule: bool) -> None:
+    """Count one read's right, wrong, flagged and silent cells into ``out``."""
     if margin_rule:
         check = np.zeros((len(read.cells), len(read.cells[0])), bool)
         for r, c in read.low_confidence(MARGIN_RULE):
@@ -436,7 +450,6 @@ def _read_with_doubt(reader, data: bytes, rows_true, out: dict, *, margin_rule: 
     if wrong.any():
         out["wrong_boards"] += 1
         out["wrong_boards_flagged"] += int(needs_check)
-    return read
 
 
 def _doubt_summary(d: dict, scenes: int) -> dict:
@@ -555,7 +568,11 @@ def format_report(report: dict) -> str:
                 f"found {b['found_within_quarter_card_pct']} %, corner error "
                 f"{b['corner_error_mean_pct_card_width']} %"
             )
-    for key, title in (("doubt", "This reader"), ("reference", "Reference reader")):
+    for key, title in (
+        ("doubt", "This reader"),
+        ("margin_rule", "Same reads, margin < 0.1"),
+        ("reference", "Reference reader"),
+    ):
         d = report.get(key)
         if not d:
             continue
