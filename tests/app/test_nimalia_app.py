@@ -206,6 +206,41 @@ def test_the_game_in_progress_survives_a_new_session(app, app_env):
     assert fresh.button(key="nim_sq_0_0").label == "🐊"
 
 
+def test_undo_puts_the_reserve_back(app):
+    at = start(app)
+    tap_square(at, 0, 0, "I:bea")
+    tap_square(at, 0, 1, "I:bea")
+    assert points(at)["Goal 8"] == "4"
+    at.button(key="nim_undo").click().run()
+    no_errors(at)
+    assert at.session_state["nim_game"]["reserves"]["Ann"][0][0][:2] == ["I:bea", "."]
+    assert points(at)["Goal 8"] == "-1"
+
+
+def test_two_phones_on_one_night_see_each_others_taps(app):
+    one = start(app)
+    two = AppTest.from_file(APP, default_timeout=60)
+    two.query_params["night"] = one.session_state["rt_night_uid"]
+    two.run()
+    two.switch_page(PAGE).run()
+    no_errors(two)
+    tap_square(one, 0, 0, "W:cro")
+    two.run()
+    no_errors(two)
+    assert two.session_state["nim_game"]["reserves"]["Ann"][0][0][0] == "W:cro"
+    assert any("updated from another device" in t.value for t in two.success)
+    # the first phone selects a square, the second changes another, the first picks: the
+    # first phone's change is made on the game it showed, kept, and it says so
+    one.button(key="nim_sq_0_2").click().run()
+    tap_square(two, 0, 1, "W:fla")
+    one.button(key=f"nim_pick_{N.TOKENS.index('W:cro')}").click().run()
+    no_errors(one)
+    assert any("your change is kept" in t.value for t in one.success)
+    one.run()
+    two.run()
+    assert two.session_state["nim_game"]["reserves"]["Ann"][0][0][:3] == ["W:cro", ".", "W:cro"]
+
+
 def test_service_photo_read_is_fixed_square_by_square():
     game = N.new_game(["Ann", "Ben"], list(GOALS.values()))
     warnings = N.set_read(game, "Ann", [["I:bea", "J:pan"] + ["."] * 4 + ["I:pen"]], [(0, 1)])

@@ -9,6 +9,7 @@ draft in the database, so a reload or another phone finds it back.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 import json
@@ -66,16 +67,25 @@ def resume() -> None:
         document, revision = store.draft(night) if night else (None, 0)
         if revision == st.session_state.get(REVISION):
             return
-        if st.session_state.get(NIGHT) == night and st.session_state.get(REVISION):
-            st.session_state[S.FLASH] = "This Nimalia game was updated from another device."
+        if _hash(st.session_state.get(GAME)) != st.session_state.get(HASH):
+            # a tap on this page (its callback ran first) and a change elsewhere: this page's
+            # change is written over the other (last writer wins, and it says so)
+            st.session_state[REVISION] = revision
+            st.session_state[S.FLASH] = (
+                "This Nimalia game was also changed on another device: your change is kept."
+            )
+            return
+        st.session_state[S.FLASH] = "This Nimalia game was updated from another device."
     else:
         document, revision = store.draft(night)
+    before = st.session_state.get(GAME) or {}
     st.session_state[GAME] = document
     st.session_state[NIGHT] = night
     st.session_state[REVISION] = revision
     st.session_state[HASH] = _hash(document)
-    st.session_state[SELECTED] = None
-    st.session_state[LAST_CHANGE] = None
+    if (document or {}).get("uid") != before.get("uid"):  # another game: nothing to carry over
+        st.session_state[SELECTED] = None
+        st.session_state[LAST_CHANGE] = None
 
 
 def sync() -> None:
@@ -191,7 +201,9 @@ def goal_points_ui(goals: list[dict], player: str, *, deltas: bool = True) -> No
             )
         grid.metric("Total", goals[-1]["total_after"] if goals else 0)
     if change.get("player") == player and change.get("text"):
-        st.caption(change["text"])
+        cols = st.columns([3, 1], vertical_alignment="center")
+        cols[0].caption(change["text"])
+        cols[1].button("Undo", key="nim_undo", on_click=undo, args=(st.session_state[GAME],))
 
 
 def reasons_ui(goals: list[dict]) -> tuple[list[tuple[int, int]], list[str], dict[str, str]]:
@@ -227,8 +239,30 @@ def reasons_list_ui(goals: list[dict], options, labels) -> None:
     )
 
 
-def remember_change(game: dict, player: str, text: str, points: dict[str, int]) -> None:
-    st.session_state[LAST_CHANGE] = {"player": player, "text": text, "points": points}
+def snapshot(game: dict, player: str) -> dict:
+    """The player's reserve, flags and goal points before a change (for the delta and undo)."""
+    return {
+        "points": points_now(game, player),
+        "grid": copy.deepcopy(N.reserve_of(game, player)),
+        "check": [list(s) for s in N.checks_of(game, player)],
+        "round": game["round"],
+    }
+
+
+def remember_change(game: dict, player: str, text: str, before: dict) -> None:
+    st.session_state[LAST_CHANGE] = {"player": player, "text": text, **before}
+
+
+def undo(game: dict) -> None:
+    """Callback: put back the reserve as it was before the last change."""
+    change = st.session_state.get(LAST_CHANGE) or {}
+    if change.get("round") != game["round"] or change.get("player") not in game["players"]:
+        return
+    player = change["player"]
+    game["reserves"][player][game["round"] - 1] = change["grid"]
+    game["check"][player] = change["check"]
+    st.session_state[LAST_CHANGE] = None
+    st.session_state[S.FLASH] = f"Undone: {change['text']}"
 
 
 def points_now(game: dict, player: str) -> dict[str, int]:
@@ -248,7 +282,7 @@ def tap_ui(game: dict, player: str) -> None:
     likely = game.get("likely", {}).get(player, {}).get(f"{r},{c}")
 
     def pick(token: str) -> None:
-        before = points_now(game, player)
+        before = snapshot(game, player)
         old = grid[r][c]
         if N.set_square(game, player, r, c, token):
             remember_change(
@@ -289,7 +323,7 @@ def place_ui(game: dict, player: str) -> None:
     def place() -> None:  # the widgets' values now (not the ones this run drew)
         card, degrees = int(st.session_state[KEY_CARD]), int(st.session_state[KEY_TURN])
         spot = st.session_state.get(KEY_SPOT)
-        before = points_now(game, player)
+        before = snapshot(game, player)
         try:
             N.place_card(game, player, card, *spot, degrees)
         except (ValueError, TypeError) as error:
@@ -344,7 +378,7 @@ def photo_ui(game: dict, player: str) -> None:
     flagged = [
         (r, c) for r, row in enumerate(read.cells) for c, cell in enumerate(row) if cell.check
     ]
-    before = points_now(game, player)
+    before = snapshot(game, player)
     warnings = N.set_read(game, player, read.squares, flagged)
     game.setdefault("likely", {})[player] = {
         f"{r},{c}": [t for t, _s in read.cells[r][c].top][:3] for r, c in flagged
@@ -467,16 +501,17 @@ def game_ui(game: dict) -> None:
 
 def nimalia_ui() -> None:
     st.title("🦦 Nimalia")
-    flash_ui(st.session_state)
     if st.session_state[S.SESSION_ID] is None:
         st.info("Pick or create a game night first.")
         st.page_link(page_path("setup.py"), label="Game setup", icon="🎲")
         return
     try:
         if game_choice_ui() != "nimalia":
+            flash_ui(st.session_state)
             st.info("This game night plays Reptile Tank: choose Nimalia above to play it.")
             return
         resume()
+        flash_ui(st.session_state)
         game = st.session_state.get(GAME)
         if game is None:
             setup_ui()
