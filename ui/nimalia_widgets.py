@@ -241,6 +241,24 @@ def standings_ui(session_id: int | None) -> None:
         hide_index=True,
         key="lb_nimalia_games",
     )
+    with st.expander("Delete a Nimalia game"):
+        st.selectbox(
+            "Nimalia game",
+            [g.id for g in games],
+            key="lb_nim_delete_game",
+            format_func=lambda i: f"Nimalia game {i}",
+        )
+        sure = st.checkbox("Yes, delete this Nimalia game for good", key="lb_nim_delete_sure")
+
+        def delete() -> None:
+            game_id = st.session_state["lb_nim_delete_game"]
+            if not st.session_state.get("lb_nim_delete_sure"):
+                return
+            store.delete_game(game_id)
+            st.session_state["lb_nim_delete_sure"] = False
+            st.session_state[S.FLASH] = f"Nimalia game {game_id} deleted."
+
+        st.button("Delete Nimalia game", key="lb_nim_delete", disabled=not sure, on_click=delete)
 
 
 __all__ = ["escape_markdown"]

@@ -189,6 +189,13 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     assert list(standings["Wins"]) == [1, 0]
     at.segmented_control(key="lb_kind").set_value("multi").run()
     assert any("No confirmed games" in i.value for i in at.info)
+    # deleting it (with the confirmation ticked) empties Nimalia's standings
+    at.segmented_control(key="lb_kind").set_value("nimalia").run()
+    at.checkbox(key="lb_nim_delete_sure").check().run()
+    at.button(key="lb_nim_delete").click().run()
+    no_errors(at)
+    assert store.list_games() == []
+    assert any("No saved Nimalia games" in i.value for i in at.info)
 
 
 def test_the_game_in_progress_survives_a_new_session(app, app_env):
