@@ -11,6 +11,9 @@ Version history
 ---------------
 1. First release: ``schema_version``, ``sessions``, ``players``, ``games``, ``game_players``.
 2. ``games.notes`` (free text) and ``game_players.photo_thumbnail`` (small JPEG bytes).
+3. Indexes for pages that cost O(page): ``ix_game_players_standings`` (player, game, rank,
+   total: the standings read this covering index, never the wide player lines with their
+   boards, pads and thumbnails) and ``ix_games_played_at`` (newest games first).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _schema_v1(metadata: sa.MetaData) -> None:
@@ -96,11 +99,28 @@ def _columns_v2(metadata: sa.MetaData) -> None:
     )
 
 
+def _indexes_v3(metadata: sa.MetaData) -> list[sa.Index]:
+    """Version 3's indexes, bound to ``metadata``'s tables."""
+    lines = metadata.tables["game_players"]
+    games = metadata.tables["games"]
+    return [
+        sa.Index(
+            "ix_game_players_standings",
+            lines.c.player_id,
+            lines.c.game_id,
+            lines.c.rank,
+            lines.c.total,
+        ),
+        sa.Index("ix_games_played_at", games.c.played_at, games.c.id),
+    ]
+
+
 def current_metadata() -> sa.MetaData:
     """Return a fresh ``MetaData`` describing the current schema (version ``SCHEMA_VERSION``)."""
     metadata = sa.MetaData()
     _schema_v1(metadata)
     _columns_v2(metadata)
+    _indexes_v3(metadata)
     return metadata
 
 
@@ -135,10 +155,19 @@ def _migrate_to_2(conn: Connection) -> None:
     _add_column(conn, "game_players", sa.Column("photo_thumbnail", sa.LargeBinary, nullable=True))
 
 
+def _migrate_to_3(conn: Connection) -> None:
+    """Create the indexes of O(page) standings and game lists."""
+    metadata = current_metadata()
+    for index in metadata.tables["game_players"].indexes | metadata.tables["games"].indexes:
+        if index.name in ("ix_game_players_standings", "ix_games_played_at"):
+            index.create(conn, checkfirst=True)
+
+
 #: ``(version, step)``: running ``step`` on a database at ``version - 1`` brings it to ``version``.
 MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = (
     (1, _migrate_to_1),
     (2, _migrate_to_2),
+    (3, _migrate_to_3),
 )
 
 

@@ -601,38 +601,67 @@ class Store:
     def _standings(
         self, session_id: int | None, mode: str | None, *, offset: int, limit: int | None
     ) -> tuple[list[LeaderboardRow], int, int]:
-        games = sa.select(_games.c.id)
-        if session_id is not None:
-            games = games.where(_games.c.session_id == session_id)
-        if mode is not None:
-            games = games.where(_games.c.mode == mode)
+        games = None  # every game: no need to look at the games table at all
+        if session_id is not None or mode is not None:
+            games = sa.select(_games.c.id)
+            if session_id is not None:
+                games = games.where(_games.c.session_id == session_id)
+            if mode is not None:
+                games = games.where(_games.c.mode == mode)
         bad = sa.select(_lines.c.game_id).where(_out_of_range())
-        counted = sa.and_(_lines.c.game_id.in_(games), _lines.c.game_id.not_in(bad))
-        wins = sa.func.sum(sa.case((_lines.c.rank == 1, 1), else_=0))
-        total_vp = sa.func.sum(_lines.c.total)
-        played = sa.func.count()
-        average = sa.cast(total_vp, sa.Float) / played
-        query = (
-            sa.select(_players.c.name, played, wins, total_vp, sa.func.max(_lines.c.total))
-            .select_from(_lines.join(_players))
+        # Unary plus: over all games (or one mode) the filters must not pick the (game_id, seat)
+        # key to search by, or SQLite reads every wide player line (boards, pads, thumbnails):
+        # the standings read the covering ix_game_players_standings only.
+        # One game night's few games are still best found by key.
+        game_id = _lines.c.game_id
+        if session_id is None:
+            game_id = sa.literal_column("+game_players.game_id")
+        counted = game_id.not_in(bad)
+        if games is not None:
+            counted = sa.and_(game_id.in_(games), counted)
+        # Aggregate per player id over the covering index (ix_game_players_standings), then
+        # join the names of the page's rows only.
+        per_player = (
+            sa.select(
+                _lines.c.player_id.label("player_id"),
+                sa.func.count().label("played"),
+                sa.func.sum(sa.case((_lines.c.rank == 1, 1), else_=0)).label("wins"),
+                sa.func.sum(_lines.c.total).label("vp"),
+                sa.func.max(_lines.c.total).label("best"),
+            )
             .where(counted)
-            .group_by(_players.c.id, _players.c.name)
+            .group_by(_lines.c.player_id)
+            .subquery()
         )
+        average = sa.cast(per_player.c.vp, sa.Float) / per_player.c.played
+        query = sa.select(
+            _players.c.name,
+            per_player.c.played,
+            per_player.c.wins,
+            per_player.c.vp,
+            per_player.c.best,
+            sa.func.count().over().label("listed"),
+        ).join(per_player, _players.c.id == per_player.c.player_id)
 
         def work(conn: Connection, _attempt: int) -> tuple[list[Any], int, int]:
             name = _players.c.name
             if conn.dialect.name == "postgresql":
                 name = sa.collate(name, "C")  # code point order, as SQLite's BINARY
-            ordered = query.order_by(wins.desc(), average.desc(), total_vp.desc(), name)
+            ordered = query.order_by(
+                per_player.c.wins.desc(), average.desc(), per_player.c.vp.desc(), name
+            )
             if limit is not None:
                 ordered = ordered.offset(offset).limit(limit)
             rows = conn.execute(ordered).all()
-            if limit is None:
-                return rows, len(rows), _count(conn, bad, games)
-            players = conn.execute(
-                sa.select(sa.func.count(sa.distinct(_lines.c.player_id))).where(counted)
-            ).scalar()
-            return rows, int(players or 0), _count(conn, bad, games)
+            if rows:
+                listed = int(rows[0].listed)
+            elif offset == 0:
+                listed = 0
+            else:  # a page past the end: count the listing on its own
+                listed = conn.execute(
+                    sa.select(sa.func.count()).select_from(per_player)
+                ).scalar_one()
+            return [row[:5] for row in rows], int(listed), _count(conn, games)
 
         rows, total, excluded = self._transaction(work, write=False)
         table = [
@@ -969,11 +998,11 @@ def _out_of_range() -> sa.ColumnElement[bool]:
     return sa.or_(_lines.c.total > MAX_VP, _lines.c.total < -MAX_VP)
 
 
-def _count(conn: Connection, bad: sa.Select, games: sa.Select) -> int:
-    """How many of ``games`` are among the ``bad`` ones."""
-    query = sa.select(sa.func.count(sa.distinct(_lines.c.game_id))).where(
-        _lines.c.game_id.in_(games), _out_of_range()
-    )
+def _count(conn: Connection, games: sa.Select | None) -> int:
+    """How many of ``games`` (``None``: all) hold an out-of-range total."""
+    query = sa.select(sa.func.count(sa.distinct(_lines.c.game_id))).where(_out_of_range())
+    if games is not None:
+        query = query.where(_lines.c.game_id.in_(games))
     return int(conn.execute(query).scalar() or 0)
 
 
