@@ -14,6 +14,10 @@ from PIL import Image
 from ui.camera import SMALL_SHORT_SIDE, capture_size, check_capture
 
 ROOT = Path(__file__).resolve().parents[2]
+#: True when the page is no wider than the phone's screen.
+NO_SIDEWAYS_SCROLL = (
+    "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+)
 SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
 MODEL = ROOT / "models" / "card_embedder.onnx"
 
@@ -183,6 +187,7 @@ def test_a_shot_from_the_fake_camera_is_read(tmp_path, kind, camera):
             wait_idle(page)
             size = page.get_by_text("Camera photo:", exact=False).first
             size.wait_for(timeout=90_000)
+            assert page.evaluate(NO_SIDEWAYS_SCROLL), "the page scrolls sideways at 390 px"
             if camera < 1000:
                 page.screenshot(path=str(tmp_path / f"camera-{kind}-small.png"), full_page=True)
                 assert "640 × 480" in size.inner_text() and "too small" in size.inner_text()

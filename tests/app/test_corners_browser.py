@@ -24,6 +24,10 @@ from ui.corners import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+#: True when the page is no wider than the phone's screen.
+NO_SIDEWAYS_SCROLL = (
+    "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+)
 SAMPLES = ROOT / "reptile_tank" / "samples"
 SAMPLE = SAMPLES / "sample_1.jpg"
 TRUTH = SAMPLES / "sample_1.json"
@@ -187,6 +191,7 @@ def test_tapping_four_corners_reads_the_right_board(tmp_path):
             tap_on(page, photo_frame, *off, width, height)
             page.get_by_text("All four corners placed").wait_for()
             page.screenshot(path=str(tmp_path / "corners-placed.png"), full_page=True)
+            assert page.evaluate(NO_SIDEWAYS_SCROLL), "the page scrolls sideways at 390 px"
             # ...and the magnifier (on the last corner) puts it exactly on the corner
             side = 1600 / 8
             left = min(max(off[0] - side / 2, 0), width - side)
