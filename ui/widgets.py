@@ -39,9 +39,14 @@ div[class*="st-key-check_pick_"] button, div[class*="st-key-solo_pick_"] button 
   min-height: 2.6rem; padding: 0.2rem 0.3rem; font-size: 0.85rem;
 }
 .st-key-check_total, .st-key-solo_total {
-  position: fixed; bottom: 0; left: 0; right: 0; z-index: 999990; gap: 0;
-  background: var(--st-background-color, #fff); padding: 0.25rem 1rem 0.35rem 1rem;
-  box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.15);
+  position: fixed; bottom: 1rem; right: 1rem; left: auto; width: 22rem; z-index: 999990;
+  gap: 0; background: var(--st-background-color, #fff); padding: 0.35rem 1rem 0.45rem 1rem;
+  border-radius: 0.6rem; box-shadow: 0 2px 12px rgba(0, 0, 0, 0.25);
+}
+@media (max-width: 640px) {
+  .st-key-check_total, .st-key-solo_total {
+    bottom: 0; left: 0; right: 0; width: auto; border-radius: 0;
+  }
 }
 .st-key-check_total [data-testid="stMetric"], .st-key-solo_total [data-testid="stMetric"] {
   padding: 0;
@@ -211,8 +216,8 @@ def label_picker_ui(
     if best:
         st.caption("Most likely:")
         if thumbnails:
-            st.html(picture_button_css(key, best))
-        grid = st.grid(len(best), wrap=False, gap="xsmall")
+            st.html(picture_button_css(key, best), width="content")
+        grid = st.grid("auto", min_column_width=100, gap="xsmall")
         for label in best:
             grid.button(
                 full_name(label),
