@@ -241,6 +241,10 @@ def corners_ui(read: Any, *, key: str) -> list[Point] | None:
     width, height = read.image_size
     points_key, focus_key = f"{key}_points", f"{key}_focus"
     state = st.session_state
+    photo_key = f"{key}_photo"
+    if state.get(photo_key) != read.photo_sha256:  # another photo: its own corners
+        state[photo_key] = read.photo_sha256
+        state[points_key], state[focus_key] = [], None
     points: list[Point] = state.setdefault(points_key, [])
 
     def tapped(component_key: str, zoom: Zoom | None = None) -> None:

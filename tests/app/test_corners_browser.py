@@ -218,3 +218,26 @@ def test_tapping_four_corners_reads_the_right_board(tmp_path):
             raise
         finally:
             browser.close()
+
+
+def test_a_new_photo_starts_with_no_corners(app):
+    """Corners tapped on one photo are not carried to the next photo that needs them."""
+    from app_helpers import no_errors, start_game
+    from test_photo import needs_reader, plain_table_photo
+
+    if needs_reader.args[0]:
+        pytest.skip(needs_reader.kwargs["reason"])
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    at.file_uploader(key="photo_upload_Ann").upload("t.jpg", plain_table_photo(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    at.session_state["corners_Ann_points"] = [(10.0, 10.0), (500.0, 20.0)]
+    at.run()
+    assert any("2 of 4 placed" in m.value for m in at.markdown)
+    other = jpeg_of(np.full((600, 800, 3), (120, 90, 60), np.uint8))
+    at.file_uploader(key="photo_upload_Ann").upload("u.jpg", other, "image/jpeg")
+    at.run()
+    no_errors(at)
+    assert at.session_state["corners_Ann_points"] == []
+    assert any("0 of 4 placed" in m.value for m in at.markdown)
