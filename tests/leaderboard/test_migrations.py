@@ -142,8 +142,8 @@ def _indexes(url: str) -> dict[str, set[str]]:
     engine = sa.create_engine(resolve_url(url))
     try:
         inspector = sa.inspect(engine)
-        return {
-            table: {index["name"] for index in inspector.get_indexes(table)}
+        return {  # ours only: PostgreSQL also lists its unique constraints' indexes
+            table: {i["name"] for i in inspector.get_indexes(table) if i["name"].startswith("ix_")}
             for table in ("games", "game_players", "players", "sessions")
         }
     finally:
