@@ -117,3 +117,19 @@ def test_a_board_on_a_hard_table_is_still_read(reader: TerrariumReader) -> None:
             continue
         read_right += read.rows == truth["board"]["rows"]
     assert read_right >= 2, read_right
+
+
+@pytest.mark.parametrize("size", [(640, 480), (1280, 960)])
+def test_an_in_page_camera_photo_is_read(reader: TerrariumReader, size: tuple[int, int]) -> None:
+    """Issue 17: at 640 x 480 a card of a grid filling most of the frame is ~50 px wide."""
+    right = 0
+    for seed in (7300, 7301, 7302):
+        image, truth = render_scene(
+            seed, stand_in_deck(), size=size, fill=(0.55, 0.8), tilt_deg=(0.0, 40.0)
+        )
+        try:
+            read = reader.read(encode_jpeg(image, 90))
+        except GridNotFoundError:
+            continue
+        right += read.rows == truth["board"]["rows"]
+    assert right == 3, right
