@@ -298,3 +298,51 @@ def test_nimalia_store_is_apart_idempotent_bounded_and_cascades(tmp_path):
     assert nimalia.put_draft(night.id, game) == 1
     store.delete_session(night.id)
     assert nimalia.list_games() == [] and nimalia.draft(night.id) == (None, 0)
+
+
+def test_a_reserve_photo_is_read_flagged_squares_outlined_and_fixed(app, tmp_path):
+    pytest.importorskip("cv2")
+    import io
+
+    from PIL import Image
+
+    from vision.nimalia.scene import render_reserve
+
+    image, truth = render_reserve(0, n_cards=6, size=(1600, 1200), distractors=False)
+    photo = io.BytesIO()
+    Image.fromarray(image).save(photo, format="JPEG", quality=92)
+    at = start(app)
+    at.segmented_control(key="nim_mode").set_value("Photo").run()
+    at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", photo.getvalue(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    game = at.session_state["nim_game"]
+    grid = game["reserves"]["Ann"][0]
+    assert [row[: len(truth["squares"][0])] for row in grid[:2]] == truth["squares"]
+    flagged = N.checks_of(game, "Ann")
+    assert flagged, "the reader flags the squares it is unsure of"
+    css = "".join(h.proto.body for h in at.get("html"))
+    for r, c in flagged:
+        assert f".st-key-nim_sq_{r}_{c} button {{ outline: 3px dashed #d55e00" in css
+    # the picker of a flagged square lists the reader's likely kinds first
+    r, c = flagged[0]
+    at.button(key=f"nim_sq_{r}_{c}").click().run()
+    likely = game["likely"]["Ann"][f"{r},{c}"]
+    picks = [b.key for b in at.button if b.key and b.key.startswith("nim_pick_")]
+    first = [N.TOKENS[int(k.removeprefix("nim_pick_"))] for k in picks[:2]]
+    assert first == [t for t in likely if t != grid[r][c]][:2]
+    assert any("Most likely first" in cap.value for cap in at.caption)
+    # confirming the square as read clears its flag
+    at.button(key=f"nim_pick_{N.TOKENS.index(grid[r][c])}").click().run()
+    assert (r, c) not in N.checks_of(at.session_state["nim_game"], "Ann")
+    # the same photo kept in its widget is not read again (the fix stays)
+    at.run()
+    assert (r, c) not in N.checks_of(at.session_state["nim_game"], "Ann")
+
+
+def test_a_file_that_is_not_a_photo_says_so(app):
+    at = start(app)
+    at.segmented_control(key="nim_mode").set_value("Photo").run()
+    at.file_uploader(key="nim_photo_0_1").upload("notes.png", b"not a picture", "image/png")
+    at.run()
+    assert at.error and "not a photo" in at.error[0].value
