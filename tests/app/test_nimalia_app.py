@@ -346,3 +346,22 @@ def test_a_file_that_is_not_a_photo_says_so(app):
     at.file_uploader(key="nim_photo_0_1").upload("notes.png", b"not a picture", "image/png")
     at.run()
     assert at.error and "not a photo" in at.error[0].value
+
+
+def test_a_photo_without_a_reserve_says_so_once(app):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    plain = io.BytesIO()
+    Image.fromarray(np.full((600, 800, 3), 120, np.uint8)).save(plain, format="JPEG")
+    at = start(app)
+    at.segmented_control(key="nim_mode").set_value("Photo").run()
+    at.file_uploader(key="nim_photo_0_1").upload("table.jpg", plain.getvalue(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    assert any("No reserve found" in w.value for w in at.warning)
+    at.run()  # the photo stays in its widget: the page still says so, the reserve is untouched
+    assert any("No reserve found" in w.value for w in at.warning)
+    assert at.session_state["nim_game"]["reserves"]["Ann"][0] == N.empty_reserve()

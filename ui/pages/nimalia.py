@@ -358,8 +358,12 @@ def photo_ui(game: dict, player: str) -> None:
     data = upload.getvalue()
     digest = hashlib.sha256(data).hexdigest()
     seen = game.setdefault("photos", {})
-    if seen.get(f"{player}/{game['round']}") == digest:
+    where = f"{player}/{game['round']}"
+    if seen.get(where) == digest:
         st.caption("Photo read. Fix any square by tapping it (outlined squares first).")
+        return
+    if seen.get(where) == f"none:{digest}":
+        st.warning("No reserve found in this photo: take it again from above, or tap squares.")
         return
     import numpy as np
     from PIL import Image, ImageOps
@@ -369,12 +373,16 @@ def photo_ui(game: dict, player: str) -> None:
     except Exception:  # noqa: BLE001 - a file that is not a picture
         st.error("This file is not a photo the app can open.")
         return
-    with st.spinner("Reading the reserve…"):
-        read = read_reserve(np.asarray(image))
-    seen[f"{player}/{game['round']}"] = digest
-    if not read.found:
-        st.warning("No reserve found in this photo: take it again from above, or tap squares.")
+    try:
+        with st.spinner("Reading the reserve…"):
+            read = read_reserve(np.asarray(image))
+    except Exception as error:  # noqa: BLE001 - the reader failed: the squares can be tapped
+        st.error(f"This photo could not be read ({type(error).__name__}): tap the squares.")
         return
+    if not read.found:
+        seen[where] = f"none:{digest}"
+        st.rerun()
+    seen[where] = digest
     flagged = [
         (r, c) for r, row in enumerate(read.cells) for c, cell in enumerate(row) if cell.check
     ]
@@ -383,9 +391,8 @@ def photo_ui(game: dict, player: str) -> None:
     game.setdefault("likely", {})[player] = {
         f"{r},{c}": [t for t, _s in read.cells[r][c].top][:3] for r, c in flagged
     }
-    remember_change(game, player, f"Photo read: {len(flagged)} squares to check", before)
-    for warning in warnings:
-        st.warning(warning)
+    text = f"Photo read: {len(flagged)} squares to check"
+    remember_change(game, player, "; ".join([text, *warnings]), before)
     st.rerun()
 
 
