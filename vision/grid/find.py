@@ -499,15 +499,22 @@ def _window_fit(
         and _internal_boundary_fraction(gray, fit.corners * factor, gap) >= _MIN_BOUNDARY_FRACTION
     ):
         return fit, ""
-    return fit, f"only {len(inside)} separate card(s) found in the grid; give the grid's corners"
+    return fit, f"{_FEW_SEPARATE} ({len(inside)}) in the grid; give the grid's corners"
 
 
 _TRANSPOSED = "the cards could also be read the other way round (rows and columns swapped)"
 _NO_STRUCTURE = "the largest card-coloured block shows no clear 5x4 card boundaries"
 _TABLE_LIKE = "the card-shaped outlines found look like the table, not cards"
-#: Lattices in doubt for these reasons are still candidates (the recogniser judges them); a
-#: lattice of too few separate cards or of poor quality is not.
-_JUDGEABLE = ("outer extent of the grid is not determined", _TABLE_LIKE, _TRANSPOSED, _NO_STRUCTURE)
+#: Lattices in doubt for these reasons are still candidates (the recogniser judges them, and
+#: a wrong one explains few cards); a lattice of poor quality is not.
+_FEW_SEPARATE = "too few separate cards found"
+_JUDGEABLE = (
+    "outer extent of the grid is not determined",
+    _TABLE_LIKE,
+    _TRANSPOSED,
+    _NO_STRUCTURE,
+    _FEW_SEPARATE,
+)
 
 
 #: A lattice other than the best-scoring one is only tried when a camera could plausibly see
