@@ -124,7 +124,7 @@ def test_a_shot_from_the_fake_camera_is_read(tmp_path, kind, camera):
     """Take a photo through the page with Chromium's fake camera showing the sample photo
     (1600 x 1200): our back camera sends the camera's full size, Streamlit's its 1080p. A
     640 x 480 camera's shot is called too small, pointing to the phone's camera app."""
-    from test_browser import require_browser
+    from browser_helpers import require_browser
 
     require_browser()
     from playwright.sync_api import sync_playwright

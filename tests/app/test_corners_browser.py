@@ -138,7 +138,7 @@ def tap_on(page, key: str, x: float, y: float, width: float, height: float) -> N
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_tapping_four_corners_reads_the_right_board(tmp_path):
-    from test_browser import require_browser
+    from browser_helpers import require_browser
 
     require_browser()
     from playwright.sync_api import sync_playwright

@@ -202,7 +202,7 @@ def test_without_a_game_night_the_page_says_to_pick_one(app):
 def test_enrol_on_a_phone_by_tapping_names(tmp_path):
     """The same enrolment in a real browser at 390 x 844 (touch): the name pickers open
     without a keyboard, every card is named by two taps, the deck is built."""
-    from test_browser import require_browser
+    from browser_helpers import require_browser
 
     require_browser()
     from playwright.sync_api import sync_playwright
