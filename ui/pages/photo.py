@@ -1,7 +1,10 @@
 """Page 2 — Photograph each terrarium: camera or file upload (or the sample photo, or by hand).
 
-The photo goes through :func:`ui.backend.read_photo` (one call into the vision pipeline). When
-no terrarium is found, the user gives its four outer corners and the read continues.
+The photo goes through :func:`ui.backend.read_photo` (one call into the vision pipeline). The
+Camera tab opens the back camera at its largest photo size, or Streamlit's 1080p camera
+(:mod:`ui.camera`), and says when a capture is too small to read reliably. When no terrarium is
+found, the player taps its four outer corners on the photo (:mod:`ui.corners`) and the read
+continues. A file that cannot be read (or is empty) says so in place of the previous read.
 """
 
 from __future__ import annotations
