@@ -6,7 +6,7 @@ The app keeps the game in progress as a plain dict (it goes into the database as
     {"goals": [b, g, y, r], "players": ["Ann", "Ben"], "round": 2,
      "reserves": {"Ann": [ROWS_ROUND_1, ROWS_ROUND_2], ...},   # 6 x 6 tokens per round
      "check": {"Ann": [[r, c], ...]},   # squares a photo read asked to check (this round)
-     "uid": "…", "goal12": "printed"}
+     "uid": "…", "goal12": "printed", "tiebreak": "adaptation"}
 
 A reserve is always the full 6 x 6 frame of tokens (``"."`` empty) in the notation of
 :mod:`nimalia.cards`; a new round starts from the previous round's reserve (a reserve only
@@ -172,9 +172,21 @@ def clean_players(names: Sequence[str]) -> list[str]:
     return players
 
 
-def new_game(players: Sequence[str], goals: Sequence[int]) -> dict[str, Any]:
-    """A game at round 1 with empty reserves."""
+def new_game(
+    players: Sequence[str],
+    goals: Sequence[int],
+    *,
+    goal12: str | None = None,
+    tiebreak: str | None = None,
+) -> dict[str, Any]:
+    """A game at round 1 with empty reserves. ``goal12`` (``printed``/``adaptation``) and
+    ``tiebreak`` (``adaptation``/``every_place``) are the engine's options (``docs/nimalia.md``);
+    ``None`` keeps the rules' defaults."""
     names = clean_players(players)
+    try:
+        rules = _rules().with_options(goal12=goal12, tiebreak=tiebreak)
+    except ValueError as error:
+        raise ValueError(str(error)) from None
     return {
         "goals": check_goals(goals),
         "players": names,
@@ -182,7 +194,8 @@ def new_game(players: Sequence[str], goals: Sequence[int]) -> dict[str, Any]:
         "reserves": {p: [empty_reserve()] for p in names},
         "check": {p: [] for p in names},
         "uid": uuid.uuid4().hex,
-        "goal12": _rules().goal12,
+        "goal12": rules.goal12,
+        "tiebreak": rules.tiebreak_scope,
     }
 
 
@@ -302,7 +315,9 @@ def game_document(game: dict[str, Any]) -> dict[str, Any]:
 
 def score(game: dict[str, Any]) -> dict[str, Any]:
     """:func:`nimalia.service.score_game` on the rounds played so far."""
-    return nimalia_service.score_game(game_document(game), goal12=game.get("goal12"))
+    return nimalia_service.score_game(
+        game_document(game), goal12=game.get("goal12"), tiebreak=game.get("tiebreak")
+    )
 
 
 def round_rows(result: dict[str, Any], number: int) -> list[dict[str, Any]]:

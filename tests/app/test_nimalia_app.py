@@ -365,3 +365,19 @@ def test_a_photo_without_a_reserve_says_so_once(app):
     at.run()  # the photo stays in its widget: the page still says so, the reserve is untouched
     assert any("No reserve found" in w.value for w in at.warning)
     assert at.session_state["nim_game"]["reserves"]["Ann"][0] == N.empty_reserve()
+
+
+@pytest.mark.parametrize(("adaptation", "expected"), [(False, "0"), (True, "3")])
+def test_goal_12_option_is_chosen_at_setup(app, adaptation, expected):
+    """Three lions ending in the last column: 0 as printed, 3 as the adaptation scores it."""
+    at = nimalia_night(app)
+    at.text_area(key="nim_players").input("Ann\nBen")
+    for colour, goal in {**GOALS, "green": 12}.items():
+        at.selectbox(key=f"nim_goal_{colour}").set_value(goal)
+    at.toggle(key="nim_goal12").set_value(adaptation)
+    at.button(key="nim_start").click().run()
+    no_errors(at)
+    for c in (3, 4, 5):
+        tap_square(at, 0, c, "S:lio")
+    assert points(at)["Goal 12"] == expected
+    assert at.session_state["nim_game"]["goal12"] == ("adaptation" if adaptation else "printed")

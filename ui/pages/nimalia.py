@@ -45,6 +45,8 @@ KEY_CARD = "nim_card"
 KEY_TURN = "nim_turn"
 KEY_SPOT = "nim_spot"
 KEY_VIEW = "nim_view"
+KEY_GOAL12 = "nim_goal12"
+KEY_TIEBREAK = "nim_tiebreak"
 MODES = ("Tap squares", "Place a card", "Photo")
 
 
@@ -139,11 +141,26 @@ def setup_ui() -> None:
         chosen = st.session_state.get(goal_key(colour))
         if chosen:
             st.caption(catalogue[chosen]["text"])
+    with st.expander("Scoring options (open questions of the rules)"):
+        st.toggle(
+            "Goal 12 as the online adaptation scores it (a run of 2 or more ending in the"
+            " last column scores 3)",
+            key=KEY_GOAL12,
+        )
+        st.toggle(
+            "Break ties at every place (not only between the players tied for first)",
+            key=KEY_TIEBREAK,
+        )
     if st.button("Start the Nimalia game", type="primary", key="nim_start"):
         try:
             players = S.parse_player_names(st.session_state.get(KEY_PLAYERS, ""))
             goals = [st.session_state.get(goal_key(c)) for c in N.COLOURS]
-            game = N.new_game(players, goals)
+            game = N.new_game(
+                players,
+                goals,
+                goal12="adaptation" if st.session_state.get(KEY_GOAL12) else "printed",
+                tiebreak="every_place" if st.session_state.get(KEY_TIEBREAK) else "adaptation",
+            )
         except ValueError as error:
             st.error(escape_markdown(str(error)))
             return
@@ -165,6 +182,10 @@ def goals_header_ui(game: dict) -> None:
         + ", ".join(f"{g} ({catalogue[g]['colour']})" for g in scored)
     )
     with st.expander("The 4 goals"):
+        st.caption(
+            f"Goal 12 scored as {game.get('goal12', 'printed')}; "
+            f"tie-break: {str(game.get('tiebreak', 'adaptation')).replace('_', ' ')}."
+        )
         for g in game["goals"]:
             st.text(
                 f"{g}. {catalogue[g]['name']} ({catalogue[g]['colour']}): {catalogue[g]['text']}"
