@@ -97,11 +97,19 @@ def display_jpeg(image_rgb: np.ndarray) -> bytes:
 
 
 def _check_flags(read: Any) -> tuple[list[list[bool]] | None, bool]:
-    """The reader's ``check`` per cell and ``needs_check`` per read, when it gives them."""
+    """The reader's ``check`` per cell and ``needs_check`` per read, when it gives them.
+
+    ``BoardRead.check`` is a ``(rows, cols)`` bool array backed by the calibrated
+    ``BoardRead.confidence``; a read without that calibration (``confidence is None``) flags
+    nothing here rather than every cell. A reader whose cells carry their own ``check`` is read
+    cell by cell.
+    """
     flags = None
-    if all(hasattr(cell, "check") for row in read.cells for cell in row):
+    if getattr(read, "confidence", None) is not None and getattr(read, "check", None) is not None:
+        flags = [[bool(v) for v in row] for row in np.asarray(read.check, dtype=bool).tolist()]
+    elif all(hasattr(cell, "check") for row in read.cells for cell in row):
         flags = [[bool(cell.check) for cell in row] for row in read.cells]
-    needs = getattr(read, "needs_check", None)
+    needs = getattr(read, "needs_check", None) if flags is not None else None
     if needs is None:
         needs = bool(flags) and any(any(row) for row in flags)
     return flags, bool(needs)

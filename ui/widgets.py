@@ -245,6 +245,10 @@ def label_picker_ui(
             )
 
 
+#: Most "check first" lines listed above the board (every flagged cell is outlined anyway).
+CHECK_FIRST_LISTED = 4
+
+
 def check_first_ui(
     flagged: list[tuple[int, int]],
     rows: list[list[str]],
@@ -255,11 +259,16 @@ def check_first_ui(
     """The cells to check, listed first: one button per flagged cell ("row 2, column 3")."""
     if not flagged:
         return
-    st.caption(
-        f"Check {'this cell' if len(flagged) == 1 else f'these {len(flagged)} cells'} first:"
-    )
+    if len(flagged) > CHECK_FIRST_LISTED:
+        st.caption(
+            f"The reader is unsure of {len(flagged)} cells (outlined, ⚠): check them first. "
+            f"The first {CHECK_FIRST_LISTED}:"
+        )
+    else:
+        what = "this cell" if len(flagged) == 1 else f"these {len(flagged)} cells"
+        st.caption(f"Check {what} first:")
     grid = st.grid("auto", min_column_width=150, gap="xxsmall")
-    for r, c in flagged:
+    for r, c in flagged[:CHECK_FIRST_LISTED]:
         grid.button(
             f"⚠ {cell_name(r, c)}: {SHORT_NAMES.get(rows[r][c], rows[r][c])}?",
             key=f"{key}_{r}_{c}",

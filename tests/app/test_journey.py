@@ -326,3 +326,50 @@ def test_solo_page_against_the_master(app):
     solo = frame(at, "Beat the Master")
     assert solo["Player"].tolist() == ["Ann"]
     assert solo["Beat the Master"].tolist() == [int(expected.winner == "player")]
+
+
+def test_cells_to_check_are_listed_first_and_the_picker_offers_the_readers_guesses(app):
+    import io
+
+    from PIL import Image
+
+    from service.reading import PhotoRead
+    from ui import state as S
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (80, 60), "gray").save(buffer, format="JPEG")
+    jpeg = buffer.getvalue()
+    at = start_game(app)
+    check = [[False] * 5 for _ in range(4)]
+    check[3][1] = check[3][4] = True
+    candidates = [[["rock", "hollow_log"] for _ in range(5)] for _ in range(4)]
+    candidates[3][1] = ["scarlet_star", "golden_pothos", "silver_inch_plant"]
+    read = PhotoRead(
+        grid_found=True,
+        rows=[row[:] for row in FULL_BOARD],
+        confidence=[[0.5] * 5 for _ in range(4)],
+        overlay_jpeg=jpeg,
+        image_size=(800, 600),
+        photo_sha256="b" * 64,
+        thumbnail_jpeg=jpeg,
+        read_ms=5.0,
+        check=check,
+        needs_check=True,
+        candidates=candidates,
+    )
+    S.store_read(at.session_state, "Ann", b"photo", read)
+    at.switch_page("ui/pages/check.py").run()
+    no_errors(at)
+    assert any("Check these 2 cells first" in c.value for c in at.caption)
+    assert "⚠" in at.button(key="check_cell_3_1").label
+    assert "row 4, column 2" in at.button(key="check_first_3_1").label
+    at.button(key="check_first_3_1").click().run()
+    labels = [b.label for b in at.button if str(b.key).startswith("check_pick_")]
+    # the reader's guesses come first (the current card is not offered again)
+    assert labels[:2] == ["Golden pothos", "Silver inch plant"], labels[:4]
+    at.button(key="check_pick_golden_pothos").click().run()
+    no_errors(at)
+    entry = at.session_state["rt_entries"]["Ann"]
+    assert entry.rows[3][1] == "golden_pothos" and (3, 1) in entry.corrected
+    assert entry.cells_to_check() == [(3, 4)]
+    assert any("row 4, column 2" in c.value for c in at.caption)  # the fix line in the bar
