@@ -9,8 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from browser_helpers import no_sideways_scroll
 
+from ui.navigation import PAGES
 from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
+
+PAGE_TITLES = [title for _section, _script, title, _icon, _url in PAGES]
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
@@ -30,12 +34,8 @@ def require_browser() -> None:
 
 
 def pick_player(page, key: str, name: str) -> None:
-    """Choose ``name`` in the selectbox with widget key ``key``."""
-    box = page.locator(f".st-key-{key} input[role='combobox']").first
-    box.click()
-    box.fill(name)
-    page.get_by_role("option", name=name).first.wait_for()
-    box.press("Enter")
+    """Tap ``name`` in the player radio buttons with widget key ``key``."""
+    page.locator(f".st-key-{key} label").filter(has_text=name).first.click()
     wait_idle(page)
 
 
@@ -110,10 +110,18 @@ def test_photo_fix_confirm_leaderboard(tmp_path):
             page.get_by_text("saved to the leaderboard").wait_for()
             # The leaderboard shows both players with one game each
             goto_page(page, "Leaderboard")
-            table = page.locator('[data-testid="stTable"]').first
-            table.wait_for()
-            text = table.inner_text()
-            assert "Ann" in text and "Ben" in text, text
+            page.locator('[data-testid="stDataFrame"]').first.wait_for()
+            from leaderboard.store import Store
+
+            standings = Store(env["REPTILE_TANK_DB_URL"]).leaderboard()
+            assert sorted(row.player for row in standings) == ["Ann", "Ben"]
+            # no page scrolls sideways on a phone (the same game night, opened from its link)
+            phone = browser.new_page(viewport={"width": 390, "height": 844}, has_touch=True)
+            phone.goto(page.url)
+            wait_idle(phone)
+            for title in PAGE_TITLES:
+                goto_page(phone, title)
+                no_sideways_scroll(phone)
         except Exception:
             page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
             raise
