@@ -46,8 +46,9 @@ MIN_CARDS = 3
 #: turned by 180 degrees) nor the table has its grid's other hypotheses judged too.
 MAX_UNEXPLAINED = 2
 #: A runner-up grid hypothesis within this many points of the winner (see
-#: :func:`explain_cells`) makes the read's grid doubtful.
-CLOSE_RUNNER_UP = 1.0
+#: :func:`explain_cells`) makes the read's grid doubtful. Right winners led by >= 17.6 points
+#: (hard set, the six hard photos, small photos); a wrong one (hard_02) by 0.4.
+CLOSE_RUNNER_UP = 5.0
 
 
 def explain_cells(reads: CellReads) -> tuple[float, int, int]:
@@ -360,7 +361,8 @@ class TerrariumReader:
         cells that look like neither a face nor the table) that is the read. Otherwise every
         candidate, the lattice taken the other way round included, is rectified and
         classified, and the one that explains the photo best (:func:`explain_cells`) is
-        refined and read; a runner-up within :data:`CLOSE_RUNNER_UP` sets ``doubt``.
+        refined and read; a runner-up within :data:`CLOSE_RUNNER_UP`, or a winner that still
+        leaves more than :data:`MAX_UNEXPLAINED` cells unexplained, sets ``doubt``.
         ``classify(fit) -> (crops, reads)`` is the final read of a fit.
 
         Raises :class:`GridNotFoundError` when no candidate explains :data:`MIN_CARDS` cards
@@ -400,6 +402,12 @@ class TerrariumReader:
         else:
             fit = refine_fit(rgb, winner)
             crops, reads = classify(fit)
+        unexplained = explain_cells(reads)[2]
+        if not doubt and unexplained > MAX_UNEXPLAINED:
+            doubt = (
+                f"the best fit of the grid leaves {unexplained} cells that look like neither a "
+                "card nor the table; check the grid's corners"
+            )
         fit = replace(fit, reason=doubt)
         return fit, crops, reads, doubt, [(s, c) for s, c, _, _ in judged]
 
