@@ -161,7 +161,8 @@ def leaderboard_ui() -> None:
         store = get_store()
         session_id = scope_ui(store)
         standings_ui(store, session_id)
-        games_ui(store, session_id)
+        if st.session_state.get(KEY_KIND) != "nimalia":  # Nimalia lists its own games
+            games_ui(store, session_id)
         rename_ui(store)
         export_ui(store, session_id)
     except STORAGE_ERRORS as error:
