@@ -301,48 +301,77 @@ def test_nimalia_store_is_apart_idempotent_bounded_and_cascades(tmp_path):
     assert nimalia.list_games() == [] and nimalia.draft(night.id) == (None, 0)
 
 
-def test_a_reserve_photo_is_read_flagged_squares_outlined_and_fixed(app, tmp_path):
-    pytest.importorskip("cv2")
-    from vision.nimalia.reader import DEFAULT_GALLERY, MODELS_DIR
-
-    if not (MODELS_DIR / "card_embedder.onnx").exists() or not DEFAULT_GALLERY.exists():
-        pytest.skip("the Nimalia reader's model or gallery is missing")
+def _photo(image) -> bytes:
     import io
 
     from PIL import Image
 
+    out = io.BytesIO()
+    Image.fromarray(image).save(out, format="JPEG", quality=92)
+    return out.getvalue()
+
+
+def test_a_reserve_photo_is_read_onto_the_grid(app):
+    pytest.importorskip("cv2")
+    from vision.nimalia.reader import DEFAULT_GALLERY, MODELS_DIR
     from vision.nimalia.scene import render_reserve
 
+    if not (MODELS_DIR / "card_embedder.onnx").exists() or not DEFAULT_GALLERY.exists():
+        pytest.skip("the Nimalia reader's model or gallery is missing")
     image, truth = render_reserve(0, n_cards=6, size=(1600, 1200), distractors=False)
-    photo = io.BytesIO()
-    Image.fromarray(image).save(photo, format="JPEG", quality=92)
     at = start(app)
     at.segmented_control(key="nim_mode").set_value("Photo").run()
-    at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", photo.getvalue(), "image/jpeg")
+    at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", _photo(image), "image/jpeg")
+    at.run()
+    no_errors(at)
+    grid = at.session_state["nim_game"]["reserves"]["Ann"][0]
+    assert [row[: len(truth["squares"][0])] for row in grid[:2]] == truth["squares"]
+    assert any("Photo read:" in c.value for c in at.caption)
+
+
+def test_flagged_squares_are_outlined_offer_likely_kinds_and_a_fix_clears_them(app, monkeypatch):
+    """The page's side of a read, with a stand-in reader (the real one's flags move with its
+    calibration): squares flagged ``check`` are outlined, their picker lists the reader's
+    likely kinds first, a fix clears the flag, the photo is not read again."""
+    import numpy as np
+
+    import vision.nimalia.reader as reader_module
+    from vision.nimalia.reader import ReserveRead, SquareRead
+
+    calls = []
+
+    def fake_read(image, pack=None):
+        calls.append(image.shape)
+        cells = [
+            [
+                SquareRead("I:bea", 0.9, False, (("I:bea", 0.9),)),
+                SquareRead("J:pan", 0.01, True, (("J:pan", 0.5), ("J:gor", 0.49), ("S:lio", 0.3))),
+            ]
+        ]
+        return ReserveRead([["I:bea", "J:pan"]], cells, True, ["1 square to check"], object())
+
+    monkeypatch.setattr(reader_module, "read_reserve", fake_read)
+    at = start(app)
+    at.segmented_control(key="nim_mode").set_value("Photo").run()
+    photo = _photo(np.full((60, 80, 3), 200, np.uint8))
+    at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", photo, "image/jpeg")
     at.run()
     no_errors(at)
     game = at.session_state["nim_game"]
-    grid = game["reserves"]["Ann"][0]
-    assert [row[: len(truth["squares"][0])] for row in grid[:2]] == truth["squares"]
-    flagged = N.checks_of(game, "Ann")
-    assert flagged, "the reader flags the squares it is unsure of"
+    assert N.checks_of(game, "Ann") == [(0, 1)]
     css = "".join(h.proto.body for h in at.get("html"))
-    for r, c in flagged:
-        assert f".st-key-nim_sq_{r}_{c} button {{ outline: 3px dashed #d55e00" in css
-    # the picker of a flagged square lists the reader's likely kinds first
-    r, c = flagged[0]
-    at.button(key=f"nim_sq_{r}_{c}").click().run()
-    likely = game["likely"]["Ann"][f"{r},{c}"]
+    assert ".st-key-nim_sq_0_1 button { outline: 3px dashed #d55e00" in css
+    assert ".st-key-nim_sq_0_0 button { outline: 3px dashed" not in css
+    at.button(key="nim_sq_0_1").click().run()
     picks = [b.key for b in at.button if b.key and b.key.startswith("nim_pick_")]
-    first = [N.TOKENS[int(k.removeprefix("nim_pick_"))] for k in picks[:2]]
-    assert first == [t for t in likely if t != grid[r][c]][:2]
+    assert [N.TOKENS[int(k.removeprefix("nim_pick_"))] for k in picks[:2]] == ["J:gor", "S:lio"]
     assert any("Most likely first" in cap.value for cap in at.caption)
-    # confirming the square as read clears its flag
-    at.button(key=f"nim_pick_{N.TOKENS.index(grid[r][c])}").click().run()
-    assert (r, c) not in N.checks_of(at.session_state["nim_game"], "Ann")
-    # the same photo kept in its widget is not read again (the fix stays)
-    at.run()
-    assert (r, c) not in N.checks_of(at.session_state["nim_game"], "Ann")
+    at.button(key=f"nim_pick_{N.TOKENS.index('J:gor')}").click().run()
+    assert N.checks_of(at.session_state["nim_game"], "Ann") == []
+    assert at.session_state["nim_game"]["reserves"]["Ann"][0][0][:2] == ["I:bea", "J:gor"]
+    at.run()  # the photo stays in its widget: not read again, the fix stays
+    assert len(calls) == 1
+    assert at.session_state["nim_game"]["reserves"]["Ann"][0][0][1] == "J:gor"
 
 
 def test_a_file_that_is_not_a_photo_says_so(app):
