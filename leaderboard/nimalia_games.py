@@ -46,6 +46,8 @@ from leaderboard.store import _PG_MIGRATION_LOCK, Store, name_key
 #: Largest stored game or draft document (JSON text, characters).
 MAX_DOCUMENT_CHARS = 200_000
 MAX_PLAYERS = 4
+#: ``format`` of :meth:`NimaliaStore.export_json`.
+EXPORT_FORMAT = "reptile-tank-nimalia-games"
 
 METADATA = sa.MetaData()
 _sessions_ref = sa.Table("sessions", METADATA, sa.Column("id", sa.Integer, primary_key=True))
@@ -272,6 +274,31 @@ class NimaliaStore:
             ]
 
         return self.store._transaction(work, write=False)
+
+    def export_json(self, session_id: int | None = None) -> dict[str, Any]:
+        """Every saved Nimalia game (or one night's) as JSON-ready data: the game night's uid
+        and name, when, the goals, every reserve of every round and the engine's result."""
+        nights = {s.id: s for s in self.store.list_sessions()}
+        return {
+            "format": EXPORT_FORMAT,
+            "version": 1,
+            "games": [
+                {
+                    "uid": g.uid,
+                    "night": {"uid": nights[g.session_id].uid, "name": nights[g.session_id].name},
+                    "played_at": g.played_at,
+                    "goals": g.goals,
+                    "rounds": g.rounds,
+                    "players": [
+                        {"seat": p.seat, "name": p.name, "total": p.total, "rank": p.rank}
+                        for p in g.players
+                    ],
+                    "document": g.document,
+                    "result": g.result,
+                }
+                for g in self.list_games(session_id)
+            ],
+        }
 
     def delete_game(self, game_id: int) -> None:
         def work(conn: Connection, _attempt: int) -> None:

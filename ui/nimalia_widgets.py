@@ -7,6 +7,7 @@ User text (player names) only goes through ``escape_markdown`` labels or datafra
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
@@ -240,6 +241,14 @@ def standings_ui(session_id: int | None) -> None:
         ],
         hide_index=True,
         key="lb_nimalia_games",
+    )
+    st.download_button(
+        "Download Nimalia games (JSON)",
+        lambda: json.dumps(store.export_json(session_id), ensure_ascii=False, indent=1),
+        file_name="nimalia-games.json",
+        mime="application/json",
+        key="lb_nim_json",
+        on_click="ignore",
     )
     with st.expander("Delete a Nimalia game"):
         st.selectbox(

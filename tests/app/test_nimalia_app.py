@@ -296,6 +296,12 @@ def test_nimalia_store_is_apart_idempotent_bounded_and_cascades(tmp_path):
     forged = {**result, "players": [{**result["players"][0], "total": 10**7}]}
     with pytest.raises(LeaderboardError, match="total"):
         nimalia.save_game(night.id, {**game, "uid": "other"}, forged)
+    exported = nimalia.export_json()
+    assert exported["format"] == "reptile-tank-nimalia-games"
+    (only,) = exported["games"]
+    assert only["night"]["name"] == "Friday" and only["uid"] == game["uid"]
+    assert only["document"]["reserves"]["Ann"][0][0][0] == "J:pan"
+    assert only["result"] == result
     assert nimalia.put_draft(night.id, game) == 1
     store.delete_session(night.id)
     assert nimalia.list_games() == [] and nimalia.draft(night.id) == (None, 0)
