@@ -426,3 +426,28 @@ def share_button_ui(name: str, rows: list[list[str]], pad: Any, *, key: str) -> 
         icon="📤",
         on_click="ignore",
     )
+
+
+#: Constant script (no user text): on a phone, picking a page in the side menu closes the menu,
+#: so it never stays open over the page (Streamlit leaves it open). Installed once per tab.
+CLOSE_MENU_JS = """<script>
+(() => {
+  const doc = window.parent ? window.parent.document : document;
+  const win = doc.defaultView || window;
+  if (win.__rtCloseMenu) return;
+  win.__rtCloseMenu = true;
+  doc.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest('[data-testid="stSidebarNav"] a');
+    if (!link || win.innerWidth >= 640) return;
+    setTimeout(() => {
+      const close = doc.querySelector('[data-testid="stSidebarCollapseButton"] button');
+      if (close) close.click();
+    }, 150);
+  }, true);
+})();
+</script>"""
+
+
+def close_menu_on_phone_ui() -> None:
+    """Install :data:`CLOSE_MENU_JS` (in the side menu, where it takes no room on the page)."""
+    st.sidebar.html(CLOSE_MENU_JS, unsafe_allow_javascript=True)
