@@ -368,7 +368,8 @@ class TerrariumReader:
         Raises :class:`GridNotFoundError` when no candidate explains :data:`MIN_CARDS` cards
         (no terrarium), or grid finding finds no candidate.
         """
-        candidates = find_grid_candidates(rgb, twins=False, layout=self.layout)
+        memo: dict = {}  # the card quads and lattices of this photo, for the second search
+        candidates = find_grid_candidates(rgb, twins=False, layout=self.layout, memo=memo)
         first = None
         if not candidates[0].reason:
             fit = refine_fit(rgb, candidates[0])
@@ -380,7 +381,7 @@ class TerrariumReader:
         judged = []
         if first is not None:
             judged.append((first[0], first[1], 0, first[2]))
-        for candidate in find_grid_candidates(rgb, twins=True, layout=self.layout):
+        for candidate in find_grid_candidates(rgb, twins=True, layout=self.layout, memo=memo):
             if first is not None and _same_fit(candidate, first[2]):
                 continue
             crops = rectify_cells(rgb, candidate, cell_size=self.cell_size)

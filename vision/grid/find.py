@@ -254,6 +254,7 @@ def find_grid_candidates(
     limit: int = 6,
     twins: bool = True,
     layout: Layout | None = None,
+    memo: dict | None = None,
 ) -> list[GridFit]:
     """Candidate 4x5 lattices for a photo, the geometrically preferred one first.
 
@@ -285,6 +286,10 @@ def find_grid_candidates(
         candidate.
     layout : scoring.layout.Layout, optional
         Rows, columns and card size of the grid (Reptile Tank's from the rules data when None).
+    memo : dict, optional
+        An empty dict the caller passes to every search of the same photo (and layout): the
+        card candidates and lattices found are kept there, so a second search (``twins=True``
+        after ``twins=False``) costs only what is new.
 
     Returns
     -------
@@ -298,11 +303,11 @@ def find_grid_candidates(
         Nothing card-like forms a grid; ``attempted_fit`` holds the best try.
     """
     with using_layout(layout):
-        return _find_grid_candidates(image_rgb, min_quality, limit, twins)
+        return _find_grid_candidates(image_rgb, min_quality, limit, twins, memo)
 
 
 def _find_grid_candidates(
-    image_rgb: np.ndarray, min_quality: float, limit: int, twins: bool
+    image_rgb: np.ndarray, min_quality: float, limit: int, twins: bool, memo: dict | None
 ) -> list[GridFit]:
     if image_rgb.ndim != 3 or image_rgb.shape[2] != 3 or image_rgb.dtype != np.uint8:
         raise ValueError(f"image_rgb must be (H, W, 3) uint8, got {image_rgb.shape}")
@@ -311,20 +316,25 @@ def _find_grid_candidates(
     upscale = WORK_UPSCALE if max(image_rgb.shape[:2]) <= _UPSCALE_MAX_SIDE else 1.0
     first_error: GridNotFoundError | None = None
     try:
-        fits = _candidates_once(image_rgb, min_quality, twins, upscale)
+        fits = _candidates_once(image_rgb, min_quality, twins, upscale, memo, None)
         guide: GridFit | None = fits[0]
     except GridNotFoundError as error:
         first_error, fits, guide = error, [], error.attempted_fit
     found = bool(fits) and not fits[0].reason
     regions = [_zoom_region(image_rgb.shape, _bounds(guide), found=found, upscale=upscale)]
     if not found:
-        for bounds in (_busiest_region(image_rgb), _busiest_quad(image_rgb)):
+        busiest = None if memo is None else memo.get("busiest")
+        if busiest is None:
+            busiest = (_busiest_region(image_rgb), _busiest_quad(image_rgb))
+            if memo is not None:
+                memo["busiest"] = busiest
+        for bounds in busiest:
             regions.append(_zoom_region(image_rgb.shape, bounds, found=False, upscale=upscale))
     for region in dict.fromkeys(r for r in regions if r is not None):
         x0, y0, x1, y1 = region
         try:
             crop = np.ascontiguousarray(image_rgb[y0:y1, x0:x1])
-            found_here = _candidates_once(crop, min_quality, twins, upscale)
+            found_here = _candidates_once(crop, min_quality, twins, upscale, memo, region)
             zoomed = [_shifted(f, x0, y0) for f in found_here]
         except GridNotFoundError:
             continue
@@ -527,18 +537,30 @@ _MAX_ALTERNATIVE_PENALTY = 3.0
 
 
 def _candidates_once(
-    image_rgb: np.ndarray, min_quality: float, twins: bool, upscale: float = 1.0
+    image_rgb: np.ndarray,
+    min_quality: float,
+    twins: bool,
+    upscale: float = 1.0,
+    memo: dict | None = None,
+    key: object = None,
 ) -> list[GridFit]:
     """One grid-finding pass on a ~1000 px working copy: candidates (see find_grid_candidates).
 
     Lattices are tried best first until one is accepted; the accepted one and the judgeable
     doubtful ones (and the transposed twin of the best lattice) are returned, accepted first.
-    The touching-cards fallback runs when no lattice is accepted.
+    The touching-cards fallback runs when no lattice is accepted. ``memo`` (owned by one caller
+    for one photo) keeps the pass's card quads and lattices under ``key`` for a second search.
     """
-    small, gray, factor = _work_copy(image_rgb, upscale)
-    quads = _dedupe(_card_candidates(gray))
-    card_quads = [q for q in quads if quad_area(q) < 0.2 * gray.size][:200]
-    lattices = _find_lattices(card_quads, gray.shape)
+    search = None if memo is None else memo.get((key, upscale))
+    if search is None:
+        small, gray, factor = _work_copy(image_rgb, upscale)
+        quads = _dedupe(_card_candidates(gray))
+        card_quads = [q for q in quads if quad_area(q) < 0.2 * gray.size][:200]
+        lattices = _find_lattices(card_quads, gray.shape)
+        search = (small, gray, factor, quads, card_quads, lattices)
+        if memo is not None:
+            memo[(key, upscale)] = search
+    small, gray, factor, quads, card_quads, lattices = search
     reason = "no card-shaped outlines found"
     if card_quads:
         reason = "only one card found (no 3 cards in a lattice); give the grid's corners"
@@ -554,7 +576,13 @@ def _candidates_once(
             if twin is not None and len(twin.cells) >= 3:
                 variants.append((twin, _TRANSPOSED))
         for k, (variant, twin_doubt) in enumerate(variants):
-            for fit, why in _lattice_fits(variant, small, gray, factor):
+            fits_key = ("fits", key, upscale, rank, k)
+            window_fits = None if memo is None else memo.get(fits_key)
+            if window_fits is None:
+                window_fits = _lattice_fits(variant, small, gray, factor)
+                if memo is not None:
+                    memo[fits_key] = window_fits
+            for fit, why in window_fits:
                 if not why and fit.quality < _MIN_LATTICE_QUALITY:
                     why = f"the best 4x5 lattice fits the photo poorly (quality {fit.quality:.2f})"
                 why = why or twin_doubt
@@ -571,8 +599,16 @@ def _candidates_once(
     card_area = (
         float(np.median([quad_area(q) for q in lattices[0].cells.values()])) if lattices else 0.0
     )
-    blobs: list[GridFit] = []
-    blob = _blob_fit(image_rgb, small, gray, factor, quads, card_area, blobs if twins else None)
+    blob_key = ("blob", key, upscale)
+    if memo is not None and blob_key in memo:
+        blob, blobs = memo[blob_key]
+    else:
+        blobs = []
+        blob = _blob_fit(image_rgb, small, gray, factor, quads, card_area, blobs)
+        if memo is not None:
+            memo[blob_key] = (blob, blobs)
+    if not twins:
+        blobs = []
     if blob is not None and blob.quality >= min_quality:
         refined = _refine_outer_corners(gray, blob.corners * factor, blob.board_size_mm)
         if refined is not None:
