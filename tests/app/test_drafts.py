@@ -201,3 +201,49 @@ def test_settings_belong_to_one_night(drafts):
     drafts.put_settings(friday, {"house": {"tiers": [["rock", "basic", 9]]}})
     assert drafts.settings(friday)[0]["house"]["tiers"] == [["rock", "basic", 9]]
     assert drafts.settings(saturday) == ({}, 0)
+
+
+def test_a_saved_game_reopens_from_the_players_page_and_updates_as_an_edit(app, app_env):
+    store = Store(app_env)
+    at = start_game(app)
+    game_id = save_table(at)
+    at.switch_page("ui/pages/setup.py").run()
+    at.text_area(key="setup_players").input("Cara\nDan")
+    at.button(key="setup_start").click().run()  # the table moved on
+    at.switch_page("ui/pages/players.py").run()
+    no_errors(at)
+    at.selectbox(key="players_game").select(game_id).run()
+    at.button(key="players_edit").click().run()
+    no_errors(at)
+    assert at.session_state["rt_players"] == ["Ann", "Ben"]
+    assert at.session_state["rt_last_saved_game"] == game_id
+    enter_by_hand(at, "Ben", [["water"] * 5, *SECOND_BOARD[1:]])
+    at.switch_page("ui/pages/confirm.py").run()
+    assert at.button(key="confirm_save").label == f"Update game {game_id}"
+    at.button(key="confirm_save").click().run()
+    no_errors(at)
+    (game,) = store.list_games()
+    assert game.id == game_id and game.players[1].board["rows"][0] == ["water"] * 5
+    assert len(game.extra["edits"]) == 1
+
+
+def test_a_failed_save_keeps_the_game_and_the_button(app, app_env, monkeypatch):
+    at = start_game(app)
+    enter_by_hand(at, "Ann", FULL_BOARD)
+    enter_by_hand(at, "Ben", SECOND_BOARD)
+    at.switch_page("ui/pages/confirm.py").run()
+
+    def full_disk(self, *args, **kwargs):
+        raise sa.exc.OperationalError("INSERT", {}, Exception("database or disk is full"))
+
+    real = DraftStore.confirm
+    monkeypatch.setattr(DraftStore, "confirm", full_disk)
+    at.button(key="confirm_save").click().run()
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert any("Not saved: the disk holding the leaderboard is full" in e for e in errors), errors
+    assert at.session_state["rt_last_saved_game"] is None
+    assert Store(app_env).list_games() == []
+    monkeypatch.setattr(DraftStore, "confirm", real)
+    at.button(key="confirm_save").click().run()  # retry: the same button
+    no_errors(at)
+    assert len(Store(app_env).list_games()) == 1

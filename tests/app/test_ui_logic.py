@@ -221,3 +221,46 @@ def test_a_solo_record_ranks_the_player_against_the_master(master, rank):
     )
     assert record.players[0].rank == rank
     assert record.extra["winner"] == ("master" if rank == 2 else "player")
+
+
+def test_the_share_picture_is_a_png_of_the_board_and_columns():
+    from service.pad_image import draw_board, scoring_cells, share_image
+    from ui.journey import pad_columns
+    from ui.labels import SHORT_NAMES
+
+    pad = score_board(Board.from_rows(FULL_BOARD), load_rules())
+    board = draw_board(FULL_BOARD, pad, SHORT_NAMES)
+    assert board.size[0] > board.size[1] > 0
+    assert scoring_cells(pad) == {c for g in pad.groups if g.vp > 0 for c in map(tuple, g.cells)}
+    columns = [(c.header, c.vp) for c in pad_columns(pad)]
+    data = share_image("![x](http://h/t.png) 🦎", FULL_BOARD, pad, columns, SHORT_NAMES)
+    image = Image.open(io.BytesIO(data))
+    assert image.format == "PNG" and image.size[0] > board.size[0]
+
+
+def test_a_players_history_counts_wins_best_and_head_to_head():
+    from types import SimpleNamespace as NS
+
+    from service.records import player_history
+
+    def game(gid, lines, mode="multi"):
+        return NS(
+            id=gid,
+            played_at=f"2026-11-0{gid}T20:00:00+00:00",
+            mode=mode,
+            players=[NS(name=n, total=t, rank=r) for n, t, r in lines],
+        )
+
+    games = [
+        game(1, [("Ann", 40, 1), ("Ben", 30, 2)]),
+        game(2, [("Ann", 20, 2), ("Ben", 50, 1), ("Cara", 20, 2)]),
+        game(3, [("Ann", 33, 1)], mode="solo"),
+    ]
+    history = player_history(games, "Ann")
+    assert [g["game"] for g in history["games"]] == [3, 2, 1]
+    assert history["wins"] == 2 and history["trend"] == [40, 20, 33]
+    assert history["best"] == {"game": 1, "total": 40}
+    assert history["head_to_head"] == [
+        {"Opponent": "Ben", "Games": 2, "Won": 1, "Lost": 1, "Tied": 0},
+        {"Opponent": "Cara", "Games": 1, "Won": 0, "Lost": 0, "Tied": 1},
+    ]
