@@ -142,7 +142,8 @@ def run_set(spec: EvalSet, reader: ReserveReader, baseline: HistogramBaseline | 
                         right_sq += 1
                     if not ok and not cell.check:
                         silent_sq += 1
-                    margins.append((round(cell.confidence, 4), bool(ok)))
+                    margins.append((round(cell.confidence, 4), bool(ok), t != EMPTY,
+                                    cell.token != EMPTY, round(cell.table_margin, 4)))
         base_right = base_all = 0
         if baseline is not None and found:
             small, s = _prefilter(loaded.rgb, res.lattice)
@@ -187,7 +188,7 @@ def summarise(scenes: list[dict]) -> dict:
         "silent_wrong_squares": sum(s["silent_squares"] for s in scenes) / max(sq, 1),
         "silent_wrong_reserves": sum(not s["needs_check"] for s in wrong_res) / max(n, 1),
         "needs_check": sum(s["needs_check"] for s in scenes) / max(n, 1),
-        "flagged_right_squares": sum(1 for s in scenes for m, ok in s["margins"] if ok
+        "flagged_right_squares": sum(1 for s in scenes for m, ok, *_ in s["margins"] if ok
                                      and m < _check_margin()) / max(sq, 1),
         "baseline_squares_right": sum(s["baseline_right"] for s in scenes) / max(sq, 1),
         "baseline_reserves_right": sum(s["baseline_reserve_right"] for s in scenes) / max(n, 1),
@@ -205,8 +206,8 @@ def _check_margin() -> float:
 def calibrate(scenes: list[dict], silent_target: float = 0.0) -> dict:
     """The smallest check margin that leaves no wrong square of ``scenes`` unflagged (plus a
     0.005 guard), and what it costs in right squares flagged."""
-    wrong = [m for s in scenes for m, ok in s["margins"] if not ok]
-    right = [m for s in scenes for m, ok in s["margins"] if ok]
+    wrong = [m for s in scenes for m, ok, *_ in s["margins"] if not ok]
+    right = [m for s in scenes for m, ok, *_ in s["margins"] if ok]
     t = (max(wrong) + 0.005) if wrong else 0.01
     return {"check_margin": round(t, 4), "wrong_cells": len(wrong),
             "right_flagged": sum(m < t for m in right) / max(len(right), 1)}

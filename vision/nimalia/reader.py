@@ -44,10 +44,17 @@ CLASSES: tuple[str, ...] = (*SQUARE_KINDS, EMPTY)
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_GALLERY = MODELS_DIR / "nimalia_stand_in_gallery.npz"
 CROP = 64
-#: A square is flagged for checking when its margin to the next class is below this (cosine).
-CHECK_MARGIN = 0.06
-#: The grid finder's foreground share nudges the empty score: + FG_WEIGHT * (0.5 - share).
+#: A square is flagged for checking when the head's probability margin to the next class is
+#: below this, or its cosine margin between table and the best square is below
+#: CHECK_EMPTY_MARGIN (both calibrated on the dev set, see docs/nimalia-vision.md).
+CHECK_MARGIN = 0.5
+CHECK_EMPTY_MARGIN = 0.03
+#: The grid finder's foreground share nudges the empty score: + FG_WEIGHT * (0.5 - share)
+#: (cosine) and + FG_LOGIT * (0.5 - share) (head logit).
 FG_WEIGHT = 0.15
+FG_LOGIT = 1.5
+#: Cosine similarities are scaled by this before the linear head.
+HEAD_SCALE = 10.0
 MAX_SIDE = 6
 
 
@@ -68,6 +75,36 @@ class SquareGallery:
     classes: np.ndarray
     model_id: str
     name: str = "custom"
+    #: A linear softmax head over the 15 classes, fitted on the prototypes themselves (no
+    #: network is retrained): it weighs the embedding's dimensions that tell this deck's kinds
+    #: apart (lion from giraffe) where the nearest-prototype cosine does not.
+    head_w: np.ndarray | None = None
+    head_b: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.head_w is None or self.head_b is None:
+            self.fit_head()
+
+    def fit_head(self, *, l2: float = 1e-3, steps: int = 400, lr: float = 2.0) -> None:
+        """Multinomial logistic regression on ``HEAD_SCALE`` x the prototypes (deterministic)."""
+        x = self.embeddings.astype(np.float32) * HEAD_SCALE
+        k = len(CLASSES)
+        y = np.eye(k, dtype=np.float32)[self.classes]
+        w = np.zeros((x.shape[1], k), np.float32)
+        b = np.zeros(k, np.float32)
+        for _ in range(steps):
+            z = x @ w + b
+            z -= z.max(1, keepdims=True)
+            p = np.exp(z)
+            p /= p.sum(1, keepdims=True)
+            g = (p - y) / len(x)
+            w -= lr * (x.T @ g + l2 * w)
+            b -= lr * g.sum(0)
+        self.head_w, self.head_b = w, b
+
+    def logits(self, emb: np.ndarray) -> np.ndarray:
+        """``(M, 15)`` head logits of embeddings."""
+        return (emb.astype(np.float32) * HEAD_SCALE) @ self.head_w + self.head_b
 
     def scores(self, emb: np.ndarray) -> np.ndarray:
         """``(M, 15)``: best cosine similarity of each embedding to each class's prototypes."""
@@ -88,6 +125,7 @@ class SquareGallery:
     def save(self, path: str | Path) -> None:
         np.savez_compressed(path, embeddings=self.embeddings.astype(np.float16),
                             classes=self.classes.astype(np.int8),
+                            head_w=self.head_w, head_b=self.head_b,
                             model_id=np.array(self.model_id), name=np.array(self.name),
                             class_names=np.array(CLASSES))
 
@@ -99,8 +137,9 @@ class SquareGallery:
         with np.load(path) as data:
             if tuple(str(c) for c in data["class_names"]) != CLASSES:
                 raise NimaliaPackError(f"{path}: its classes are not the 15 Nimalia classes")
+            head = (data["head_w"], data["head_b"]) if "head_w" in data.files else (None, None)
             return cls(data["embeddings"].astype(np.float32), data["classes"].astype(int),
-                       str(data["model_id"]), str(data["name"]))
+                       str(data["model_id"]), str(data["name"]), *head)
 
 
 def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
@@ -271,10 +310,15 @@ def load_gallery(pack: str | Path | None) -> SquareGallery:
 
 @dataclass(frozen=True)
 class SquareRead:
+    """One cell: its token, confidence (the head's probability margin to the next kind for a
+    square, the cosine margin to the nearest square for a table cell), its check flag, the best
+    classes, and how clearly it is a square rather than table (cosine margin)."""
+
     token: str
     confidence: float
     check: bool
     top: tuple[tuple[str, float], ...]
+    table_margin: float = 1.0
 
     def to_json(self) -> dict:
         return {"token": self.token, "confidence": round(self.confidence, 4), "check": self.check}
@@ -339,10 +383,16 @@ class ReserveReader:
     def _scores(self, rgb: np.ndarray, lat: Lattice, cells: list[int] | None = None):
         small, s = _prefilter(rgb, lat)
         crops = self.crops(small, _scaled(lat, s), cells)
-        scores = self.gallery.scores(self.embedder.embed(crops))
+        emb = self.embedder.embed(crops)
+        cos = self.gallery.scores(emb)
+        logits = self.gallery.logits(emb)
         fg = lat.foreground.ravel() if cells is None else lat.foreground.ravel()[cells]
-        scores[:, -1] += FG_WEIGHT * (0.5 - fg)
-        return scores
+        cos[:, -1] += FG_WEIGHT * (0.5 - fg)
+        logits[:, -1] += FG_LOGIT * (0.5 - fg)
+        z = logits - logits.max(1, keepdims=True)
+        prob = np.exp(z)
+        prob /= prob.sum(1, keepdims=True)
+        return np.concatenate([cos, prob], 1)  # (n, 15 cosine + 15 head probabilities)
 
     def read(self, rgb: np.ndarray) -> ReserveRead:
         """Read one photo; the first lattice hypothesis is kept unless it reads poorly, then
@@ -371,7 +421,7 @@ class ReserveReader:
         """
         empty = len(CLASSES) - 1
         for _ in range(2 * MAX_SIDE):
-            occ = scores.reshape(lat.rows, lat.cols, -1).argmax(-1) != empty
+            occ = scores.reshape(lat.rows, lat.cols, -1)[..., len(CLASSES):].argmax(-1) != empty
             if not occ.any():
                 break
             rr, cc = np.where(occ.any(1))[0], np.where(occ.any(0))[0]
@@ -447,6 +497,7 @@ def _probe_cells(lat: Lattice, n: int = 6) -> list[int]:
 
 def _quality(scores: np.ndarray, lat: Lattice, cells: list[int] | None = None) -> float:
     """Median best similarity over the cells read as squares (0 when none is)."""
+    scores = scores[:, : len(CLASSES)]  # the cosine part when given the reader's 30 columns
     best = scores.argmax(1)
     occ = best != len(CLASSES) - 1
     if not occ.any():
@@ -478,11 +529,21 @@ def _scaled(lat: Lattice, s: float) -> Lattice:
                    lat.score)
 
 
-def _decide(scores: np.ndarray, lat: Lattice) -> ReserveRead:
+def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
+    """Square or table from the nearest prototypes (cosine: a table the head never saw is still
+    nearer the table prototypes than any square); the kind from the head's probabilities over
+    the 14 kinds; the lattice doubt from the cosine similarities."""
     rows, cols = lat.rows, lat.cols
-    scores = scores.reshape(rows, cols, -1)
-    best = scores.argmax(-1)
-    occupied = best != len(CLASSES) - 1
+    both = both.reshape(rows, cols, -1)
+    cosine, prob = both[..., : len(CLASSES)], both[..., len(CLASSES) :]
+    empty = len(CLASSES) - 1
+    occupied = cosine.argmax(-1) != empty
+    # how clearly a cell is (or is not) table, in cosine units
+    empty_margin = np.abs(cosine[..., empty] - cosine[..., :empty].max(-1))
+    kinds = prob[..., :empty] / np.maximum(prob[..., :empty].sum(-1, keepdims=True), 1e-9)
+    scores = np.concatenate([kinds, np.zeros(kinds.shape[:2] + (1,), kinds.dtype)], -1)
+    scores[~occupied] = 0.0
+    scores[~occupied, empty] = 1.0
     reasons: list[str] = []
     if not occupied.any():
         return ReserveRead([], [], True, ["no squares recognised"], lat)
@@ -490,7 +551,7 @@ def _decide(scores: np.ndarray, lat: Lattice) -> ReserveRead:
     cc = np.where(occupied.any(0))[0]
     r0, r1, c0, c1 = int(rr[0]), int(rr[-1]) + 1, int(cc[0]), int(cc[-1]) + 1
     # more than 6 x 6: drop the weakest outer row/column (the reserve fits 6 x 6)
-    top = scores.max(-1)
+    top = cosine.max(-1)
     while r1 - r0 > MAX_SIDE or c1 - c0 > MAX_SIDE:
         reasons.append("the squares found span more than 6 x 6")
         options = []
@@ -516,17 +577,25 @@ def _decide(scores: np.ndarray, lat: Lattice) -> ReserveRead:
             s = scores[r, c]
             order = np.argsort(-s)
             k = int(order[0])
-            margin = float(s[k] - s[order[1]])
-            check = margin < CHECK_MARGIN
+            if occupied[r, c]:
+                margin = float(s[k] - s[order[1]])
+                check = margin < CHECK_MARGIN or empty_margin[r, c] < CHECK_EMPTY_MARGIN
+            else:
+                margin = float(empty_margin[r, c])
+                check = margin < CHECK_EMPTY_MARGIN
+                order = np.argsort(-cosine[r, c])
+                s = cosine[r, c]
             row_t.append(CLASSES[k])
-            row_c.append(SquareRead(CLASSES[k], margin, check,
-                                    tuple((CLASSES[j], float(s[j])) for j in order[:4])))
+            row_c.append(SquareRead(CLASSES[k], margin, bool(check),
+                                    tuple((CLASSES[j], float(s[j])) for j in order[:4]),
+                                    float(empty_margin[r, c])))
         squares.append(row_t)
         cells.append(row_c)
     if any(c.check for row in cells for c in row):
         reasons.append("some squares are uncertain")
     # a wrong lattice gives squares that match nothing well
-    occ_scores = [top[r, c] for r in range(r0, r1) for c in range(c0, c1) if occupied[r, c]]
+    top_cos = cosine.max(-1)
+    occ_scores = [top_cos[r, c] for r in range(r0, r1) for c in range(c0, c1) if occupied[r, c]]
     if occ_scores and float(np.median(occ_scores)) < LATTICE_MIN_MEDIAN:
         reasons.append("the squares match the deck poorly (lattice doubtful)")
     return ReserveRead(squares, cells, bool(reasons), reasons, lat, (r0, c0))
