@@ -268,7 +268,8 @@ def reliability_plot(report: dict, path: Path, title: str) -> None:
     for b in report["reliability"]:
         centre = xy(b["mean_p"], b["wrong_rate"])
         radius = int(4 + 3 * np.log10(b["cells"] + 1))
-        cv2.circle(img, centre, radius, (40, 90, 200), -1, cv2.LINE_AA)
+        filled = -1 if b["wrong_rate"] > 0 else 2  # hollow: no wrong cell in the bin
+        cv2.circle(img, centre, radius, (40, 90, 200), filled, cv2.LINE_AA)
         cv2.putText(img, str(b["cells"]), (centre[0] + radius + 2, centre[1] + 4), 0, 0.4,
                     (40, 90, 200), 1, cv2.LINE_AA)  # fmt: skip
         points.append(centre)
@@ -278,6 +279,8 @@ def reliability_plot(report: dict, path: Path, title: str) -> None:
     cv2.line(img, (tx, pad), (tx, pad + size), (30, 160, 60), 2)
     cv2.putText(img, "check", (tx + 4, pad + 16), 0, 0.5, (30, 160, 60), 1, cv2.LINE_AA)
     cv2.putText(img, title, (pad, 30), 0, 0.55, black, 1, cv2.LINE_AA)
+    note = "dot = bin of cells (count); hollow = no wrong cell in the bin (drawn at 0.001)"
+    cv2.putText(img, note, (pad, 52), 0, 0.42, (90, 90, 90), 1, cv2.LINE_AA)
     cv2.putText(img, "predicted P(wrong) per bin (log)", (pad + 120, pad + size + 50), 0, 0.5,
                 black, 1, cv2.LINE_AA)  # fmt: skip
     label = np.full((24, 300, 3), 255, np.uint8)
