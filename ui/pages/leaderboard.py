@@ -22,6 +22,10 @@ KEY_DELETE_SURE = "lb_delete_sure"
 
 ALL_TIME = "all"
 KEY_KIND = "lb_kind"
+#: Standings rows and games shown per page.
+STANDINGS_SHOWN = 50
+GAMES_PER_PAGE = 20
+KEY_GAMES_PAGE = "lb_games_page"
 KINDS = {"multi": "Table games", "solo": "Solo vs the Master", "nimalia": "Nimalia"}
 
 
@@ -61,7 +65,15 @@ def standings_ui(store, session_id: int | None) -> None:
     if kind == "solo":
         rows = solo_standings_rows([g for g in store.list_games(session_id) if g.mode == "solo"])
     else:
-        rows = standings_rows(store.leaderboard(session_id, mode="multi"))
+        page = store.leaderboard_page(session_id, mode="multi", offset=0, limit=STANDINGS_SHOWN)
+        rows = standings_rows(page.rows)
+        if page.total > len(page.rows):
+            st.caption(f"The top {len(page.rows)} of {page.total} players.")
+        if page.excluded_games:
+            st.warning(
+                f"{page.excluded_games} game(s) hold an impossible total and are left out; "
+                "delete them below."
+            )
     if not rows:
         st.info("No confirmed games of this kind yet.")
         return
@@ -83,14 +95,28 @@ def standings_ui(store, session_id: int | None) -> None:
 
 
 def games_ui(store, session_id: int | None) -> None:
-    games = store.list_games(session_id)
-    st.subheader(f"Games ({len(games)})")
-    if not games:
+    """The games, newest first, one page at a time (the page never reads the whole history)."""
+    page_no = int(st.session_state.get(KEY_GAMES_PAGE, 1))
+    found = store.list_games_page(
+        session_id, offset=(page_no - 1) * GAMES_PER_PAGE, limit=GAMES_PER_PAGE
+    )
+    st.subheader(f"Games ({found.total})")
+    if not found.total:
         return
-    st.dataframe(game_rows(games, st.context.timezone), hide_index=True, key="lb_games")
+    pages = max(1, -(-found.total // GAMES_PER_PAGE))
+    if page_no > pages:  # games were deleted: back to the last page
+        st.session_state[KEY_GAMES_PAGE] = pages
+        st.rerun()
+    st.dataframe(game_rows(found.games, st.context.timezone), hide_index=True, key="lb_games")
+    if pages > 1:
+        st.number_input(
+            f"Page (of {pages})", min_value=1, max_value=pages, step=1, key=KEY_GAMES_PAGE
+        )
     st.page_link(page_path("players.py"), label="Player pages, photos, edit a game", icon="👤")
     with st.expander("Delete a game"):
-        ids = [g.id for g in games]
+        ids = [g.id for g in found.games] + [
+            i for i in store.out_of_range_games(session_id) if i not in {g.id for g in found.games}
+        ]
         st.selectbox("Game", ids, key=KEY_DELETE_GAME, format_func=lambda i: f"Game {i}")
         sure = st.checkbox("Yes, delete this game for good", key=KEY_DELETE_SURE)
         st.button(
