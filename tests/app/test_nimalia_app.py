@@ -383,6 +383,10 @@ def test_flagged_squares_are_outlined_offer_likely_kinds_and_a_fix_clears_them(a
 def test_a_file_that_is_not_a_photo_says_so(app):
     at = start(app)
     at.segmented_control(key="nim_mode").set_value("Photo").run()
+    at.segmented_control(key="nim_photo_source").set_value("Camera").run()  # the back camera
+    no_errors(at)
+    assert any("whole reserve in view" in c.value for c in at.caption)
+    at.segmented_control(key="nim_photo_source").set_value("Upload").run()
     at.file_uploader(key="nim_photo_0_1").upload("notes.png", b"not a picture", "image/png")
     at.run()
     assert at.error and "not a photo" in at.error[0].value

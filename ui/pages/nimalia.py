@@ -370,13 +370,26 @@ def photo_ui(game: dict, player: str) -> None:
     if read_reserve is None:
         st.info("The photo reader is not available on this server: tap the squares instead.")
         return
-    key = f"nim_photo_{game['players'].index(player)}_{game['round']}"
-    upload = st.file_uploader(
-        "Photo of the reserve, from your seat", type=["jpg", "jpeg", "png"], key=key
+    seat = f"{game['players'].index(player)}_{game['round']}"
+    source = st.segmented_control(
+        "Photo from", ["Upload", "Camera"], key="nim_photo_source", default="Upload", required=True
     )
-    if upload is None:
-        return
-    data = upload.getvalue()
+    if source == "Camera":  # the capture helper's back camera (largest photo the phone gives)
+        from ui.camera import back_camera_ui
+
+        data = back_camera_ui(f"nim_camera_{seat}")
+        if data is None:
+            st.caption("Take it from your seat, the whole reserve in view.")
+            return
+    else:
+        upload = st.file_uploader(
+            "Photo of the reserve, from your seat",
+            type=["jpg", "jpeg", "png"],
+            key=f"nim_photo_{seat}",
+        )
+        if upload is None:
+            return
+        data = upload.getvalue()
     digest = hashlib.sha256(data).hexdigest()
     seen = game.setdefault("photos", {})
     where = f"{player}/{game['round']}"
