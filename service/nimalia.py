@@ -30,7 +30,6 @@ from typing import Any
 
 from nimalia import service as nimalia_service
 from nimalia.cards import ANIMAL_NAMES, EMPTY, LAND_NAMES, SQUARE_KINDS, Square, layout, turn
-from nimalia.reserve import legal_positions, reserve_from_squares
 from nimalia.rules import load_rules
 
 #: Players at a Nimalia table (the help text: 2 to 4; there is no solo mode).
@@ -237,8 +236,8 @@ def set_square(game: dict[str, Any], player: str, row: int, col: int, token: str
 def card_positions(game: dict[str, Any], player: str) -> list[tuple[int, int]]:
     """Where the next card may go (top-left square, 0-based): anywhere on an empty reserve,
     else covering at least one square already there."""
-    reserve = reserve_from_squares(reserve_of(game, player), grid=layout())
-    return legal_positions(reserve)
+    spots = nimalia_service.next_positions({"squares": reserve_of(game, player)})
+    return [(int(r), int(c)) for r, c in spots]
 
 
 def place_card(
