@@ -127,7 +127,7 @@ _BARE_BOARD = [["empty"] * 5 for _ in range(4)]
 #: 9005-9008 (9000-9999 are reserved for frozen sets, see ``datasets/README.md``).
 FROZEN_SETS: dict[str, dict[str, Any]] = {
     # strong tilt, small and large grids, crisp checks / stripes / card-coloured playmats,
-    # one board in four mid-game
+    # sharp-edged shadows and strong glare, 10 % empty cells
     "hard": {
         "n": 100,
         "seed": 9005,
@@ -136,6 +136,7 @@ FROZEN_SETS: dict[str, dict[str, Any]] = {
         "tilt_deg": (20.0, 65.0),
         "fill": (0.25, 0.95),
         "tables": HARD_TABLE_KINDS,
+        "hard_light": True,
     },
     # what an in-page camera gives (issue 17): full boards at 1280 x 960 and 640 x 480
     "small_1280": {"n": 100, "seed": 9006, "size": (1280, 960), "fill": (0.4, 0.95)},

@@ -524,6 +524,7 @@ def render_scene(
     copies: Mapping[str, int] | None = None,
     deck_name: str | None = None,
     tables: tuple[str, ...] = TABLE_KINDS,
+    hard_light: bool = False,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Render one phone photo of a terrarium and its ground truth.
 
@@ -552,6 +553,8 @@ def render_scene(
         The table kinds drawn from (:data:`TABLE_KINDS`; :data:`HARD_TABLE_KINDS` adds crisp
         checks, stripes and card-coloured playmats). A board of only ``empty`` cells with
         ``distractors=False`` is a bare table: a photo with no terrarium.
+    hard_light : bool
+        Also a sharp-edged shadow across the frame and a strong glare spot over the grid.
 
     Returns
     -------
@@ -736,7 +739,7 @@ def render_scene(
 
     jpeg_quality = int(rng.integers(55, 96))
     if degrade:
-        image = _degrade(rng, image, cells, occupied)
+        image = _degrade(rng, image, cells, occupied, hard_light)
     params = {
         "seed": seed,
         "deck": deck_name or getattr(deck, "name", "custom"),
@@ -756,6 +759,7 @@ def render_scene(
         "partial": partial,
         "jpeg_quality": jpeg_quality,
         "degrade": degrade,
+        "hard_light": hard_light,
         "canvas_px_per_mm": round(s_cards, 3),
     }
     truth = {
@@ -890,8 +894,14 @@ def _degrade(
     image: np.ndarray,
     cells: list,
     occupied: list,
+    hard_light: bool = False,
 ) -> np.ndarray:
-    """Light and sensor: gradient, colour cast, cast shadow, glare, blur, noise."""
+    """Light and sensor: gradient, colour cast, cast shadow, glare, blur, noise.
+
+    ``hard_light`` adds a sharp-edged shadow of a large object across the frame and a strong
+    glare spot over the grid (the draws come after the others', so scenes without it are
+    unchanged).
+    """
     h, w = image.shape[:2]
     sw, sh = max(8, w // 8), max(8, h // 8)
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
@@ -960,6 +970,26 @@ def _degrade(
                 -1,
             )
             add = cv2.GaussianBlur(add, (0, 0), max(1.0, axes[1] * 0.8))
+    if hard_light:
+        if rng.random() < 0.7:  # a lamp or a box: a big, sharp-edged polygon of shadow
+            corners = rng.uniform(-0.2, 1.2, (int(rng.integers(3, 5)), 2)) * (sw, sh)
+            hull = cv2.convexHull(corners.astype(np.float32)).astype(np.int32)
+            shadow = np.zeros((sh, sw), np.float32)
+            cv2.fillPoly(shadow, [hull], 1.0)
+            shadow = cv2.GaussianBlur(shadow, (0, 0), rng.uniform(0.3, 1.0))
+            mult *= (1 - rng.uniform(0.35, 0.6) * shadow)[..., None]
+        occ = [
+            np.array(c)
+            for row, flags in zip(cells, occupied, strict=True)
+            for c, f in zip(row, flags, strict=True)
+            if f
+        ]
+        if occ and rng.random() < 0.6:  # a strong glare spot over the grid
+            q = occ[int(rng.integers(len(occ)))].mean(0) / 8
+            radius = rng.uniform(0.04, 0.12) * sw
+            spot = np.zeros((sh, sw), np.float32)
+            cv2.circle(spot, (int(q[0]), int(q[1])), max(1, int(radius)), 1.0, -1)
+            add += cv2.GaussianBlur(spot, (0, 0), max(1.0, radius * 0.5)) * rng.uniform(0.4, 0.8)
     mult8 = np.clip(mult * 128, 0, 255).astype(np.uint8)
     mult_full = cv2.resize(mult8, (w, h), interpolation=cv2.INTER_LINEAR)
     out = cv2.multiply(image, mult_full, scale=1 / 128)
