@@ -247,3 +247,15 @@ def test_a_failed_save_keeps_the_game_and_the_button(app, app_env, monkeypatch):
     at.button(key="confirm_save").click().run()  # retry: the same button
     no_errors(at)
     assert len(Store(app_env).list_games()) == 1
+
+
+def test_recent_players_are_one_tap_away(app):
+    at = start_game(app)
+    save_table(at)
+    at.switch_page("ui/pages/setup.py").run()
+    at.text_area(key="setup_players").input("Cara").run()
+    recent = [b for b in at.button if str(b.key).startswith("setup_recent_")]
+    assert sorted(b.label for b in recent) == ["Ann", "Ben"]
+    next(b for b in recent if b.label == "Ben").click().run()
+    assert at.text_area(key="setup_players").value == "Cara\nBen"
+    assert [b.label for b in at.button if str(b.key).startswith("setup_recent_")] == ["Ann"]
