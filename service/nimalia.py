@@ -198,6 +198,49 @@ def new_game(
     }
 
 
+def check_game(document: Any) -> dict[str, Any]:
+    """A stored game document, checked (``ValueError`` naming what is wrong): what the page
+    reads back from the database may come from another version or be damaged."""
+    if not isinstance(document, dict):
+        raise ValueError("a Nimalia game is an object")
+    for key in ("goals", "players", "round", "reserves", "check", "uid"):
+        if key not in document:
+            raise ValueError(f"the game has no {key!r}")
+    check_goals(document["goals"])
+    players = clean_players(document["players"])
+    number = document["round"]
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise ValueError("the round is not a number")
+    if not 1 <= number <= rounds_total():
+        raise ValueError(f"round {number} is not one of 1-{rounds_total()}")
+    rows, cols = size()
+    for player in players:
+        rounds = document["reserves"].get(player)
+        if not isinstance(rounds, list) or not 1 <= len(rounds) <= number:
+            raise ValueError(f"{player!r} has no reserves for rounds 1-{number}")
+        for grid in rounds:
+            if (
+                not isinstance(grid, list)
+                or len(grid) != rows
+                or any(not isinstance(line, list) or len(line) != cols for line in grid)
+                or any(token not in TOKENS for line in grid for token in line)
+            ):
+                raise ValueError(f"a reserve of {player!r} is not {rows}x{cols} known squares")
+        flags = document["check"].get(player, [])
+        if not all(
+            isinstance(f, list) and len(f) == 2 and 0 <= f[0] < rows and 0 <= f[1] < cols
+            for f in flags
+        ):
+            raise ValueError(f"the squares to check of {player!r} are not squares")
+    for option, allowed in (
+        ("goal12", ("printed", "adaptation")),
+        ("tiebreak", ("adaptation", "every_place")),
+    ):
+        if document.get(option) not in (None, *allowed):
+            raise ValueError(f"unknown {option} option {document.get(option)!r}")
+    return document
+
+
 def _player(game: dict[str, Any], player: str) -> None:
     if player not in game["players"]:
         raise ValueError(f"{player!r} is not a player of this game")

@@ -425,3 +425,27 @@ def test_goal_12_option_is_chosen_at_setup(app, adaptation, expected):
         tap_square(at, 0, c, "S:lio")
     assert points(at)["Goal 12"] == expected
     assert at.session_state["nim_game"]["goal12"] == ("adaptation" if adaptation else "printed")
+
+
+def test_a_damaged_stored_game_is_refused_with_a_reason(app, app_env):
+    at = start(app)
+    night = at.session_state["rt_session_id"]
+    bad = {**at.session_state["nim_game"], "round": 9}
+    NimaliaStore(Store(app_env)).put_draft(night, bad)
+    fresh = AppTest.from_file(APP, default_timeout=60)
+    fresh.query_params["night"] = at.session_state["rt_night_uid"]
+    fresh.run()
+    fresh.switch_page(PAGE).run()
+    assert not fresh.exception
+    assert fresh.error and "round 9 is not one of 1" in fresh.error[0].value
+    assert fresh.button(key="nim_start")  # a new game can be started
+
+
+def test_check_game_names_what_is_wrong():
+    game = N.new_game(["Ann", "Ben"], list(GOALS.values()))
+    assert N.check_game(game) is game
+    broken = {**game, "reserves": {"Ann": [[["W:lio"] * 6] * 6], "Ben": game["reserves"]["Ben"]}}
+    with pytest.raises(ValueError, match="known squares"):
+        N.check_game(broken)
+    with pytest.raises(ValueError, match="no 'uid'"):
+        N.check_game({k: v for k, v in game.items() if k != "uid"})

@@ -80,6 +80,17 @@ def resume() -> None:
         st.session_state[S.FLASH] = "This Nimalia game was updated from another device."
     else:
         document, revision = store.draft(night)
+    if document is not None:
+        try:
+            N.check_game(document)
+        except (ValueError, TypeError, AttributeError) as error:
+            st.error(
+                escape_markdown(
+                    f"The Nimalia game stored for this night cannot be read ({error}); "
+                    "start a new one below (it replaces it)."
+                )
+            )
+            document = None
     before = st.session_state.get(GAME) or {}
     st.session_state[GAME] = document
     st.session_state[NIGHT] = night
