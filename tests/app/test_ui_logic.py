@@ -264,3 +264,63 @@ def test_a_players_history_counts_wins_best_and_head_to_head():
         {"Opponent": "Ben", "Games": 2, "Won": 1, "Lost": 1, "Tied": 0},
         {"Opponent": "Cara", "Games": 1, "Won": 0, "Lost": 0, "Tied": 1},
     ]
+
+
+def test_a_game_round_trips_through_its_draft_document_photos_as_blobs():
+    from service.drafts import GameInProgress, PendingPhoto, digest_of, from_document, to_document
+    from service.game import TerrariumEntry
+
+    blobs: dict[str, bytes] = {}
+
+    def put(data: bytes) -> str:
+        blobs[digest_of(data)] = data
+        return digest_of(data)
+
+    entry = TerrariumEntry(
+        rows=[row[:] for row in FULL_BOARD],
+        confidence=[[0.4] * 5 for _ in range(4)],
+        source="photo",
+        photo_sha256="c" * 64,
+        thumbnail_jpeg=b"thumb",
+        overlay_jpeg=b"overlay",
+        corrected={(1, 2)},
+        read_ms=12.5,
+        check=[[r == c for c in range(5)] for r in range(4)],
+        candidates=[[["rock", "water"]] * 5 for _ in range(4)],
+    )
+    waiting = PendingPhoto(
+        photo=b"the photo bytes",
+        read=PhotoRead(
+            grid_found=False,
+            rows=None,
+            confidence=None,
+            overlay_jpeg=b"shown",
+            image_size=(640, 480),
+            photo_sha256="d" * 64,
+            thumbnail_jpeg=b"t2",
+            read_ms=3.0,
+            message="no terrarium found",
+        ),
+    )
+    game = GameInProgress(
+        players=["Ann", "Ben"],
+        star_cards_out=True,
+        objectives=[3, 11],
+        entries={"Ann": entry},
+        pending={"Ben": waiting},
+        active_player="Ben",
+        notes="**rematch**",
+    )
+    document = to_document(game, put)
+    assert b"the photo bytes" in blobs.values() and len(str(document)) < 5000
+    back = from_document(document, blobs.get)
+    assert back.players == ["Ann", "Ben"] and back.objectives == [3, 11] and back.star_cards_out
+    assert back.notes == "**rematch**" and back.active_player == "Ben"
+    again = back.entries["Ann"]
+    assert again.rows == entry.rows and again.corrected == {(1, 2)}
+    assert again.check == entry.check and again.candidates_for(0, 0) == ["rock", "water"]
+    assert again.overlay_jpeg == b"overlay" and again.thumbnail_jpeg == b"thumb"
+    assert back.pending["Ben"].photo == b"the photo bytes"
+    assert back.pending["Ben"].read.image_size == (640, 480)
+    with pytest.raises(ValueError):
+        from_document({**document, "format": 99}, blobs.get)
