@@ -175,6 +175,14 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     assert any("is saved to the leaderboard" in s.value for s in at.success)
     store = NimaliaStore(Store(app_env))
     (game,) = store.list_games()
+    # another phone on the night sees it saved (no second save button)
+    other = AppTest.from_file(APP, default_timeout=60)
+    other.query_params["night"] = at.session_state["rt_night_uid"]
+    other.run()
+    other.switch_page(PAGE).run()
+    no_errors(other)
+    assert any(f"game {game.id} is saved" in s.value for s in other.success)
+    assert not [b for b in other.button if b.key == "nim_save"]
     assert [(p.name, p.total, p.rank) for p in game.players] == [
         (p["name"], p["total"], p["rank"]) for p in result["players"]
     ]

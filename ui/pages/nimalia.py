@@ -457,6 +457,8 @@ def finish_ui(game: dict, result: dict) -> None:
     st.dataframe(N.ranking_rows(result), hide_index=True, key="nim_ranking")
     st.caption("Ties on the total: most animals of one kind in the last reserve (as counted).")
     saved = st.session_state.get(SAVED)
+    if not saved:  # saved from another phone (or before a reload)?
+        saved = get_nimalia_store().game_id_of(game["uid"])
     if saved:
         st.success(f"Nimalia game {saved} is saved to the leaderboard.")
         st.page_link(page_path("leaderboard.py"), label="See the leaderboard", icon="🏆")
