@@ -275,11 +275,12 @@ class NimaliaStore:
 
         return self.store._transaction(work, write=False)
 
-    def game_id_of(self, uid: str) -> int | None:
-        """The saved game with this uid, if it was saved (from any phone)."""
-        query = sa.select(_games.c.id).where(_games.c.uid == uid)
-        found = self.store._transaction(lambda c, _a: c.execute(query).scalar(), write=False)
-        return None if found is None else int(found)
+    def saved(self, uid: str) -> tuple[int, dict[str, Any]] | None:
+        """``(game id, document as saved)`` of the game with this uid, if it was saved (from
+        any phone)."""
+        query = sa.select(_games.c.id, _games.c.document).where(_games.c.uid == uid)
+        row = self.store._transaction(lambda c, _a: c.execute(query).one_or_none(), write=False)
+        return None if row is None else (int(row.id), json.loads(row.document))
 
     def export_json(self, session_id: int | None = None) -> dict[str, Any]:
         """Every saved Nimalia game (or one night's) as JSON-ready data: the game night's uid

@@ -26,7 +26,6 @@ REVISION = "nim_revision"
 HASH = "nim_hash"
 SELECTED = "nim_selected"
 LAST_CHANGE = "nim_last_change"
-SAVED = "nim_saved"
 KEY_GAME_CHOICE = "night_game"
 GAME_NAMES = {"reptile_tank": "Reptile Tank", "nimalia": "Nimalia"}
 

@@ -187,6 +187,16 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
         (p["name"], p["total"], p["rank"]) for p in result["players"]
     ]
     assert game.goals == list(GOALS.values())
+    # a fix after saving: the page says so and saves the change into the same game
+    at.radio(key="nim_player").set_value("Ben")
+    at.run()
+    tap_square(at, 5, 5, "I:bea")
+    assert any("changed since it was saved" in w.value for w in at.warning)
+    at.button(key="nim_save").click().run()
+    no_errors(at)
+    (game,) = store.list_games()
+    assert game.document["reserves"]["Ben"][4][5][5] == "I:bea"
+    assert any("is saved to the leaderboard" in s.value for s in at.success)
     # the leaderboard shows Nimalia apart from Reptile Tank
     at.switch_page("ui/pages/leaderboard.py").run()
     no_errors(at)

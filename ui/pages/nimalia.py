@@ -27,7 +27,6 @@ from ui.nimalia_widgets import (
     LAST_CHANGE,
     NIGHT,
     REVISION,
-    SAVED,
     SELECTED,
     game_choice_ui,
     get_nimalia_store,
@@ -176,7 +175,6 @@ def setup_ui() -> None:
             st.error(escape_markdown(str(error)))
             return
         st.session_state[GAME] = game
-        st.session_state[SAVED] = None
         st.session_state[S.FLASH] = f"Nimalia started with {len(game['players'])} players."
         st.rerun()
 
@@ -456,26 +454,24 @@ def finish_ui(game: dict, result: dict) -> None:
     st.subheader("Final ranking")
     st.dataframe(N.ranking_rows(result), hide_index=True, key="nim_ranking")
     st.caption("Ties on the total: most animals of one kind in the last reserve (as counted).")
-    saved = st.session_state.get(SAVED)
-    if not saved:  # saved from another phone (or before a reload)?
-        saved = get_nimalia_store().game_id_of(game["uid"])
-    if saved:
-        st.success(f"Nimalia game {saved} is saved to the leaderboard.")
+    found = get_nimalia_store().saved(game["uid"])  # saved here, on another phone, earlier
+    changed = found is not None and found[1] != game
+    if found is not None and not changed:
+        st.success(f"Nimalia game {found[0]} is saved to the leaderboard.")
         st.page_link(page_path("leaderboard.py"), label="See the leaderboard", icon="🏆")
         if st.button("New Nimalia game", key="nim_new"):
             st.session_state[GAME] = None
-            st.session_state[SAVED] = None
             st.rerun()
         return
-    if st.button("Save to the leaderboard", type="primary", key="nim_save"):
+    if changed:
+        st.warning(f"Nimalia game {found[0]} changed since it was saved.")
+    label = "Save the changes" if changed else "Save to the leaderboard"
+    if st.button(label, type="primary", key="nim_save"):
         try:
-            game_id, _created = get_nimalia_store().save_game(
-                st.session_state[S.SESSION_ID], game, result
-            )
+            get_nimalia_store().save_game(st.session_state[S.SESSION_ID], game, result)
         except STORAGE_ERRORS as error:
             st.error(escape_markdown(f"Not saved: {storage_message(error)}"))
             return
-        st.session_state[SAVED] = game_id
         st.rerun()
 
 
