@@ -47,8 +47,8 @@ CROP = 64
 #: A square is flagged for checking when the head's probability margin to the next class is
 #: below this, or its cosine margin between table and the best square is below
 #: CHECK_EMPTY_MARGIN (both calibrated on the dev set, see docs/nimalia-vision.md).
-CHECK_MARGIN = 0.5
-CHECK_EMPTY_MARGIN = 0.03
+CHECK_MARGIN = 0.745
+CHECK_EMPTY_MARGIN = 0.14
 #: The grid finder's foreground share nudges the empty score: + FG_WEIGHT * (0.5 - share)
 #: (cosine) and + FG_LOGIT * (0.5 - share) (head logit).
 FG_WEIGHT = 0.15
