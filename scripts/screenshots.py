@@ -152,7 +152,7 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     button(page, "check_cell_0_3").click()
     wait_idle(page)
     shoot(page, out, "3-check", width)
-    button(page, "check_pick_water").click()
+    button(page, "check_pick_rock").click()  # a fix: the bar shows the pad line it moved
     wait_idle(page)
     shoot(page, out, "3b-fixed", width)
     goto_page(page, "Score pad")
