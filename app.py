@@ -11,7 +11,7 @@ import streamlit as st
 from ui.navigation import build_navigation, layout_for
 from ui.persist import resume, show_night_in_url, sync
 from ui.state import init_state
-from ui.widgets import close_menu_on_phone_ui, storage_banner_ui
+from ui.widgets import close_menu_on_phone_ui, flash_ui, storage_banner_ui
 
 page = build_navigation()
 st.set_page_config(
@@ -22,6 +22,7 @@ resume(st.session_state)
 show_night_in_url(st.session_state)
 close_menu_on_phone_ui()
 storage_banner_ui(st.session_state, retry=sync)
+flash_ui(st.session_state)  # e.g. "updated from another device", on whichever page
 finished = False
 try:
     page.run()

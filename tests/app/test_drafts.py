@@ -259,3 +259,22 @@ def test_recent_players_are_one_tap_away(app):
     next(b for b in recent if b.label == "Ben").click().run()
     assert at.text_area(key="setup_players").value == "Cara\nBen"
     assert [b.label for b in at.button if str(b.key).startswith("setup_recent_")] == ["Ann"]
+
+
+def test_two_phones_at_one_table_follow_each_others_changes(app):
+    one = start_game(app)
+    enter_by_hand(one, "Ann", FULL_BOARD)
+    two = reopen(one)  # the second phone opens the night's link
+    assert two.session_state["rt_entries"]["Ann"].rows == FULL_BOARD
+    # phone one fixes a cell; phone two's next interaction shows it and says why
+    one.switch_page("ui/pages/check.py").run()
+    fix(one, 0, 0, "rock")
+    two.switch_page("ui/pages/check.py").run()
+    assert two.session_state["rt_entries"]["Ann"].rows[0][0] == "rock"
+    assert "Rock" in two.button(key="check_cell_0_0").label
+    # both change the same game at once: the later write is refused, shows the other's version
+    fix(two, 1, 1, "water")  # written first
+    one.session_state["rt_entries"]["Ann"].rows[2][2] = "rock"  # an unsynced change on one
+    one.run()
+    assert one.session_state["rt_entries"]["Ann"].rows[1][1] == "water"
+    assert any("another device" in s.value for s in one.success)
