@@ -151,6 +151,26 @@ def sniff_format(data: bytes) -> str | None:
     return None
 
 
+def pillow_formats(data: bytes) -> tuple[str, ...]:
+    """The Pillow plugins allowed to open ``data`` (its sniffed format's), HEIF registered.
+
+    For callers that decode with Pillow themselves (e.g. card-face images).
+
+    Raises
+    ------
+    ImageLoadError
+        ``data`` is not one of the accepted formats (judged from its first bytes).
+    """
+    if not data:
+        raise ImageLoadError("empty file: no image data")
+    sniffed = sniff_format(data)
+    if sniffed is None:
+        _refuse_unaccepted(data)
+    if sniffed in ("HEIF", "AVIF"):
+        _register_heif()
+    return _PILLOW_PLUGINS[sniffed]
+
+
 def _refuse_unaccepted(data: bytes) -> None:
     """Raise the refusal of bytes that are not one of the accepted formats."""
     for magic, what in _REFUSED_MAGIC:

@@ -175,19 +175,32 @@ def read_face_image(path: Path) -> np.ndarray:
 
     Face images may be small scans, so the photo loader's minimum size does not apply here.
     """
-    from PIL import Image, ImageOps, UnidentifiedImageError
+    import io
+    import warnings
 
-    if path.suffix.lower() in (".heic", ".heif"):
-        import pillow_heif
+    from PIL import Image, ImageOps
 
-        pillow_heif.register_heif_opener()
+    from reptile_tank.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
+    from vision.errors import ImageLoadError
+    from vision.loading import pillow_formats
+
+    try:  # a regular file, size checked first; then the photo format allow-list
+        data = read_bytes(path, max_bytes=MAX_PHOTO_BYTES, what="face image")
+        formats = pillow_formats(data)
+    except (SafeFileError, ImageLoadError) as error:
+        message = str(error) if str(path) in str(error) else f"{path}: {error}"
+        raise PhotoInputError(message) from None
     try:
-        with Image.open(path) as image:
-            image = ImageOps.exif_transpose(image)
-            if image.width * image.height > 50_000_000:
-                raise PhotoInputError(f"{path}: image too large for a card face")
-            rgb = np.asarray(image.convert("RGB"))
-    except (UnidentifiedImageError, OSError, SyntaxError) as error:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(io.BytesIO(data), formats=formats) as image:
+                if image.width * image.height > 50_000_000:
+                    raise PhotoInputError(f"{path}: image too large for a card face")
+                image = ImageOps.exif_transpose(image)
+                rgb = np.asarray(image.convert("RGB"))
+    except PhotoInputError:
+        raise
+    except Exception as error:  # any decoder error on hostile bytes: one line
         raise PhotoInputError(f"{path}: not a readable image ({error})") from None
     if min(rgb.shape[:2]) < 32:
         raise PhotoInputError(f"{path}: {rgb.shape[1]}x{rgb.shape[0]} px is too small for a face")
