@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from scoring.cards import COLS, EMPTY, ROWS
@@ -45,6 +46,8 @@ MIN_CARDS = 3
 #: A read whose cells include more than this many that look like neither a face (upright or
 #: turned by 180 degrees) nor the table has its grid's other hypotheses judged too.
 MAX_UNEXPLAINED = 2
+#: When no hypothesis explains the photo, grid finding is also run on a copy this much smaller.
+RESCALE = 0.75
 #: A runner-up grid hypothesis within this many points of the winner (see
 #: :func:`explain_cells`) makes the read's grid doubtful. Right winners led by >= 17.6 points
 #: (hard set, the six hard photos, small photos); a wrong one (hard_02) by 0.4.
@@ -377,19 +380,26 @@ class TerrariumReader:
             score, cards, unexplained = explain_cells(reads)
             if cards >= MIN_CARDS and unexplained <= MAX_UNEXPLAINED:
                 return fit, crops, reads, "", []
-            first = (score, cards, fit, crops, reads)
-        judged = []
+            first = (score, cards, fit, crops, reads, unexplained)
+        judged: list[tuple[float, int, int, GridFit, int]] = []
         if first is not None:
-            judged.append((first[0], first[1], 0, first[2]))
-        for candidate in find_grid_candidates(rgb, twins=True, layout=self.layout, memo=memo):
-            if first is not None and _same_fit(candidate, first[2]):
-                continue
-            crops = rectify_cells(rgb, candidate, cell_size=self.cell_size)
-            reads = classify_cells(crops, self.embedder, self.gallery)
-            score, cards, _ = explain_cells(reads)
-            judged.append((score, cards, len(judged), candidate))
+            judged.append((first[0], first[1], 0, first[2], first[5]))
+
+        def judge(fits: list[GridFit]) -> None:
+            for candidate in fits:
+                if any(_same_fit(candidate, other[3]) for other in judged):
+                    continue
+                crops = rectify_cells(rgb, candidate, cell_size=self.cell_size)
+                reads = classify_cells(crops, self.embedder, self.gallery)
+                score, cards, unexplained = explain_cells(reads)
+                judged.append((score, cards, len(judged), candidate, unexplained))
+
+        judge(find_grid_candidates(rgb, twins=True, layout=self.layout, memo=memo))
+        best = max(judged, key=lambda item: (item[0], -item[2]))
+        if best[1] < MIN_CARDS or best[4] > MAX_UNEXPLAINED:
+            judge(self._rescaled_candidates(rgb))  # the lattice search at another scale
         judged.sort(key=lambda item: (-item[0], item[2]))
-        score, cards, index, winner = judged[0]
+        score, cards, index, winner, _ = judged[0]
         if cards < MIN_CARDS:
             raise GridNotFoundError(_no_cards(cards), winner)
         doubt = ""
@@ -410,7 +420,22 @@ class TerrariumReader:
                 "card nor the table; check the grid's corners"
             )
         fit = replace(fit, reason=doubt)
-        return fit, crops, reads, doubt, [(s, c) for s, c, _, _ in judged]
+        return fit, crops, reads, doubt, [(s, c) for s, c, _, _, _ in judged]
+
+    def _rescaled_candidates(self, rgb: np.ndarray) -> list[GridFit]:
+        """Grid candidates found on a copy at :data:`RESCALE` of the size, in ``rgb``'s pixels.
+
+        The card finder's contours and the lattice vote change with the scale; when no
+        candidate explains the photo at its own size, another scale is one more hypothesis.
+        """
+        h, w = rgb.shape[:2]
+        size = (max(1, round(w * RESCALE)), max(1, round(h * RESCALE)))
+        small = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+        try:
+            fits = find_grid_candidates(small, twins=True, layout=self.layout)
+        except GridNotFoundError:
+            return []
+        return [fit.scaled(1.0 / RESCALE) for fit in fits]
 
     def add_correction(self, board_read: BoardRead, row: int, col: int, label: str) -> None:
         """Add a user-confirmed cell to the deck's gallery (saved when reading a pack).
