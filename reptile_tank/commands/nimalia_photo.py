@@ -25,17 +25,21 @@ def register(inner: argparse._SubParsersAction) -> None:
     read.set_defaults(func=run_read)
 
     enroll = inner.add_parser("enroll", help="build a Nimalia deck pack from one image per card")
-    enroll.add_argument("--from-dir", required=True,
-                        help="folder of <card id>.png images, ids 1-60 as the reference numbers "
-                        "them, each card upright and unturned")
+    enroll.add_argument(
+        "--from-dir",
+        required=True,
+        help="folder of <card id>.png images, ids 1-60 as the reference numbers "
+        "them, each card upright and unturned",
+    )
     enroll.add_argument("--out", required=True, help="the pack folder to write")
     enroll.add_argument("--name", default=None, help="the deck's name (default: folder name)")
     enroll.set_defaults(func=run_enroll)
 
     score = inner.choices.get("score")  # ``nimalia score PHOTO --goals ...`` reads the photo
     if score is not None:
-        score.add_argument("--pack", default=None,
-                           help="Nimalia deck pack for a photo (default: stand-in deck)")
+        score.add_argument(
+            "--pack", default=None, help="Nimalia deck pack for a photo (default: stand-in deck)"
+        )
 
 
 def is_photo(path: str) -> bool:
@@ -66,8 +70,10 @@ def reserve_from_photo(path: str, pack: str | None = None) -> dict:
 def photo_json(result, scale: float) -> dict:
     """The ``nimalia read --json`` document; lattice quads in the photo's own pixels."""
     doc = result.to_json()
-    doc["lattice"] = [[[[round(x / scale, 1), round(y / scale, 1)] for x, y in quad]
-                       for quad in row] for row in doc["lattice"]]
+    doc["lattice"] = [
+        [[[round(x / scale, 1), round(y / scale, 1)] for x, y in quad] for quad in row]
+        for row in doc["lattice"]
+    ]
     doc["found"] = result.found
     return doc
 
@@ -84,7 +90,8 @@ def run_read(args: argparse.Namespace) -> int:
     print(format_squares(result.squares))
     flagged = [
         f"row {r + 1}, column {c + 1}: {cell.token} (margin {cell.confidence:.3f}; also "
-        + ", ".join(t for t, _ in cell.top[1:3]) + ")"
+        + ", ".join(t for t, _ in cell.top[1:3])
+        + ")"
         for r, row in enumerate(result.cells)
         for c, cell in enumerate(row)
         if cell.check
@@ -107,8 +114,10 @@ def run_enroll(args: argparse.Namespace) -> int:
         raise ValueError(f"{src}: no <card id>.png images (ids 1-{len(cards())})")
     missing = sorted(set(cards()) - set(present))
     if missing:
-        raise ValueError(f"{src}: missing card images {', '.join(map(str, missing[:12]))}"
-                         + (" ..." if len(missing) > 12 else ""))
+        raise ValueError(
+            f"{src}: missing card images {', '.join(map(str, missing[:12]))}"
+            + (" ..." if len(missing) > 12 else "")
+        )
     out = enroll_pack(src, args.out, name=args.name)
     print(f"enrolled {len(present)} cards into {out}")
     return 0

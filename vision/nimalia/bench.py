@@ -62,7 +62,9 @@ SETS: dict[str, EvalSet] = {
 ROUND_GOALS = [2, 12, 15, 16]  # one goal of each colour: a round never scores more
 
 
-def enrolled_images(style_name: str, px_per_mm: float = 3.0, seed: int = 5) -> dict[int, np.ndarray]:
+def enrolled_images(
+    style_name: str, px_per_mm: float = 3.0, seed: int = 5
+) -> dict[int, np.ndarray]:
     """One image per card of a style, as a player's scan would give: upright, unturned, a little
     soft and colour-shifted (not the exact pixels the scenes are drawn from)."""
     rng = np.random.default_rng(seed)
@@ -97,23 +99,33 @@ class HistogramBaseline:
 
 
 def _compare(truth: list[list[str]], pred: list[list[str]]) -> tuple[bool, list[tuple[int, int]]]:
-    same = len(pred) == len(truth) and all(len(a) == len(b) for a, b in zip(pred, truth))
+    same = len(pred) == len(truth) and all(
+        len(a) == len(b) for a, b in zip(pred, truth, strict=True)
+    )
     if not same:
         return False, []
-    wrong = [(r, c) for r in range(len(truth)) for c in range(len(truth[0]))
-             if truth[r][c] != pred[r][c]]
+    wrong = [
+        (r, c) for r in range(len(truth)) for c in range(len(truth[0])) if truth[r][c] != pred[r][c]
+    ]
     return True, wrong
 
 
-def run_set(spec: EvalSet, reader: ReserveReader, baseline: HistogramBaseline | None,
-            *, time_score: bool = False, log=print) -> dict:
+def run_set(
+    spec: EvalSet,
+    reader: ReserveReader,
+    baseline: HistogramBaseline | None,
+    *,
+    time_score: bool = False,
+    log=print,
+) -> dict:
     """Read every scene of a set; per-scene records and totals."""
     from nimalia import service
 
     scenes = []
     for seed in spec.seeds:
-        image, truth = render_reserve(seed, style=STYLES[spec.style], size=spec.size,
-                                      max_size=spec.max_size)
+        image, truth = render_reserve(
+            seed, style=STYLES[spec.style], size=spec.size, max_size=spec.max_size
+        )
         data = encode_jpeg(image, truth["params"]["jpeg_quality"])
         del image
         c0 = time.process_time()
@@ -142,8 +154,15 @@ def run_set(spec: EvalSet, reader: ReserveReader, baseline: HistogramBaseline | 
                         right_sq += 1
                     if not ok and not cell.check:
                         silent_sq += 1
-                    margins.append((round(cell.confidence, 4), bool(ok), t != EMPTY,
-                                    cell.token != EMPTY, round(cell.table_margin, 4)))
+                    margins.append(
+                        (
+                            round(cell.confidence, 4),
+                            bool(ok),
+                            t != EMPTY,
+                            cell.token != EMPTY,
+                            round(cell.table_margin, 4),
+                        )
+                    )
         base_right = base_all = 0
         if baseline is not None and found:
             small, s = _prefilter(loaded.rgb, res.lattice)
@@ -153,25 +172,42 @@ def run_set(spec: EvalSet, reader: ReserveReader, baseline: HistogramBaseline | 
             idx = [(r0 + r) * cols + (c0_ + c) for r in range(len(tr)) for c in range(len(tr[0]))]
             labels = baseline.predict(crops[idx])
             flat = [t for row in tr for t in row]
-            base_right = sum(1 for a, b in zip(flat, labels) if a == b and a != EMPTY)
-            base_all = int(all(a == b for a, b in zip(flat, labels)))
+            pairs = list(zip(flat, labels, strict=True))
+            base_right = sum(1 for a, b in pairs if a == b and a != EMPTY)
+            base_all = int(all(a == b for a, b in pairs))
         rec = {
-            "seed": seed, "squares": n_sq, "found": found, "right": right_sq,
-            "reserve_right": bool(found and not wrong), "needs_check": res.needs_check,
-            "silent_squares": silent_sq, "margins": margins, "reasons": res.reasons,
-            "baseline_right": base_right, "baseline_reserve_right": bool(base_all),
-            "cpu_ms": round(cpu_ms, 1), "wall_ms": round(wall_ms, 1),
+            "seed": seed,
+            "squares": n_sq,
+            "found": found,
+            "right": right_sq,
+            "reserve_right": bool(found and not wrong),
+            "needs_check": res.needs_check,
+            "silent_squares": silent_sq,
+            "margins": margins,
+            "reasons": res.reasons,
+            "baseline_right": base_right,
+            "baseline_reserve_right": bool(base_all),
+            "cpu_ms": round(cpu_ms, 1),
+            "wall_ms": round(wall_ms, 1),
             "read_ms": {k: round(v, 1) for k, v in res.timings_ms.items()},
             "score_ms": None if score_ms is None else round(score_ms, 2),
             "wrong_cells": [[r, c, tr[r][c], res.squares[r][c]] for r, c in wrong],
         }
         scenes.append(rec)
-        log(f"{spec.name} {seed}: found={found} right={right_sq}/{n_sq} "
+        log(
+            f"{spec.name} {seed}: found={found} right={right_sq}/{n_sq} "
             f"reserve={rec['reserve_right']} check={res.needs_check} cpu={cpu_ms:.0f}ms "
-            f"base={base_right}")
-    return {"set": spec.name, "style": spec.style, "pack": spec.pack,
-            "seeds": [spec.seeds.start, spec.seeds.stop], "size": spec.size,
-            "scenes": scenes, "summary": summarise(scenes)}
+            f"base={base_right}"
+        )
+    return {
+        "set": spec.name,
+        "style": spec.style,
+        "pack": spec.pack,
+        "seeds": [spec.seeds.start, spec.seeds.stop],
+        "size": spec.size,
+        "scenes": scenes,
+        "summary": summarise(scenes),
+    }
 
 
 def summarise(scenes: list[dict]) -> dict:
@@ -188,8 +224,10 @@ def summarise(scenes: list[dict]) -> dict:
         "silent_wrong_squares": sum(s["silent_squares"] for s in scenes) / max(sq, 1),
         "silent_wrong_reserves": sum(not s["needs_check"] for s in wrong_res) / max(n, 1),
         "needs_check": sum(s["needs_check"] for s in scenes) / max(n, 1),
-        "flagged_right_squares": sum(1 for s in scenes for m, ok, *_ in s["margins"] if ok
-                                     and m < _check_margin()) / max(sq, 1),
+        "flagged_right_squares": sum(
+            1 for s in scenes for m, ok, *_ in s["margins"] if ok and m < _check_margin()
+        )
+        / max(sq, 1),
         "baseline_squares_right": sum(s["baseline_right"] for s in scenes) / max(sq, 1),
         "baseline_reserves_right": sum(s["baseline_reserve_right"] for s in scenes) / max(n, 1),
         "cpu_ms_median": float(np.median([s["cpu_ms"] for s in scenes])) if scenes else None,
@@ -209,8 +247,11 @@ def calibrate(scenes: list[dict], silent_target: float = 0.0) -> dict:
     wrong = [m for s in scenes for m, ok, *_ in s["margins"] if not ok]
     right = [m for s in scenes for m, ok, *_ in s["margins"] if ok]
     t = (max(wrong) + 0.005) if wrong else 0.01
-    return {"check_margin": round(t, 4), "wrong_cells": len(wrong),
-            "right_flagged": sum(m < t for m in right) / max(len(right), 1)}
+    return {
+        "check_margin": round(t, 4),
+        "wrong_cells": len(wrong),
+        "right_flagged": sum(m < t for m in right) / max(len(right), 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,8 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.set:
         spec = SETS[name]
         if args.limit:
-            spec = EvalSet(spec.name, spec.style, spec.seeds[: args.limit], spec.size,
-                           spec.max_size, spec.pack)
+            spec = EvalSet(
+                spec.name, spec.style, spec.seeds[: args.limit], spec.size, spec.max_size, spec.pack
+            )
         pack = None
         if spec.pack == "enrolled":
             from vision.nimalia.reader import enroll_pack

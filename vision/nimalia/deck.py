@@ -128,8 +128,15 @@ STYLES: dict[str, DeckStyle] = {STAND_IN.name: STAND_IN, VARIANT.name: VARIANT}
 class _Pen:
     """Draws in unit coordinates: ``(u, v)`` -> centre + scale * R(angle) (u, v), anti-aliased."""
 
-    def __init__(self, img: np.ndarray, cx: float, cy: float, scale: float, angle_deg: float,
-                 mirror: bool = False) -> None:
+    def __init__(
+        self,
+        img: np.ndarray,
+        cx: float,
+        cy: float,
+        scale: float,
+        angle_deg: float,
+        mirror: bool = False,
+    ) -> None:
         self.img, self.cx, self.cy, self.s = img, cx, cy, scale
         a = math.radians(angle_deg)
         self.m = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
@@ -157,8 +164,9 @@ class _Pen:
 
     def line(self, uv, colour, width) -> None:
         p = self.pts(uv)
-        cv2.polylines(self.img, [p], False, colour, max(1, int(width * self.s)), cv2.LINE_AA,
-                      _SHIFT)
+        cv2.polylines(
+            self.img, [p], False, colour, max(1, int(width * self.s)), cv2.LINE_AA, _SHIFT
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,8 +220,14 @@ def _giraffe(p: _Pen, c1, c2, out) -> None:
     p.ellipse(0.72, -0.78, 0.25, 0.12, 15, c1)
     p.line([[0.58, -0.86], [0.55, -1.0]], c2, 0.04)
     p.line([[0.68, -0.88], [0.68, -1.02]], c2, 0.04)
-    for u, v, r in ((-0.3, 0.25, 0.1), (0.05, 0.35, 0.11), (0.3, 0.22, 0.09), (0.5, -0.2, 0.07),
-                    (-0.1, 0.15, 0.07), (0.55, -0.45, 0.06)):
+    for u, v, r in (
+        (-0.3, 0.25, 0.1),
+        (0.05, 0.35, 0.11),
+        (0.3, 0.22, 0.09),
+        (0.5, -0.2, 0.07),
+        (-0.1, 0.15, 0.07),
+        (0.55, -0.45, 0.06),
+    ):
         p.circle(u, v, r, c2)
     p.circle(0.8, -0.8, 0.04, out)
 
@@ -307,8 +321,15 @@ def _texture(img: np.ndarray, kind: str, c2: Color, rng: np.random.Generator) ->
             y0 = (k + 0.5) * n / 7 + rng.uniform(-2, 2) * s
             xs = np.linspace(0, n, 24)
             ys = y0 + 2.5 * s * np.sin(xs / (9 * s) + phase + k)
-            cv2.polylines(img, [np.round(np.column_stack([xs, ys]) * _ONE).astype(np.int32)],
-                          False, c2, w, cv2.LINE_AA, _SHIFT)
+            cv2.polylines(
+                img,
+                [np.round(np.column_stack([xs, ys]) * _ONE).astype(np.int32)],
+                False,
+                c2,
+                w,
+                cv2.LINE_AA,
+                _SHIFT,
+            )
     elif kind == "grass":
         for _ in range(26):
             x, y = rng.uniform(0, n, 2)
@@ -319,44 +340,94 @@ def _texture(img: np.ndarray, kind: str, c2: Color, rng: np.random.Generator) ->
     elif kind == "leaves":
         for _ in range(14):
             x, y = rng.uniform(0, n, 2)
-            cv2.ellipse(img, (int(x * _ONE), int(y * _ONE)), (int(8 * s * _ONE), int(3 * s * _ONE)),
-                        rng.uniform(0, 180), 0, 360, c2, -1, cv2.LINE_AA, _SHIFT)
+            cv2.ellipse(
+                img,
+                (int(x * _ONE), int(y * _ONE)),
+                (int(8 * s * _ONE), int(3 * s * _ONE)),
+                rng.uniform(0, 180),
+                0,
+                360,
+                c2,
+                -1,
+                cv2.LINE_AA,
+                _SHIFT,
+            )
     elif kind == "cracks":
         for _ in range(5):
             pts = [rng.uniform(0, n, 2)]
             for _k in range(4):
                 pts.append(pts[-1] + rng.normal(0, 12 * s, 2))
-            cv2.polylines(img, [np.round(np.array(pts) * _ONE).astype(np.int32)], False, c2, w,
-                          cv2.LINE_AA, _SHIFT)
+            cv2.polylines(
+                img,
+                [np.round(np.array(pts) * _ONE).astype(np.int32)],
+                False,
+                c2,
+                w,
+                cv2.LINE_AA,
+                _SHIFT,
+            )
     elif kind == "dots":
         step = 11 * s
         off = rng.uniform(0, step, 2)
         for yy in np.arange(off[1] - step, n + step, step):
             for xx in np.arange(off[0] - step, n + step, step):
-                cv2.circle(img, (int(xx * _ONE), int(yy * _ONE)), int(2.2 * s * _ONE), c2, -1,
-                           cv2.LINE_AA, _SHIFT)
+                cv2.circle(
+                    img,
+                    (int(xx * _ONE), int(yy * _ONE)),
+                    int(2.2 * s * _ONE),
+                    c2,
+                    -1,
+                    cv2.LINE_AA,
+                    _SHIFT,
+                )
     elif kind == "stripes":
         step = 9 * s
         off = rng.uniform(0, step)
         for yy in np.arange(off - step, n + step, step):
-            cv2.line(img, (0, int(yy * _ONE)), (int(n * _ONE), int(yy * _ONE)), c2,
-                     max(1, int(3 * s)), cv2.LINE_AA, _SHIFT)
+            cv2.line(
+                img,
+                (0, int(yy * _ONE)),
+                (int(n * _ONE), int(yy * _ONE)),
+                c2,
+                max(1, int(3 * s)),
+                cv2.LINE_AA,
+                _SHIFT,
+            )
     elif kind == "hatch":
         step = 10 * s
         off = rng.uniform(0, step)
         for k in np.arange(-n + off, 2 * n, step):
-            cv2.line(img, (int(k * _ONE), 0), (int((k + n * 0.6) * _ONE), int(n * _ONE)), c2, w,
-                     cv2.LINE_AA, _SHIFT)
+            cv2.line(
+                img,
+                (int(k * _ONE), 0),
+                (int((k + n * 0.6) * _ONE), int(n * _ONE)),
+                c2,
+                w,
+                cv2.LINE_AA,
+                _SHIFT,
+            )
     elif kind == "hexes":
         r = 9 * s
         for row in range(-1, int(n / (1.5 * r)) + 2):
             for col in range(-1, int(n / (1.732 * r)) + 2):
                 cx = col * 1.732 * r + (row % 2) * 0.866 * r
                 cy = row * 1.5 * r
-                hexagon = [[cx + r * math.cos(math.pi / 6 + k * math.pi / 3),
-                            cy + r * math.sin(math.pi / 6 + k * math.pi / 3)] for k in range(6)]
-                cv2.polylines(img, [np.round(np.array(hexagon) * _ONE).astype(np.int32)], True,
-                              c2, w, cv2.LINE_AA, _SHIFT)
+                hexagon = [
+                    [
+                        cx + r * math.cos(math.pi / 6 + k * math.pi / 3),
+                        cy + r * math.sin(math.pi / 6 + k * math.pi / 3),
+                    ]
+                    for k in range(6)
+                ]
+                cv2.polylines(
+                    img,
+                    [np.round(np.array(hexagon) * _ONE).astype(np.int32)],
+                    True,
+                    c2,
+                    w,
+                    cv2.LINE_AA,
+                    _SHIFT,
+                )
     else:  # pragma: no cover - a style names only the kinds above
         raise ValueError(f"unknown texture {kind!r}")
 
@@ -404,10 +475,24 @@ def draw_square(
         cx, cy = n / 2 + rng.uniform(-0.06, 0.06) * n, n / 2 + rng.uniform(-0.06, 0.06) * n
     angle = float(rng.uniform(-25, 25))
     if style.badge is not None:
-        cv2.circle(img, (int(cx * _ONE), int(cy * _ONE)), int(size * 1.12 * _ONE), style.badge,
-                   -1, cv2.LINE_AA, _SHIFT)
-        cv2.circle(img, (int(cx * _ONE), int(cy * _ONE)), int(size * 1.12 * _ONE), style.outline,
-                   max(1, n // 60), cv2.LINE_AA, _SHIFT)
+        cv2.circle(
+            img,
+            (int(cx * _ONE), int(cy * _ONE)),
+            int(size * 1.12 * _ONE),
+            style.badge,
+            -1,
+            cv2.LINE_AA,
+            _SHIFT,
+        )
+        cv2.circle(
+            img,
+            (int(cx * _ONE), int(cy * _ONE)),
+            int(size * 1.12 * _ONE),
+            style.outline,
+            max(1, n // 60),
+            cv2.LINE_AA,
+            _SHIFT,
+        )
     pen = _Pen(img, cx, cy, size, angle, mirror=bool(rng.random() < 0.5))
     _ANIMALS[sq.animal](pen, a1, a2, style.outline)
     return img
@@ -424,8 +509,9 @@ def card_mask(size_px: int, style: DeckStyle = STAND_IN, px_per_mm: float | None
     return rounded_card_mask(size_px, size_px, style.corner_mm * ppm)
 
 
-def render_card(card_id: int, *, style: DeckStyle = STAND_IN, px_per_mm: float = 4.0,
-                turn: int = 0) -> np.ndarray:
+def render_card(
+    card_id: int, *, style: DeckStyle = STAND_IN, px_per_mm: float = 4.0, turn: int = 0
+) -> np.ndarray:
     """A whole card (2 x 2 squares plus its printed edge), turned clockwise by ``turn``.
 
     The card is drawn unrotated (its squares as :func:`nimalia.cards.card` lists them) and the
@@ -440,7 +526,7 @@ def render_card(card_id: int, *, style: DeckStyle = STAND_IN, px_per_mm: float =
     img = np.zeros((n, n, 3), np.uint8)
     for q, sq in enumerate(c.squares):
         r, col = divmod(q, 2)
-        img[r * half:(r + 1) * half, col * half:(col + 1) * half] = draw_square(
+        img[r * half : (r + 1) * half, col * half : (col + 1) * half] = draw_square(
             sq.token, half, style, seed=card_id * 4 + q
         )
     e = max(1, int(round(style.edge_mm * px_per_mm)))
@@ -457,8 +543,16 @@ def render_back(*, style: DeckStyle = STAND_IN, px_per_mm: float = 4.0) -> np.nd
     for k in range(0, 2 * n, max(4, n // 12)):
         cv2.line(img, (k, 0), (k - n, n), style.back[1], max(1, n // 60), cv2.LINE_AA)
     cv2.circle(img, (n // 2, n // 2), n // 4, style.back[1], -1, cv2.LINE_AA)
-    cv2.putText(img, "N", (int(n * 0.4), int(n * 0.6)), cv2.FONT_HERSHEY_DUPLEX, n / 160,
-                style.back[0], max(1, n // 50), cv2.LINE_AA)
+    cv2.putText(
+        img,
+        "N",
+        (int(n * 0.4), int(n * 0.6)),
+        cv2.FONT_HERSHEY_DUPLEX,
+        n / 160,
+        style.back[0],
+        max(1, n // 50),
+        cv2.LINE_AA,
+    )
     e = max(1, int(round(style.edge_mm * px_per_mm)))
     cv2.rectangle(img, (0, 0), (n - 1, n - 1), style.edge, e * 2 - 1)
     img[card_mask(n, style, px_per_mm) == 0] = 0
@@ -470,23 +564,33 @@ def render_deck(style: DeckStyle = STAND_IN, *, px_per_mm: float = 4.0) -> dict[
     return {cid: render_card(cid, style=style, px_per_mm=px_per_mm) for cid in cards()}
 
 
-def deck_sheet(deck: dict[int, np.ndarray], *, cols: int = 10, width: int = 160,
-               label: bool = True) -> np.ndarray:
+def deck_sheet(
+    deck: dict[int, np.ndarray], *, cols: int = 10, width: int = 160, label: bool = True
+) -> np.ndarray:
     """A contact sheet of the cards, in id order, with each id printed under its card."""
     ids = sorted(deck)
     rows = math.ceil(len(ids) / cols)
     pad, text_h = 8, 22 if label else 0
-    sheet = np.full((rows * (width + text_h + pad) + pad, cols * (width + pad) + pad, 3), 255,
-                    np.uint8)
+    sheet = np.full(
+        (rows * (width + text_h + pad) + pad, cols * (width + pad) + pad, 3), 255, np.uint8
+    )
     for k, cid in enumerate(ids):
         r, c = divmod(k, cols)
         x, y = pad + c * (width + pad), pad + r * (width + text_h + pad)
         img = cv2.resize(deck[cid], (width, width), interpolation=cv2.INTER_AREA)
         keep = cv2.resize(card_mask(deck[cid].shape[0]), (width, width)) > 127
-        sheet[y:y + width, x:x + width][keep] = img[keep]
+        sheet[y : y + width, x : x + width][keep] = img[keep]
         if label:
-            cv2.putText(sheet, str(cid), (x + width // 2 - 10, y + width + 17),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 0, 0), 1, cv2.LINE_AA)
+            cv2.putText(
+                sheet,
+                str(cid),
+                (x + width // 2 - 10, y + width + 17),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.55,
+                (0, 0, 0),
+                1,
+                cv2.LINE_AA,
+            )
     return sheet
 
 
@@ -509,19 +613,26 @@ def write_print_pdf(path: str | Path, style: DeckStyle = STAND_IN, *, dpi: int =
     per_page = per_row * per_col
     for start in range(0, len(ids), per_page):
         page = np.full((page_h, page_w, 3), 255, np.uint8)
-        for k, cid in enumerate(ids[start:start + per_page]):
+        for k, cid in enumerate(ids[start : start + per_page]):
             r, c = divmod(k, per_row)
             x = gap + c * (card_px + gap)
             y = gap + r * (card_px + gap)
             img = render_card(cid, style=style, px_per_mm=ppm)
             mask = card_mask(img.shape[0], style, ppm) > 0
-            region = page[y:y + img.shape[0], x:x + img.shape[1]]
+            region = page[y : y + img.shape[0], x : x + img.shape[1]]
             region[mask] = img[mask]
-            cv2.putText(page, str(cid), (x, y + img.shape[0] + int(3.5 * ppm)),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.08 * ppm, (120, 120, 120), 2, cv2.LINE_AA)
+            cv2.putText(
+                page,
+                str(cid),
+                (x, y + img.shape[0] + int(3.5 * ppm)),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.08 * ppm,
+                (120, 120, 120),
+                2,
+                cv2.LINE_AA,
+            )
         pages.append(Image.fromarray(page))
-    pages[0].save(str(path), "PDF", resolution=float(dpi), save_all=True,
-                  append_images=pages[1:])
+    pages[0].save(str(path), "PDF", resolution=float(dpi), save_all=True, append_images=pages[1:])
     return len(pages)
 
 

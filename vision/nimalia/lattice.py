@@ -75,14 +75,16 @@ class Lattice:
     def cell_quad(self, r: int, c: int, shrink: float = 0.0) -> np.ndarray:
         """Image corners TL, TR, BR, BL of cell (r, c), optionally shrunk by a share per side."""
         a, b = shrink, 1 - shrink
-        return self.to_image(np.array([[c + a, r + a], [c + b, r + a], [c + b, r + b],
-                                       [c + a, r + b]]))
+        return self.to_image(
+            np.array([[c + a, r + a], [c + b, r + a], [c + b, r + b], [c + a, r + b]])
+        )
 
     def corners(self) -> np.ndarray:
         """Image points of every lattice corner, ``(rows + 1, cols + 1, 2)``."""
         uu, vv = np.meshgrid(np.arange(self.cols + 1), np.arange(self.rows + 1))
         return self.to_image(np.column_stack([uu.ravel(), vv.ravel()])).reshape(
-            self.rows + 1, self.cols + 1, 2)
+            self.rows + 1, self.cols + 1, 2
+        )
 
     def shifted(self, dr: int, dc: int, rows: int, cols: int) -> Lattice:
         """The same lattice with its origin moved to cell (dr, dc) and a new extent."""
@@ -99,8 +101,9 @@ def _resize(img: np.ndarray, side: int) -> tuple[np.ndarray, float]:
     s = side / max(img.shape[:2])
     if s >= 1:
         return img, 1.0
-    return cv2.resize(img, (round(img.shape[1] * s), round(img.shape[0] * s)),
-                      interpolation=cv2.INTER_AREA), s
+    return cv2.resize(
+        img, (round(img.shape[1] * s), round(img.shape[0] * s)), interpolation=cv2.INTER_AREA
+    ), s
 
 
 def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
@@ -113,11 +116,24 @@ def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
     lab[..., 0] *= L_WEIGHT  # light and shadow change lightness far more than colour
     h, w = lab.shape[:2]
     b = max(3, int(0.04 * min(h, w)))
-    ring = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3),
-                           lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    ring = np.concatenate(
+        [
+            lab[:b].reshape(-1, 3),
+            lab[-b:].reshape(-1, 3),
+            lab[:, :b].reshape(-1, 3),
+            lab[:, -b:].reshape(-1, 3),
+        ]
+    )
     k = 6
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 15, 1.0)
-    _, labels, centres = cv2.kmeans(ring, k, None, crit, 2, cv2.KMEANS_PP_CENTERS,)
+    _, labels, centres = cv2.kmeans(
+        ring,
+        k,
+        None,
+        crit,
+        2,
+        cv2.KMEANS_PP_CENTERS,
+    )
     counts = np.bincount(labels.ravel(), minlength=k)
     centres = centres[counts >= 0.02 * len(ring)]
     d = np.min(np.linalg.norm(lab[:, :, None, :] - centres[None, None], axis=-1), axis=-1)
@@ -197,7 +213,8 @@ def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
         to_vp = vp[:2] - mid * vp[2]
         seg_dir = p2 - p1
         cosang = np.abs(np.sum(to_vp * seg_dir, 1)) / (
-            np.linalg.norm(to_vp, axis=1) * np.linalg.norm(seg_dir, axis=1) + 1e-12)
+            np.linalg.norm(to_vp, axis=1) * np.linalg.norm(seg_dir, axis=1) + 1e-12
+        )
         res = np.degrees(np.arccos(np.clip(cosang, 0, 1)))
         new_keep = res < max(1.5, float(np.percentile(res, 80)))
         if new_keep.sum() < 3 or (new_keep == keep).all():
@@ -206,8 +223,9 @@ def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
     return vp
 
 
-def _comb(profile: np.ndarray, span: tuple[float, float], lo: float, hi: float,
-          keep: int = 3) -> list[tuple[float, float, float]]:
+def _comb(
+    profile: np.ndarray, span: tuple[float, float], lo: float, hi: float, keep: int = 3
+) -> list[tuple[float, float, float]]:
     """Candidate ``(pitch, phase, contrast)`` combs in an edge profile, best first.
 
     Pitches lie in [lo, hi] px; up to ``keep`` candidates are local maxima of the score over the
@@ -221,14 +239,14 @@ def _comb(profile: np.ndarray, span: tuple[float, float], lo: float, hi: float,
     prof = cv2.GaussianBlur(profile.reshape(1, -1).astype(np.float32), (0, 0), 1.0).ravel()
     n = len(prof)
     a, b = span
-    inner = prof[max(int(a), 0):min(int(b) + 1, n)]
+    inner = prof[max(int(a), 0) : min(int(b) + 1, n)]
     # compress: the reserve's outline (card against table) must not outvote the inner lines
     loc_max = inner[1:-1][(inner[1:-1] >= inner[:-2]) & (inner[1:-1] >= inner[2:])]
     top = np.sort(loc_max)[::-1]
     cap = 0.8 * float(top[min(2, len(top) - 1)]) if len(top) else float(inner.max())
     prof = np.minimum(prof, cap)
     peak = cv2.dilate(prof.reshape(1, -1), np.ones((1, 5), np.uint8)).ravel()
-    mean = float(prof[max(int(a), 0):min(int(b) + 1, n)].mean()) + 1e-9
+    mean = float(prof[max(int(a), 0) : min(int(b) + 1, n)].mean()) + 1e-9
     results = []
     p = lo
     while p <= hi:
@@ -265,7 +283,7 @@ def _comb(profile: np.ndarray, span: tuple[float, float], lo: float, hi: float,
 
 
 def find_lattice(rgb: np.ndarray) -> Lattice:
-    """The most likely lattice in ``rgb`` (``(H, W, 3) uint8``); :class:`LatticeNotFound` if none."""
+    """The most likely lattice in ``rgb`` (``(H, W, 3) uint8``); ``LatticeNotFound`` if none."""
     return find_lattices(rgb)[0]
 
 
@@ -294,8 +312,9 @@ def find_lattices(rgb: np.ndarray, keep: int = 3) -> list[Lattice]:
     norm = np.array([(ww - 1) / 2, (hh - 1) / 2, max(ww, hh) / 2], np.float64)
     v1 = _vanishing_point(seg[f1], norm)
     v2 = _vanishing_point(seg[f2], norm)
-    n_mat = np.array([[1 / norm[2], 0, -norm[0] / norm[2]], [0, 1 / norm[2], -norm[1] / norm[2]],
-                      [0, 0, 1.0]])
+    n_mat = np.array(
+        [[1 / norm[2], 0, -norm[0] / norm[2]], [0, 1 / norm[2], -norm[1] / norm[2]], [0, 0, 1.0]]
+    )
     line = np.cross(v1, v2)
     if abs(line[2]) < 1e-9:
         raise LatticeNotFound("degenerate line families")
@@ -347,17 +366,40 @@ def find_lattices(rgb: np.ndarray, keep: int = 3) -> list[Lattice]:
     prof_x = (gx * inside).sum(0)
     prof_y = (gy * inside).sum(1)
     ext_px = ext * sc
-    cx = _comb(prof_x, (margin, margin + ext_px[0]),
-               max(ext_px[0] / (MAX_SQUARES + 0.8), 8), ext_px[0] / 1.6 + 1, keep)
-    cy = _comb(prof_y, (margin, margin + ext_px[1]),
-               max(ext_px[1] / (MAX_SQUARES + 0.8), 8), ext_px[1] / 1.6 + 1, keep)
+    cx = _comb(
+        prof_x,
+        (margin, margin + ext_px[0]),
+        max(ext_px[0] / (MAX_SQUARES + 0.8), 8),
+        ext_px[0] / 1.6 + 1,
+        keep,
+    )
+    cy = _comb(
+        prof_y,
+        (margin, margin + ext_px[1]),
+        max(ext_px[1] / (MAX_SQUARES + 0.8), 8),
+        ext_px[1] / 1.6 + 1,
+        keep,
+    )
     if not cx or not cy:
         raise LatticeNotFound("no periodic lines on the reserve")
     hyps = sorted(((a[2] + b[2], a, b) for a in cx for b in cy), key=lambda t: -t[0])
     out = []
     for score, (px, phx, _), (py, phy, _) in hyps:
-        out.append(_lattice(px, phx, py, phy, (margin, margin + ext_px[0]),
-                            (margin, margin + ext_px[1]), h_rect, s_work, blob, s_mask, score))
+        out.append(
+            _lattice(
+                px,
+                phx,
+                py,
+                phy,
+                (margin, margin + ext_px[0]),
+                (margin, margin + ext_px[1]),
+                h_rect,
+                s_work,
+                blob,
+                s_mask,
+                score,
+            )
+        )
     return out
 
 

@@ -123,11 +123,16 @@ class SquareGallery:
             )
 
     def save(self, path: str | Path) -> None:
-        np.savez_compressed(path, embeddings=self.embeddings.astype(np.float16),
-                            classes=self.classes.astype(np.int8),
-                            head_w=self.head_w, head_b=self.head_b,
-                            model_id=np.array(self.model_id), name=np.array(self.name),
-                            class_names=np.array(CLASSES))
+        np.savez_compressed(
+            path,
+            embeddings=self.embeddings.astype(np.float16),
+            classes=self.classes.astype(np.int8),
+            head_w=self.head_w,
+            head_b=self.head_b,
+            model_id=np.array(self.model_id),
+            name=np.array(self.name),
+            class_names=np.array(CLASSES),
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> SquareGallery:
@@ -138,8 +143,13 @@ class SquareGallery:
             if tuple(str(c) for c in data["class_names"]) != CLASSES:
                 raise NimaliaPackError(f"{path}: its classes are not the 15 Nimalia classes")
             head = (data["head_w"], data["head_b"]) if "head_w" in data.files else (None, None)
-            return cls(data["embeddings"].astype(np.float32), data["classes"].astype(int),
-                       str(data["model_id"]), str(data["name"]), *head)
+            return cls(
+                data["embeddings"].astype(np.float32),
+                data["classes"].astype(int),
+                str(data["model_id"]),
+                str(data["name"]),
+                *head,
+            )
 
 
 def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
@@ -156,8 +166,9 @@ def _photometric(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     return out
 
 
-def square_views(card_img: np.ndarray, rng: np.random.Generator, views: int,
-                 shift: float = 0.1) -> list[list[np.ndarray]]:
+def square_views(
+    card_img: np.ndarray, rng: np.random.Generator, views: int, shift: float = 0.1
+) -> list[list[np.ndarray]]:
     """Crops of a card's 4 squares (reading order) as the reader cuts them: ``views`` each.
 
     The first view of each square is exact; the others move the cut by up to ``shift`` of a
@@ -170,8 +181,8 @@ def square_views(card_img: np.ndarray, rng: np.random.Generator, views: int,
     bg = table_texture(rng, (n + 2 * pad, n + 2 * pad))
     canvas = bg.copy()
     inside = np.zeros(canvas.shape[:2], bool)
-    inside[pad:pad + n, pad:pad + n] = card_img.sum(-1) > 0
-    canvas[inside] = card_img[inside[pad:pad + n, pad:pad + n]]
+    inside[pad : pad + n, pad : pad + n] = card_img.sum(-1) > 0
+    canvas[inside] = card_img[inside[pad : pad + n, pad : pad + n]]
     out: list[list[np.ndarray]] = []
     for q in range(4):
         r, c = divmod(q, 2)
@@ -187,8 +198,9 @@ def square_views(card_img: np.ndarray, rng: np.random.Generator, views: int,
                 ang = rng.uniform(-3, 3)
             m = cv2.getRotationMatrix2D((cx + dx, cy + dy), ang, CROP / (half * sc))
             m[:, 2] += np.array([CROP / 2, CROP / 2]) - np.array([cx + dx, cy + dy])
-            crop = cv2.warpAffine(canvas, m, (CROP, CROP), flags=cv2.INTER_AREA
-                                  if half > CROP else cv2.INTER_LINEAR)
+            crop = cv2.warpAffine(
+                canvas, m, (CROP, CROP), flags=cv2.INTER_AREA if half > CROP else cv2.INTER_LINEAR
+            )
             crops.append(crop if v == 0 else _photometric(rng, crop))
         out.append(crops)
     return out
@@ -210,8 +222,9 @@ def empty_views(rng: np.random.Generator, n: int, card_imgs: list[np.ndarray]) -
     return out
 
 
-def gallery_crops(card_images: dict[int, np.ndarray], *, views: int = 4, empties: int = 200,
-                  seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def gallery_crops(
+    card_images: dict[int, np.ndarray], *, views: int = 4, empties: int = 200, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """The gallery's crops ``(N, CROP, CROP, 3)`` and class indices ``(N,)`` (deterministic).
 
     Each card is turned 0/90/180/270 degrees; each of its squares then shows the kind
@@ -219,7 +232,8 @@ def gallery_crops(card_images: dict[int, np.ndarray], *, views: int = 4, empties
     """
     missing = sorted(set(cards()) - set(card_images))
     if missing:
-        raise NimaliaPackError(f"no image for cards {missing[:10]}{'...' if len(missing) > 10 else ''}")
+        more = "..." if len(missing) > 10 else ""
+        raise NimaliaPackError(f"no image for cards {missing[:10]}{more}")
     rng = np.random.default_rng(seed)
     crops, labels = [], []
     for cid in sorted(cards()):
@@ -236,9 +250,15 @@ def gallery_crops(card_images: dict[int, np.ndarray], *, views: int = 4, empties
     return np.stack(crops), np.array(labels)
 
 
-def build_gallery(card_images: dict[int, np.ndarray], embedder: CardEmbedder, *,
-                  views: int = 4, empties: int = 200, seed: int = 0,
-                  name: str = "custom") -> SquareGallery:
+def build_gallery(
+    card_images: dict[int, np.ndarray],
+    embedder: CardEmbedder,
+    *,
+    views: int = 4,
+    empties: int = 200,
+    seed: int = 0,
+    name: str = "custom",
+) -> SquareGallery:
     """A square gallery from one upright, unturned image per card (ids as the reference)."""
     crops, labels = gallery_crops(card_images, views=views, empties=empties, seed=seed)
     return SquareGallery(_embed(embedder, crops), labels, embedder.model_id, name)
@@ -254,7 +274,9 @@ def _square_image(img: np.ndarray, size: int = 256) -> np.ndarray:
 
 
 def _embed(embedder: CardEmbedder, crops: np.ndarray, batch: int = 256) -> np.ndarray:
-    return np.concatenate([embedder.embed(crops[i:i + batch]) for i in range(0, len(crops), batch)])
+    return np.concatenate(
+        [embedder.embed(crops[i : i + batch]) for i in range(0, len(crops), batch)]
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -262,8 +284,14 @@ def _embed(embedder: CardEmbedder, crops: np.ndarray, batch: int = 256) -> np.nd
 # ---------------------------------------------------------------------------------------------
 
 
-def enroll_pack(src_dir: str | Path, out_dir: str | Path, embedder: CardEmbedder | None = None,
-                *, name: str | None = None, views: int = 4) -> Path:
+def enroll_pack(
+    src_dir: str | Path,
+    out_dir: str | Path,
+    embedder: CardEmbedder | None = None,
+    *,
+    name: str | None = None,
+    views: int = 4,
+) -> Path:
     """Enrol a deck from ``src_dir/<card id>.png`` (1-60): writes ``out_dir`` as a pack.
 
     The pack holds ``cards/<id>.png`` (the images as given), ``gallery.npz`` and ``pack.json``.
@@ -286,10 +314,19 @@ def enroll_pack(src_dir: str | Path, out_dir: str | Path, embedder: CardEmbedder
     for cid, img in images.items():
         cv2.imwrite(str(out / "cards" / f"{cid}.png"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
     gallery.save(out / "gallery.npz")
-    (out / "pack.json").write_text(json.dumps({
-        "game": "nimalia", "name": gallery.name, "model_id": gallery.model_id,
-        "cards": len(images), "prototypes": int(len(gallery.classes)),
-    }, indent=2) + "\n")
+    (out / "pack.json").write_text(
+        json.dumps(
+            {
+                "game": "nimalia",
+                "name": gallery.name,
+                "model_id": gallery.model_id,
+                "cards": len(images),
+                "prototypes": int(len(gallery.classes)),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     return out
 
 
@@ -346,8 +383,10 @@ class ReserveRead:
         if self.lattice is None:
             return []
         r0, c0 = self.origin
-        return [[self.lattice.cell_quad(r0 + r, c0 + c).round(1).tolist()
-                 for c in range(len(row))] for r, row in enumerate(self.squares)]
+        return [
+            [self.lattice.cell_quad(r0 + r, c0 + c).round(1).tolist() for c in range(len(row))]
+            for r, row in enumerate(self.squares)
+        ]
 
     def to_json(self) -> dict:
         return {
@@ -362,8 +401,13 @@ class ReserveRead:
 class ReserveReader:
     """Holds the embedder and a gallery; :meth:`read` reads one photo (RGB array)."""
 
-    def __init__(self, pack: str | Path | None = None, *, embedder: CardEmbedder | None = None,
-                 threads: int = 1) -> None:
+    def __init__(
+        self,
+        pack: str | Path | None = None,
+        *,
+        embedder: CardEmbedder | None = None,
+        threads: int = 1,
+    ) -> None:
         self.embedder = embedder or CardEmbedder(threads=threads)
         self.gallery = load_gallery(pack)
         self.gallery.check_model(self.embedder)
@@ -376,8 +420,9 @@ class ReserveReader:
         for i, idx in enumerate(cells):
             r, c = divmod(int(idx), lat.cols)
             h = cv2.getPerspectiveTransform(lat.cell_quad(r, c).astype(np.float32), dst)
-            out[i] = cv2.warpPerspective(rgb, h, (CROP, CROP), flags=cv2.INTER_LINEAR,
-                                         borderMode=cv2.BORDER_REPLICATE)
+            out[i] = cv2.warpPerspective(
+                rgb, h, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            )
         return out
 
     def _scores(self, rgb: np.ndarray, lat: Lattice, cells: list[int] | None = None):
@@ -408,10 +453,12 @@ class ReserveReader:
         lat, scores = self._grow(rgb, lat, scores)
         t2 = time.perf_counter()
         result = _decide(scores, lat)
-        result.timings_ms = {"lattice": (t1 - t0) * 1e3, "squares": (t2 - t1) * 1e3,
-                             "total": (time.perf_counter() - t0) * 1e3}
+        result.timings_ms = {
+            "lattice": (t1 - t0) * 1e3,
+            "squares": (t2 - t1) * 1e3,
+            "total": (time.perf_counter() - t0) * 1e3,
+        }
         return result
-
 
     def _grow(self, rgb: np.ndarray, lat: Lattice, scores: np.ndarray):
         """Extend the lattice by a cell on every side whose outer cells hold squares.
@@ -421,7 +468,7 @@ class ReserveReader:
         """
         empty = len(CLASSES) - 1
         for _ in range(2 * MAX_SIDE):
-            occ = scores.reshape(lat.rows, lat.cols, -1)[..., len(CLASSES):].argmax(-1) != empty
+            occ = scores.reshape(lat.rows, lat.cols, -1)[..., len(CLASSES) :].argmax(-1) != empty
             if not occ.any():
                 break
             rr, cc = np.where(occ.any(1))[0], np.where(occ.any(0))[0]
@@ -436,14 +483,17 @@ class ReserveReader:
             new = lat.shifted(-top, -left, rows, cols)
             old = scores.reshape(lat.rows, lat.cols, -1)
             grid = np.zeros((rows, cols, old.shape[-1]), np.float32)
-            grid[top:top + lat.rows, left:left + lat.cols] = old
-            fresh = [r * cols + c for r in range(rows) for c in range(cols)
-                     if not (top <= r < top + lat.rows and left <= c < left + lat.cols)]
+            grid[top : top + lat.rows, left : left + lat.cols] = old
+            fresh = [
+                r * cols + c
+                for r in range(rows)
+                for c in range(cols)
+                if not (top <= r < top + lat.rows and left <= c < left + lat.cols)
+            ]
             flat = grid.reshape(rows * cols, -1)
             flat[fresh] = self._scores(rgb, new, fresh)
             lat, scores = new, flat
         return lat, scores
-
 
     def _choose(self, rgb: np.ndarray, lats: list[Lattice]) -> Lattice:
         """The hypothesis whose most card-like cells match the gallery best (one batch).
@@ -461,9 +511,15 @@ class ReserveReader:
             level = max(0, int(np.floor(-np.log2(_prefilter_scale(lat)))))
             if level not in pyramid:
                 f = 0.5**level
-                img = rgb if level == 0 else cv2.resize(
-                    rgb, (round(rgb.shape[1] * f), round(rgb.shape[0] * f)),
-                    interpolation=cv2.INTER_AREA)
+                img = (
+                    rgb
+                    if level == 0
+                    else cv2.resize(
+                        rgb,
+                        (round(rgb.shape[1] * f), round(rgb.shape[0] * f)),
+                        interpolation=cv2.INTER_AREA,
+                    )
+                )
                 pyramid[level] = (img, img.shape[1] / rgb.shape[1])
             small, s = pyramid[level]
             cells = _probe_cells(lat)
@@ -485,8 +541,6 @@ def _cell_area(lat: Lattice) -> float:
     """Image area of the lattice's central cell."""
     q = lat.cell_quad(lat.rows // 2, lat.cols // 2)
     return float(abs(cv2.contourArea(q.astype(np.float32)))) + 1e-6
-
-
 
 
 def _probe_cells(lat: Lattice, n: int = 6) -> list[int]:
@@ -517,16 +571,18 @@ def _prefilter(rgb: np.ndarray, lat: Lattice) -> tuple[np.ndarray, float]:
     s = _prefilter_scale(lat)
     if s > 0.8:
         return rgb, 1.0
-    small = cv2.resize(rgb, (round(rgb.shape[1] * s), round(rgb.shape[0] * s)),
-                       interpolation=cv2.INTER_AREA)
+    small = cv2.resize(
+        rgb, (round(rgb.shape[1] * s), round(rgb.shape[0] * s)), interpolation=cv2.INTER_AREA
+    )
     return small, s
 
 
 def _scaled(lat: Lattice, s: float) -> Lattice:
     if s == 1.0:
         return lat
-    return Lattice(lat.rows, lat.cols, np.diag([s, s, 1.0]) @ lat.h_img_from_lat, lat.foreground,
-                   lat.score)
+    return Lattice(
+        lat.rows, lat.cols, np.diag([s, s, 1.0]) @ lat.h_img_from_lat, lat.foreground, lat.score
+    )
 
 
 def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
@@ -556,11 +612,15 @@ def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
         reasons.append("the squares found span more than 6 x 6")
         options = []
         if r1 - r0 > MAX_SIDE:
-            options += [(top[r0, c0:c1][occupied[r0, c0:c1]].sum(), "r0"),
-                        (top[r1 - 1, c0:c1][occupied[r1 - 1, c0:c1]].sum(), "r1")]
+            options += [
+                (top[r0, c0:c1][occupied[r0, c0:c1]].sum(), "r0"),
+                (top[r1 - 1, c0:c1][occupied[r1 - 1, c0:c1]].sum(), "r1"),
+            ]
         if c1 - c0 > MAX_SIDE:
-            options += [(top[r0:r1, c0][occupied[r0:r1, c0]].sum(), "c0"),
-                        (top[r0:r1, c1 - 1][occupied[r0:r1, c1 - 1]].sum(), "c1")]
+            options += [
+                (top[r0:r1, c0][occupied[r0:r1, c0]].sum(), "c0"),
+                (top[r0:r1, c1 - 1][occupied[r0:r1, c1 - 1]].sum(), "c1"),
+            ]
         _, which = min(options)
         if which == "r0":
             r0 += 1
@@ -586,9 +646,15 @@ def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
                 order = np.argsort(-cosine[r, c])
                 s = cosine[r, c]
             row_t.append(CLASSES[k])
-            row_c.append(SquareRead(CLASSES[k], margin, bool(check),
-                                    tuple((CLASSES[j], float(s[j])) for j in order[:4]),
-                                    float(empty_margin[r, c])))
+            row_c.append(
+                SquareRead(
+                    CLASSES[k],
+                    margin,
+                    bool(check),
+                    tuple((CLASSES[j], float(s[j])) for j in order[:4]),
+                    float(empty_margin[r, c]),
+                )
+            )
         squares.append(row_t)
         cells.append(row_c)
     if any(c.check for row in cells for c in row):

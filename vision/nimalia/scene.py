@@ -106,7 +106,8 @@ def sample_reserve(rng: np.random.Generator, n_cards: int | None = None) -> list
         ]
         r, c = options[int(rng.integers(len(options)))]
         occ[r : r + 2, c : c + 2] = True
-        out.append({"card": int(cid), "row": int(r), "col": int(c), "turn": int(rng.choice(4)) * 90})
+        turn_deg = int(rng.choice(4)) * 90
+        out.append({"card": int(cid), "row": int(r), "col": int(c), "turn": turn_deg})
     return out
 
 
@@ -205,12 +206,14 @@ def render_reserve(
     # --- visible part of the table ----------------------------------------------------------
     table_lo = box_lo - rng.uniform(300, 1200, 2)
     table_hi = box_hi + rng.uniform(300, 1200, 2)
-    border = np.concatenate([
-        np.column_stack([np.linspace(0, w_img - 1, 33), np.zeros(33)]),
-        np.column_stack([np.linspace(0, w_img - 1, 33), np.full(33, h_img - 1.0)]),
-        np.column_stack([np.zeros(33), np.linspace(0, h_img - 1, 33)]),
-        np.column_stack([np.full(33, w_img - 1.0), np.linspace(0, h_img - 1, 33)]),
-    ])
+    border = np.concatenate(
+        [
+            np.column_stack([np.linspace(0, w_img - 1, 33), np.zeros(33)]),
+            np.column_stack([np.linspace(0, w_img - 1, 33), np.full(33, h_img - 1.0)]),
+            np.column_stack([np.zeros(33), np.linspace(0, h_img - 1, 33)]),
+            np.column_stack([np.full(33, w_img - 1.0), np.linspace(0, h_img - 1, 33)]),
+        ]
+    )
     und = _undistort_points(border, (w_img, h_img), k1, k2)
     hom = np.column_stack([und, np.ones(len(und))]) @ h_inv.T
     ok = hom[:, 2] > 1e-9
@@ -258,8 +261,9 @@ def render_reserve(
         placed = _distractors(rng, canvas, box_lo, box_hi, style, ppm, mask, s_mm)
     for p, q in zip(placements, card_quads, strict=True):
         canvas.paste(black, shadow_a, q + shadow_off)
-        canvas.paste(tint(render_card(p["card"], style=style, px_per_mm=ppm, turn=p["turn"])),
-                     mask, q)
+        canvas.paste(
+            tint(render_card(p["card"], style=style, px_per_mm=ppm, turn=p["turn"])), mask, q
+        )
     # a soft shadow of the whole reserve on the table
     shadow = cv2.GaussianBlur(canvas.alpha, (0, 0), max(0.6, rng.uniform(0.8, 2.5) * s_cards))
     off = light * rng.uniform(0.5, 2.5) * s_cards
@@ -271,7 +275,10 @@ def render_reserve(
     )
     del canvas
     image = _warp_layers(
-        rng, (w_img, h_img), h_inv, (k1, k2),
+        rng,
+        (w_img, h_img),
+        h_inv,
+        (k1, k2),
         table=(table_rgb, table_alpha, vis_lo, s_table),
         cards=(cards_rgba, zone_lo, s_cards),
     )
@@ -301,8 +308,14 @@ def render_reserve(
             def at(u: float, v: float, tl=tl, tr=tr, br=br, bl=bl) -> np.ndarray:
                 return (1 - v) * ((1 - u) * tl + u * tr) + v * ((1 - u) * bl + u * br)
 
-            corners = np.array([at(dc / 2, dr / 2), at((dc + 1) / 2, dr / 2),
-                                at((dc + 1) / 2, (dr + 1) / 2), at(dc / 2, (dr + 1) / 2)])
+            corners = np.array(
+                [
+                    at(dc / 2, dr / 2),
+                    at((dc + 1) / 2, dr / 2),
+                    at((dc + 1) / 2, (dr + 1) / 2),
+                    at(dc / 2, (dr + 1) / 2),
+                ]
+            )
             row_q.append(r2(to_image(corners)))
             row_o.append(True)
         sq_quads.append(row_q)
@@ -378,8 +391,11 @@ def _distractors(rng, canvas, box_lo, box_hi, style, ppm, mask, s_mm) -> list[st
             k_n = int(rng.integers(3, 10))
             for k in range(k_n):
                 shade = 0.75 + 0.25 * (k + 1) / k_n
-                canvas.paste(back * shade, mask, _quad(c + [k * 0.1, -k * 0.25],
-                                                       ang + rng.normal(0, 1.5), side))
+                canvas.paste(
+                    back * shade,
+                    mask,
+                    _quad(c + [k * 0.1, -k * 0.25], ang + rng.normal(0, 1.5), side),
+                )
         else:
             cid = int(rng.choice(sorted(cards())))
             img = render_card(cid, style=style, px_per_mm=ppm, turn=int(rng.choice(4)) * 90)

@@ -33,8 +33,10 @@ def _river_share(img: np.ndarray, direction: str) -> float:
     colours = [np.array(c, np.int32) for c in STAND_IN.river]  # band and its highlight
     ts = np.linspace(0.06, 0.2, 8)
     pts = [(t, 1 - t) for t in ts] if direction == "/" else [(t, t) for t in ts]
-    hits = [min(np.abs(img[int(y * n), int(x * n)].astype(np.int32) - c).sum() for c in colours)
-            < 30 for x, y in pts]
+    hits = [
+        min(np.abs(img[int(y * n), int(x * n)].astype(np.int32) - c).sum() for c in colours) < 30
+        for x, y in pts
+    ]
     return float(np.mean(hits))
 
 
@@ -79,8 +81,10 @@ def test_sampled_reserves_are_legal_and_fit_six_by_six():
 
 
 def test_visible_squares_follow_placement_order():
-    placements = [{"card": 36, "row": 0, "col": 0, "turn": 0},
-                  {"card": 1, "row": 1, "col": 1, "turn": 90}]
+    placements = [
+        {"card": 36, "row": 0, "col": 0, "turn": 0},
+        {"card": 1, "row": 1, "col": 1, "turn": 90},
+    ]
     frame = visible_frame(placements)
     later = [s.token for s in turn(1, 90)]
     assert frame[0][0] == "J:pan" and frame[0][1] == "W:fla" and frame[1][0] == "S:ott/"

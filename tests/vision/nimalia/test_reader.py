@@ -29,8 +29,10 @@ def _turn_grid(rows: list[list[str]], quarters: int) -> list[list[str]]:
     grid = np.array(rows, dtype=object)
     turned = np.rot90(grid, k=-quarters)
     flip = quarters % 2 == 1
-    return [[(t if t == EMPTY or not flip else Square.parse(t).flipped().token) for t in row]
-            for row in turned.tolist()]
+    return [
+        [(t if t == EMPTY or not flip else Square.parse(t).flipped().token) for t in row]
+        for row in turned.tolist()
+    ]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -46,15 +48,17 @@ def test_lattice_lies_on_the_true_squares(seed):
         for dr in range(lat.rows - nr + 1)
         for dc in range(lat.cols - nc + 1)
     ]
-    assert errors and min(errors) < 0.2  # the truth is the nominal lattice; cards sit up to 2.5 mm off it
+    # the truth is the nominal lattice; cards sit up to 2.5 mm off it
+    assert errors and min(errors) < 0.2
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_reads_every_square_of_a_photo(seed):
     image, truth = _scene(seed)
     data = encode_jpeg(image, truth["params"]["jpeg_quality"])
-    rgb = cv2.cvtColor(cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR),
-                       cv2.COLOR_BGR2RGB)
+    rgb = cv2.cvtColor(
+        cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB
+    )
     result = read_reserve(rgb)
     assert result.found
     assert result.squares == truth["squares"]
@@ -126,11 +130,25 @@ def test_cli_reads_a_photo_as_json_and_scores_it(tmp_path, capsys):
 def test_cli_enroll_refuses_an_incomplete_folder(tmp_path, capsys):
     (tmp_path / "cards").mkdir()
     cv2.imwrite(str(tmp_path / "cards" / "1.png"), np.zeros((40, 40, 3), np.uint8))
-    code, _, err = run_cli(capsys, "nimalia", "enroll", "--from-dir", str(tmp_path / "cards"),
-                           "--out", str(tmp_path / "pack"))
+    code, _, err = run_cli(
+        capsys,
+        "nimalia",
+        "enroll",
+        "--from-dir",
+        str(tmp_path / "cards"),
+        "--out",
+        str(tmp_path / "pack"),
+    )
     assert code == 2 and "missing card images 2, 3" in err and len(err.strip().splitlines()) == 1
-    code, _, err = run_cli(capsys, "nimalia", "enroll", "--from-dir", str(tmp_path / "none"),
-                           "--out", str(tmp_path / "pack"))
+    code, _, err = run_cli(
+        capsys,
+        "nimalia",
+        "enroll",
+        "--from-dir",
+        str(tmp_path / "none"),
+        "--out",
+        str(tmp_path / "pack"),
+    )
     assert code == 2 and "not a folder" in err
 
 
@@ -143,8 +161,9 @@ def test_a_deck_enrolled_from_one_image_per_card_reads_its_photos(tmp_path, caps
     src.mkdir()
     for cid, img in enrolled_images(VARIANT.name).items():
         cv2.imwrite(str(src / f"{cid}.png"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
-    code, out, _ = run_cli(capsys, "nimalia", "enroll", "--from-dir", str(src), "--out",
-                           str(tmp_path / "pack"))
+    code, out, _ = run_cli(
+        capsys, "nimalia", "enroll", "--from-dir", str(src), "--out", str(tmp_path / "pack")
+    )
     assert code == 0 and "enrolled 60 cards" in out
     image, truth = _scene(SEEDS[0], style=VARIANT)
     assert read_reserve(image, tmp_path / "pack").squares == truth["squares"]
