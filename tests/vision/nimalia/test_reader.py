@@ -169,3 +169,20 @@ def test_a_deck_enrolled_from_one_image_per_card_reads_its_photos(tmp_path, caps
     assert read_reserve(image, tmp_path / "pack").squares == truth["squares"]
     # the stand-in gallery does not know this deck: the same photo reads worse without the pack
     assert read_reserve(image).squares != truth["squares"]
+
+
+def test_gallery_round_trip_keeps_its_head(tmp_path):
+    """Saved and loaded, a gallery gives the same scores and head logits; a head fitted on
+    the prototypes names them (it is what tells lion from giraffe)."""
+    gallery = load_gallery(None)
+    path = tmp_path / "g.npz"
+    gallery.save(path)
+    again = SquareGallery.load(path)
+    emb = gallery.embeddings[::97].astype(np.float32)
+    assert np.allclose(gallery.scores(emb), again.scores(emb), atol=1e-3)
+    assert np.allclose(gallery.logits(emb), again.logits(emb), atol=1e-3)
+    named = gallery.logits(gallery.embeddings).argmax(1)
+    assert (named == gallery.classes).mean() > 0.98
+    savannah = [CLASSES.index("S:lio"), CLASSES.index("S:gir")]
+    sel = np.isin(gallery.classes, savannah)
+    assert (named[sel] == gallery.classes[sel]).mean() > 0.95
