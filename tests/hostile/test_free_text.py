@@ -147,20 +147,92 @@ def _app_sources() -> list[Path]:
     return [REPO / "app.py", *sorted((REPO / "ui").rglob("*.py"))]
 
 
+def _css_literal(text: str) -> bool:
+    """Literal text that opens or closes ``<style>`` blocks and holds no other markup."""
+    for k, ch in enumerate(text):
+        if ch == "<" and not text.startswith(("<style>", "</style>"), k):
+            return False
+    return True
+
+
+def _css_only(
+    node: ast.AST, constants: set[str], css_functions: set[str], builder: bool = False
+) -> bool:
+    """Whether an expression can only produce ``<style>`` blocks: literal CSS, module constants
+    of CSS, f-string values inside them (our keys, indexes), joins of such pieces, and calls of
+    this module's ``*_css``/``*_rules`` functions whose own results are CSS-only. Inside such a
+    builder (``builder=True``) its local lists of rules count as CSS: the name declares it."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and _css_literal(node.value)
+    if isinstance(node, ast.JoinedStr):
+        return all(
+            isinstance(part, ast.FormattedValue)
+            or _css_only(part, constants, css_functions, builder)
+            for part in node.values
+        )
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _css_only(node.left, constants, css_functions, builder) and _css_only(
+            node.right, constants, css_functions, builder
+        )
+    if isinstance(node, ast.Name):
+        return node.id in constants or builder
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        if name in css_functions:
+            return True
+        if name == "join" and isinstance(func, ast.Attribute) and len(node.args) == 1:
+            inner = node.args[0]
+            parts = inner.elt if isinstance(inner, ast.GeneratorExp | ast.ListComp) else inner
+            return _css_only(func.value, constants, css_functions, builder) and _css_only(
+                parts, constants, css_functions, builder
+            )
+    return False
+
+
+def _css_functions(tree: ast.Module, constants: set[str]) -> set[str]:
+    """This module's ``*_css``/``*_rules`` functions every ``return`` of which is CSS-only."""
+    candidates = {
+        node.name: node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.endswith(("_css", "_rules"))
+    }
+    accepted: set[str] = set()
+    changed = True
+    while changed:  # functions may build on each other
+        changed = False
+        for name, node in candidates.items():
+            if name in accepted:
+                continue
+            returns = [n.value for n in ast.walk(node) if isinstance(n, ast.Return) and n.value]
+            branches = []
+            for value in returns:
+                branches += [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+            if returns and all(_css_only(b, constants, accepted, True) for b in branches):
+                accepted.add(name)
+                changed = True
+    return accepted
+
+
 def test_the_app_never_renders_user_text_as_html():
-    """No ``unsafe_allow_html=True``; ``st.html`` only with a module-level constant."""
+    """No ``unsafe_allow_html=True``; ``st.html`` only with text written in the code: a module
+    constant, literal ``<style>`` text, or this module's ``*_css`` builders whose every return
+    is CSS built from our own keys (checked here, recursively); never a user's text."""
     problems = []
     for path in _app_sources():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        constants = {
+        constants = {  # module-level text written in the code (CSS, the menu's script)
             target.id
             for node in tree.body
             if isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
+            and (
+                (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str))
+                or _css_only(node.value, set(), set())
+            )
             for target in node.targets
             if isinstance(target, ast.Name)
         }
+        css_functions = _css_functions(tree, constants)
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
@@ -172,10 +244,38 @@ def test_the_app_never_renders_user_text_as_html():
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "html":
                 arg = node.args[0] if node.args else None
-                literal = isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-                if not (literal or (isinstance(arg, ast.Name) and arg.id in constants)):
-                    problems.append(f"{path.name}:{node.lineno}: st.html with non-constant text")
+                if arg is None or not _css_only(arg, constants, css_functions):
+                    problems.append(f"{path.name}:{node.lineno}: st.html with non-CSS text")
     assert problems == []
+
+
+def test_the_html_check_catches_user_text():
+    source = (
+        "import streamlit as st\n"
+        "BOARD_CSS = '<style>.a{}</style>'\n"
+        "def ok_css(key):\n    return f'<style>.st-key-{key}{{}}</style>'\n"
+        "def bad_css(name):\n    return '<b>' + name + '</b>'\n"
+        "def page(name):\n"
+        "    st.html(BOARD_CSS + ok_css('k'))\n"
+        "    st.html(bad_css(name))\n"
+        "    st.html(f'<div>{name}</div>')\n"
+        "    st.html(name)\n"
+    )
+    tree = ast.parse(source)
+    constants = {"BOARD_CSS"}
+    functions = _css_functions(tree, constants)
+    assert functions == {"ok_css"}
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "html"
+    ]
+    assert [_css_only(c.args[0], constants, functions) for c in calls] == [
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 # ----------------------------------------------------------------------------- the error line
