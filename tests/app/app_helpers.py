@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -67,3 +69,26 @@ def frame(at: AppTest, *columns: str):
         if all(c in value.columns for c in columns):
             return value
     raise AssertionError(f"no table with columns {columns}")
+
+
+@contextmanager
+def fresh_pg_database(url: str):
+    """A new, empty database on the test server (dropped afterwards); the URL itself when the
+    server does not let us create one."""
+    import sqlalchemy as sa
+
+    name = f"rt_app_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    except sa.exc.DBAPIError:
+        admin.dispose()
+        yield url
+        return
+    try:
+        yield sa.make_url(url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()

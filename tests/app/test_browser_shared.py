@@ -10,10 +10,9 @@
 from __future__ import annotations
 
 import os
-import uuid
-from contextlib import contextmanager
 
 import pytest
+from app_helpers import fresh_pg_database
 from browser_helpers import (
     LAPTOP,
     PHONE,
@@ -42,29 +41,6 @@ FULL = [
     ["water", "water", "water", "water", "water"],
     ["scarlet_star", "scarlet_star", "scarlet_star", "scarlet_star", "scarlet_star"],
 ]
-
-
-@contextmanager
-def fresh_pg_database(url: str):
-    """A new, empty database on the test server (dropped afterwards); the URL itself when the
-    server does not let us create one."""
-    import sqlalchemy as sa
-
-    name = f"rt_app_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    except sa.exc.DBAPIError:
-        admin.dispose()
-        yield url
-        return
-    try:
-        yield sa.make_url(url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
 
 
 def enter_by_hand(page, player: str, rows) -> None:

@@ -4,11 +4,20 @@ saving as an edit, and a storage failure says "Not saved" while keeping the game
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
 import sqlalchemy as sa
-from app_helpers import APP, FULL_BOARD, SECOND_BOARD, enter_by_hand, no_errors, start_game
+from app_helpers import (
+    APP,
+    FULL_BOARD,
+    SECOND_BOARD,
+    enter_by_hand,
+    fresh_pg_database,
+    no_errors,
+    start_game,
+)
 from streamlit.testing.v1 import AppTest
 
 from leaderboard.drafts import DraftConflict, DraftStore
@@ -154,11 +163,21 @@ def record(night: int) -> GameRecord:
     )
 
 
-@pytest.fixture
-def drafts(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'd.sqlite3'}")
-    yield DraftStore(store)
-    store.close()
+@pytest.fixture(params=["sqlite", "postgresql"])
+def drafts(request, tmp_path):
+    """A DraftStore on SQLite, and on PostgreSQL when ``REPTILE_TANK_TEST_PG_URL`` is set."""
+    if request.param == "sqlite":
+        store = Store(f"sqlite:///{tmp_path / 'd.sqlite3'}")
+        yield DraftStore(store)
+        store.close()
+        return
+    base = os.environ.get("REPTILE_TANK_TEST_PG_URL")
+    if not base:
+        pytest.skip("REPTILE_TANK_TEST_PG_URL is unset: no PostgreSQL server")
+    with fresh_pg_database(base) as url:
+        store = Store(url)
+        yield DraftStore(store)
+        store.close()
 
 
 def test_a_stale_write_is_refused_and_blobs_are_stored_once(drafts):
