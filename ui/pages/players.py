@@ -83,6 +83,9 @@ def game_ui(games) -> None:
     if game.notes:
         st.caption("Notes")
         st.text(game.notes)
+    in_progress = st.session_state[S.PLAYERS] and st.session_state[S.LAST_SAVED_GAME] is None
+    if game.mode == "multi" and in_progress:
+        st.caption("Editing this game puts the unsaved game on this night aside (closed).")
     if game.mode == "multi" and st.button(
         f"Edit game {game.id}", key="players_edit", on_click=edit, args=(game.id,)
     ):
