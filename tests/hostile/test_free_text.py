@@ -102,15 +102,13 @@ def test_twenty_thousand_players_are_refused_quickly(tmp_path):
     assert run.cpu_s < 5.0, run
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scoring/documents.py check_name refuses every non-printable character, including "
-    "the zero-width joiners of emoji families and Persian/Indic names (Cf), not only controls",
-)
 @pytest.mark.parametrize("key", sorted(JOINED))
 def test_names_with_joiners_are_accepted(tmp_path, key):
+    """Zero-width (non-)joiners are how emoji families and Persian/Indic names are written:
+    refused as control characters until 019fd33; other non-printables still are."""
     run = run_cli("score-game", str(game_file(tmp_path, JOINED[key])), "--json")
     assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["players"][0]["name"] == JOINED[key]
 
 
 @pytest.mark.parametrize("key", ["script", "emoji", "long_100"])
