@@ -21,8 +21,12 @@ import numpy as np
 
 from scoring.cards import COLS, EMPTY, ROWS, WATER
 
-#: The shipped embedder; its metadata file has the same stem and a ``.json`` suffix.
+#: The first shipped embedder, ``CardEmbedder()``'s default (other games' galleries, e.g. the
+#: Nimalia squares, are built with it); its metadata file has the same stem and a ``.json``.
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "card_embedder.onnx"
+#: The Reptile Tank reader's embedder (second generation: look-alike faces, quarter turns,
+#: small photos); :class:`vision.reader.TerrariumReader` and enrolment use it.
+READER_MODEL = DEFAULT_MODEL.with_name("card_embedder_v2.onnx")
 #: How much the grid finder's occupancy evidence moves the ``empty`` score (cosine units): the
 #: score gets ``OCCUPANCY_WEIGHT * (0.5 - occupancy)``, so only close calls can change.
 OCCUPANCY_WEIGHT = 0.2

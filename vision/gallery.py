@@ -335,14 +335,26 @@ def load_gallery(pack: str | Path | None, embedder) -> Gallery:
     (another model's folder, as ``models/train_embedder.py`` writes it), else the shipped one.
     """
     if pack is None:
-        beside = getattr(embedder, "path", None)
-        beside = Path(beside).with_name(DEFAULT_GALLERY.name) if beside is not None else None
-        gallery = Gallery.load(
-            beside if beside is not None and beside.is_file() else DEFAULT_GALLERY
-        )
+        gallery = Gallery.load(stand_in_gallery_path(embedder))
         gallery.check_model(embedder)
         return gallery
     return DeckPack.load(pack, embedder).gallery
+
+
+def stand_in_gallery_path(embedder) -> Path:
+    """The stand-in deck's gallery for ``embedder``: ``<model stem>_stand_in_gallery.npz`` or
+    ``stand_in_gallery.npz`` beside its ``.onnx`` file (the first one built by that embedder),
+    else the shipped :data:`DEFAULT_GALLERY`."""
+    model = getattr(embedder, "path", None)
+    if model is not None:
+        model = Path(model)
+        for candidate in (model.with_name(f"{model.stem}_stand_in_gallery.npz"),
+                          model.with_name(DEFAULT_GALLERY.name)):  # fmt: skip
+            if candidate.is_file():
+                with np.load(candidate, allow_pickle=False) as data:
+                    if str(data["model_id"]) == embedder.model_id:
+                        return candidate
+    return DEFAULT_GALLERY
 
 
 def to_face_size(image: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 
 from scoring.cards import COLS, EMPTY, ROWS
 from scoring.layout import Layout
-from vision.classifier import CardEmbedder, CellRead, CellReads, classify_cells
+from vision.classifier import READER_MODEL, CardEmbedder, CellRead, CellReads, classify_cells
 from vision.confidence import ReadConfidence, assess, cell_width_px
 from vision.errors import GridNotFoundError
 from vision.gallery import DeckPack, Gallery, load_gallery
@@ -232,7 +232,7 @@ class TerrariumReader:
         max_side: int = DEFAULT_MAX_SIDE,
         layout: Layout | None = None,
     ) -> None:
-        self.embedder = CardEmbedder(model_path, threads=threads)
+        self.embedder = CardEmbedder(model_path or READER_MODEL, threads=threads)
         self.pack: DeckPack | None = None
         if pack is not None:
             self.pack = DeckPack.load(pack, self.embedder)

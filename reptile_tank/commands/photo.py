@@ -244,14 +244,14 @@ def faces_from_layout(photo: str | Path) -> dict[str, np.ndarray]:
 
 
 def run_enroll(args: argparse.Namespace) -> int:
-    from vision.classifier import CardEmbedder
+    from vision.classifier import READER_MODEL, CardEmbedder
     from vision.gallery import DeckPack
 
     if args.from_dir is not None:
         faces = read_face_dir(args.from_dir)
     else:
         faces = faces_from_layout(args.from_layout)
-    embedder = CardEmbedder()
+    embedder = CardEmbedder(READER_MODEL)
     start = time.perf_counter()
     pack = DeckPack.create(
         args.out, faces, embedder, np.random.default_rng(args.seed), name=args.name
