@@ -46,7 +46,7 @@ DECKS_PER_KIND = 4
 
 
 def _decks(seed: int) -> list[tuple[str, object]]:
-    from models.train_embedder import family_deck
+    from vision.lookalike import family_deck
     from vision.synth.deck import random_deck, stand_in_deck
 
     decks: list[tuple[str, object]] = [("stand_in", stand_in_deck(px_per_mm=5.0))]
