@@ -39,7 +39,8 @@ def reader() -> TerrariumReader:
 
 
 def _outcome(reader: TerrariumReader, payload: bytes, rows: list[list[str]]) -> str:
-    """``right``, ``refused``, ``flagged`` (wrong but the grid is in doubt) or ``silent``."""
+    """``right``, ``refused``, ``flagged`` (wrong but the grid or every wrong cell flagged) or
+    ``silent``."""
     try:
         read = reader.read(payload)
     except GridNotFoundError as error:
@@ -48,7 +49,12 @@ def _outcome(reader: TerrariumReader, payload: bytes, rows: list[list[str]]) -> 
         return "refused"
     if read.rows == rows:
         return "right"
-    return "flagged" if read.grid_doubt else "silent"
+    # flagged: the grid is in doubt, or the read needs a check and every wrong cell is flagged
+    wrong = [(r, c) for r in range(len(rows)) for c in range(len(rows[0]))
+             if read.rows[r][c] != rows[r][c]]  # fmt: skip
+    if read.grid_doubt or (read.needs_check and all(read.check[r, c] for r, c in wrong)):
+        return "flagged"
+    return "silent"
 
 
 @needs_hard
