@@ -32,9 +32,3 @@ CARD_IDS: tuple[str, ...] = ANIMAL_IDS + DRY_LAND_IDS
 FACE_LABELS: tuple[str, ...] = CARD_IDS + (WATER,)
 #: Every label a cell can hold.
 CELL_LABELS: tuple[str, ...] = FACE_LABELS + (EMPTY,)
-
-# DEPRECATED: the grid size is the rules data's ``[grid]`` (``Rules.layout``, a
-# ``scoring.layout.Layout``). Nothing in ``scoring/`` uses these; ui/ and vision/ are moving off
-# them, and they are removed once no module imports them.
-ROWS = 4
-COLS = 5

@@ -479,9 +479,14 @@ def _check_grid_kept(layers: list[tuple[str, str | None, dict]], sources: _Sourc
 
 
 @lru_cache(maxsize=1)
+def default_rules() -> Rules:
+    """The default rules data, parsed once (callers must not rely on identity across reloads)."""
+    return load_rules()
+
+
 def default_layout() -> Layout:
     """Reptile Tank's layout, from the default rules data's ``[grid]`` (boards without rules)."""
-    return load_rules().layout
+    return default_rules().layout
 
 
 def _plain(value: Any) -> Any:

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.cards import CELL_LABELS, COLS, EMPTY, ROWS
+from scoring.cards import CELL_LABELS, EMPTY
+from scoring.rules import default_layout
 
 #: Players at a table game (the base game seats 2-4; solo has its own page).
 MIN_TABLE_PLAYERS = 2
@@ -78,8 +79,8 @@ class TerrariumEntry:
             return []
         return [
             (r, c)
-            for r in range(ROWS)
-            for c in range(COLS)
+            for r in range(len(self.check))
+            for c in range(len(self.check[r]))
             if self.check[r][c] and (r, c) not in self.corrected
         ]
 
@@ -91,14 +92,16 @@ class TerrariumEntry:
 
 
 def empty_rows() -> list[list[str]]:
-    """A 4x5 board of ``empty`` cells (a terrarium not started yet)."""
-    return [[EMPTY] * COLS for _ in range(ROWS)]
+    """A board of ``empty`` cells in the terrarium's layout (a terrarium not started yet)."""
+    layout = default_layout()
+    return [[EMPTY] * layout.cols for _ in range(layout.rows)]
 
 
 def check_rows(rows: Sequence[Sequence[str]]) -> None:
-    """Raise ``ValueError`` unless ``rows`` is 4 rows of 5 known labels."""
-    if len(rows) != ROWS or any(len(row) != COLS for row in rows):
-        raise ValueError("a terrarium is 4 rows of 5 cells")
+    """Raise ``ValueError`` unless ``rows`` has the terrarium layout's shape and known labels."""
+    layout = default_layout()
+    if len(rows) != layout.rows or any(len(row) != layout.cols for row in rows):
+        raise ValueError(f"a terrarium is {layout.rows} rows of {layout.cols} cells")
     for row in rows:
         for label in row:
             if label not in CELL_LABELS:

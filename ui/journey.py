@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.cards import COLS, ROWS
 from service.records import game_record, solo_record, solo_standings_rows
 from service.scoring import (
     TableResult,
@@ -130,12 +129,6 @@ def pad_notes(pad: Any) -> list[str]:
 def rows_to_text(rows: Sequence[Sequence[str]]) -> str:
     """A board as 4 lines of 5 labels (for logs and test failure messages)."""
     return "\n".join(" ".join(row) for row in rows)
-
-
-def check_rows(rows: Sequence[Sequence[str]]) -> None:
-    """Raise ``ValueError`` unless ``rows`` is 4 rows of 5 labels."""
-    if len(rows) != ROWS or any(len(r) != COLS for r in rows):
-        raise ValueError("a terrarium is 4 rows of 5 cells")
 
 
 def standings_rows(standings: Sequence[Any]) -> list[dict[str, Any]]:

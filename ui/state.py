@@ -14,7 +14,8 @@ import hashlib
 from collections.abc import MutableMapping
 from typing import Any
 
-from scoring.cards import CELL_LABELS, COLS, ROWS
+from scoring.cards import CELL_LABELS
+from scoring.rules import default_layout
 from service.drafts import GameInProgress, PendingPhoto
 from service.game import (
     MAX_NAME_LENGTH,
@@ -183,8 +184,8 @@ def set_cell(state: MutableMapping[str, Any], player: str, row: int, col: int, l
     """
     if label not in CELL_LABELS:
         raise ValueError(f"unknown cell label {label!r}")
-    if not (0 <= row < ROWS and 0 <= col < COLS):
-        raise ValueError(f"cell ({row}, {col}) is outside the 4x5 terrarium")
+    if not default_layout().contains(row, col):
+        raise ValueError(f"{default_layout().describe(row, col)} is outside the terrarium")
     entry = entry_for(state, player)
     if entry.rows[row][col] == label:
         return False

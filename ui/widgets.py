@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from scoring.cards import CELL_LABELS, COLS, ROWS
+from scoring.cards import CELL_LABELS
 from ui import state as S
 from ui.backend import face_thumbnail
 from ui.journey import cell_name, escape_markdown, pad_columns, pad_notes
@@ -119,9 +119,9 @@ def picture_button_css(key: str, labels: list[str]) -> str:
     return "".join(f"<style>{rule}</style>" for rule in rules)
 
 
-def board_grid():
-    """A 5-column grid that keeps its 5 columns on a 390 px phone (it never wraps)."""
-    return st.grid(COLS, wrap=False, min_column_width=56, gap="xxsmall")
+def board_grid(cols: int):
+    """A grid of ``cols`` columns that keeps them on a 390 px phone (it never wraps)."""
+    return st.grid(cols, wrap=False, min_column_width=56, gap="xxsmall")
 
 
 def grid_editor_ui(
@@ -136,7 +136,7 @@ def grid_editor_ui(
     Parameters
     ----------
     rows : list of list of str
-        The current 4x5 labels (shown).
+        The current labels, row by row (shown).
     on_change : callable(row, col, label)
         Called when the user picks a new label for a cell.
     key : str
@@ -147,8 +147,8 @@ def grid_editor_ui(
         on_change(r, c, st.session_state[widget_key])
 
     grid = st.grid("auto", min_column_width=150, gap="xsmall")
-    for r in range(ROWS):
-        for c in range(COLS):
+    for r in range(len(rows)):
+        for c in range(len(rows[r])):
             widget_key = f"{key}_{r}_{c}"
             _sync_select(widget_key, rows[r][c])
             grid.selectbox(
@@ -176,9 +176,9 @@ def tap_board_ui(
     the primary (filled) button.
     """
     st.html(BOARD_CSS + flagged_css(key, flagged))
-    grid = board_grid()
-    for r in range(ROWS):
-        for c in range(COLS):
+    grid = board_grid(len(rows[0]))
+    for r in range(len(rows)):
+        for c in range(len(rows[r])):
             label = rows[r][c]
             text = cell_text(label)
             if (r, c) in corrected:

@@ -19,7 +19,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scoring.cards import COLS, EMPTY, ROWS, WATER
+from scoring.cards import EMPTY, WATER
+from scoring.rules import default_rules
 
 #: The first shipped embedder, ``CardEmbedder()``'s default (other games' galleries, e.g. the
 #: Nimalia squares, are built with it); its metadata file has the same stem and a ``.json``.
@@ -30,8 +31,6 @@ READER_MODEL = DEFAULT_MODEL.with_name("card_embedder_v2.onnx")
 #: How much the grid finder's occupancy evidence moves the ``empty`` score (cosine units): the
 #: score gets ``OCCUPANCY_WEIGHT * (0.5 - occupancy)``, so only close calls can change.
 OCCUPANCY_WEIGHT = 0.2
-#: Star cards: removed in 2–3 player games (and optionally in solo).
-STAR_CARDS = ("corn_snake", "brown_anole", "rock")
 
 
 class ModelFileError(OSError):
@@ -295,8 +294,9 @@ def classify_cells(
     CellReads
     """
     crops = np.asarray(crops)
-    if crops.shape[:2] != (ROWS, COLS) or crops.ndim != 5 or crops.shape[-1] != 3:
-        raise ValueError(f"crops must be ({ROWS}, {COLS}, H, W, 3) RGB, got {crops.shape}")
+    if crops.ndim != 5 or crops.shape[-1] != 3:
+        raise ValueError(f"crops must be (rows, cols, H, W, 3) RGB, got {crops.shape}")
+    ROWS, COLS = crops.shape[:2]  # noqa: N806
     gallery.check_model(embedder)
     flat = crops.reshape((ROWS * COLS,) + crops.shape[2:])
     embeddings = embedder.embed(flat)
@@ -312,7 +312,7 @@ def classify_cells(
     capacity.pop(WATER, None)
     capacity.pop(EMPTY, None)
     if star_cards_removed:
-        capacity.update({card: 0 for card in STAR_CARDS})
+        capacity.update({card: 0 for card in default_rules().star_cards})
     chosen = constrained_labels(label_scores, labels, capacity)
     cells = []
     for index in range(ROWS * COLS):

@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scoring.cards import COLS, EMPTY, ROWS
+from scoring.cards import EMPTY
 from scoring.layout import Layout
 from vision.classifier import READER_MODEL, CardEmbedder, CellRead, CellReads, classify_cells
 from vision.confidence import ReadConfidence, assess, cell_width_px
@@ -449,8 +449,9 @@ class TerrariumReader:
         label : str
             The confirmed label.
         """
-        if not (0 <= row < ROWS and 0 <= col < COLS):
-            raise ValueError(f"cell ({row}, {col}) is outside the 4x5 board")
+        rows, cols = board_read.crops.shape[:2]
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise ValueError(f"cell ({row}, {col}) is outside the {rows}x{cols} board")
         crop = board_read.crops[row, col]
         if self.pack is not None:
             self.pack.add_examples(label, crop[None], self.embedder)
@@ -467,7 +468,7 @@ def _no_cards(cards: int) -> str:
 
 def _same_fit(a: GridFit, b: GridFit) -> bool:
     """Two fits of the same grid: every outer corner within a fifth of a card (mod 180°)."""
-    card = float(np.linalg.norm(a.corners[1] - a.corners[0])) / COLS
+    card = float(np.linalg.norm(a.corners[1] - a.corners[0])) / a.layout.cols
     return any(
         float(np.linalg.norm(np.roll(b.corners, k, axis=0) - a.corners, axis=1).max()) < 0.2 * card
         for k in (0, 2)

@@ -10,7 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from scoring.cards import CARD_IDS, COLS, EMPTY, FACE_LABELS, ROWS, WATER
+from scoring.cards import CARD_IDS, EMPTY, FACE_LABELS, WATER
+from scoring.rules import default_layout
 from vision.synth.dataset import parse_size, scene_seed, write_dataset
 from vision.synth.deck import DeckFaces, default_copies
 from vision.synth.scene import encode_jpeg, render_scene, sample_board
@@ -39,6 +40,7 @@ def _cell_colour(image: np.ndarray, quad: list) -> np.ndarray:
 
 
 def test_boards_follow_the_deck_copy_counts_and_show_every_face():
+    ROWS, COLS = default_layout().shape  # noqa: N806
     rng = np.random.default_rng(11)
     copies = default_copies()
     seen: Counter[str] = Counter()
@@ -70,6 +72,7 @@ def test_a_deck_too_small_for_a_board_is_refused():
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
 def test_ground_truth_lands_on_the_rendered_cards(seed):
+    ROWS, COLS = default_layout().shape  # noqa: N806
     deck = _flat_deck()
     image, truth = render_scene(
         seed, deck, size=SMALL, partial=0.25, distractors=False, degrade=False
@@ -98,6 +101,7 @@ def test_ground_truth_lands_on_the_rendered_cards(seed):
 
 @pytest.mark.parametrize("seed", [21, 22, 23, 24])
 def test_grid_corners_agree_with_the_cell_quads(seed):
+    ROWS, COLS = default_layout().shape  # noqa: N806
     _, truth = render_scene(seed, _flat_deck(), size=SMALL, distractors=False)
     corners = np.array(truth["grid_corners"])
     cells = truth["cells"]
@@ -135,6 +139,7 @@ def test_camera_covers_the_whole_rotation_and_fill_ranges():
 
 
 def test_ground_truth_is_json_with_the_agreed_schema():
+    ROWS, COLS = default_layout().shape  # noqa: N806
     image, truth = render_scene(31, _flat_deck(), size=SMALL)
     text = json.dumps(truth)
     back = json.loads(text)
@@ -231,6 +236,7 @@ def test_water_and_every_front_appear_in_rendered_scenes():
 
 @pytest.mark.slow
 def test_a_12_megapixel_scene_keeps_its_ground_truth_on_the_cards():
+    ROWS, COLS = default_layout().shape  # noqa: N806
     deck = _flat_deck()
     image, truth = render_scene(77, deck, size=(4032, 3024), degrade=False, distractors=False)
     assert image.shape == (3024, 4032, 3)

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scoring.cards import CARD_IDS, COLS, EMPTY, FACE_LABELS, ROWS, WATER
+from scoring.cards import CARD_IDS, EMPTY, FACE_LABELS, WATER
+from scoring.rules import default_layout, default_rules
 from vision.augment import card_view, empty_view
 from vision.classifier import (
-    STAR_CARDS,
     CardEmbedder,
     classify_cells,
     constrained_labels,
@@ -24,6 +24,9 @@ from vision.classifier import (
 )
 from vision.gallery import DeckPack, Gallery, PackError, load_gallery
 from vision.orientation import turn_crops, turn_reads, vote_orientation
+
+ROWS, COLS = default_layout().shape
+STAR_CARDS = default_rules().star_cards
 
 SAMPLES = Path(__file__).resolve().parents[2] / "reptile_tank" / "samples"
 
@@ -155,7 +158,17 @@ def test_star_cards_removed_are_never_read(embedder, gallery, faces):
 
 def test_classify_cells_checks_shape(embedder, gallery):
     with pytest.raises(ValueError, match="crops must be"):
-        classify_cells(np.zeros((5, 4, 64, 48, 3), np.uint8), embedder, gallery)
+        classify_cells(np.zeros((20, 64, 48, 3), np.uint8), embedder, gallery)
+    with pytest.raises(ValueError, match="crops must be"):
+        classify_cells(np.zeros((4, 5, 64, 48), np.uint8), embedder, gallery)
+
+
+def test_classify_cells_takes_any_layout(embedder, gallery, faces):
+    """The grid's shape comes from the crops (the layout is a value), not from constants."""
+    crops = board_crops(BOARD, faces, embedder.input_size, np.random.default_rng(13))[:3, :2]
+    reads = classify_cells(crops, embedder, gallery)
+    assert len(reads.cells) == 3 and all(len(row) == 2 for row in reads.cells)
+    assert reads.label_scores.shape[:2] == (3, 2)
 
 
 # ----------------------------------------------------------------------- orientation

@@ -26,7 +26,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scoring.cards import CARD_IDS, CELL_LABELS, COLS, EMPTY, ROWS, WATER
+from scoring.cards import CARD_IDS, CELL_LABELS, EMPTY, WATER
+from scoring.rules import default_layout
 from vision.synth.deck import (
     CARD_H_MM,
     CARD_W_MM,
@@ -78,6 +79,7 @@ def sample_board(
     -------
     list of 4 lists of 5 labels (card ids, ``"water"`` or ``"empty"``), row 0 first.
     """
+    ROWS, COLS = default_layout().shape  # noqa: N806
     if not 0.0 <= partial < 1.0:
         raise ValueError(f"partial: must be in [0, 1), got {partial}")
     copies = dict(default_copies() if copies is None else copies)
@@ -97,6 +99,7 @@ def sample_board(
 
 
 def _check_board(board: Any) -> list[list[str]]:
+    ROWS, COLS = default_layout().shape  # noqa: N806
     rows = board.get("rows") if isinstance(board, Mapping) else board
     if (
         not isinstance(rows, Sequence)
@@ -563,6 +566,7 @@ def render_scene(
         JSON-serialisable ground truth (schema in ``datasets/README.md``); ``truth["image"]``
         is ``None`` until a writer names the file.
     """
+    ROWS, COLS = default_layout().shape  # noqa: N806
     seed = None
     if not isinstance(rng, np.random.Generator):
         seed = int(rng)
