@@ -587,7 +587,10 @@ def _candidates_once(
                     memo[fits_key] = window_fits
             for fit, why in window_fits:
                 if not why and fit.quality < _MIN_LATTICE_QUALITY:
-                    why = f"the best 4x5 lattice fits the photo poorly (quality {fit.quality:.2f})"
+                    why = (
+                        f"the best {_L().rows}x{_L().cols} lattice fits the photo "
+                        f"poorly (quality {fit.quality:.2f})"
+                    )
                 why = why or twin_doubt
                 if not why:
                     accepted.append(replace(fit, reason=""))
