@@ -34,6 +34,7 @@ from leaderboard.store import (
     Store,
     _insert_game,
     _insert_player_line,
+    game_row_fields,
 )
 
 #: Largest draft document (JSON text, characters) and blob (bytes) accepted.
@@ -401,10 +402,7 @@ class DraftStore:
 
     def settings(self, session_id: int) -> tuple[dict[str, Any], int]:
         """The game night's settings document and its revision (``({}, 0)`` when never set)."""
-        query = sa.select(_settings.c.document, _settings.c.revision).where(
-            _settings.c.session_id == session_id
-        )
-        row = self.store._transaction(lambda c, _a: c.execute(query).one_or_none(), write=False)
+        row = read_session_document(self.store, _settings, session_id)
         if row is None:
             return {}, 0
         return json.loads(row.document), int(row.revision)
@@ -413,35 +411,50 @@ class DraftStore:
         """Replace the game night's settings; returns the new revision."""
         text = _dump_document(document)
 
-        def work(conn: Connection, _attempt: int) -> int:
-            row = conn.execute(
-                sa.select(_settings.c.revision)
-                .where(_settings.c.session_id == session_id)
-                .with_for_update()
-            ).one_or_none()
-            if row is None:
-                if (
-                    conn.execute(
-                        sa.select(_sessions.c.id).where(_sessions.c.id == session_id)
-                    ).scalar()
-                    is None
-                ):
-                    raise NotFoundError(f"no game night with id {session_id}")
-                conn.execute(
-                    sa.insert(_settings).values(
-                        session_id=session_id, revision=1, document=text, updated_at=utc_now()
-                    )
-                )
-                return 1
-            revision = int(row.revision) + 1
-            conn.execute(
-                sa.update(_settings)
-                .where(_settings.c.session_id == session_id)
-                .values(document=text, revision=revision, updated_at=utc_now())
-            )
-            return revision
+        return write_session_document(self.store, _settings, session_id, text, lock=True)
 
-        return self.store._transaction(work, write=True)
+
+def read_session_document(store: Store, table: sa.Table, session_id: int) -> Any:
+    """The ``document`` and ``revision`` row of a game night's one-per-night ``table``
+    (``None`` when never written)."""
+    query = sa.select(table.c.document, table.c.revision).where(table.c.session_id == session_id)
+    return store._transaction(lambda c, _a: c.execute(query).one_or_none(), write=False)
+
+
+def write_session_document(
+    store: Store, table: sa.Table, session_id: int, text: str, *, lock: bool
+) -> int:
+    """Replace the ``document`` of a game night's one-per-night ``table`` (keyed by
+    ``session_id``, with ``revision`` and ``updated_at``); returns the new revision.
+
+    ``lock`` reads the current revision ``FOR UPDATE``. Raises :class:`NotFoundError` when the
+    game night does not exist.
+    """
+
+    def work(conn: Connection, _attempt: int) -> int:
+        query = sa.select(table.c.revision).where(table.c.session_id == session_id)
+        row = conn.execute(query.with_for_update() if lock else query).one_or_none()
+        if row is None:
+            if (
+                conn.execute(sa.select(_sessions.c.id).where(_sessions.c.id == session_id)).scalar()
+                is None
+            ):
+                raise NotFoundError(f"no game night with id {session_id}")
+            conn.execute(
+                sa.insert(table).values(
+                    session_id=session_id, revision=1, document=text, updated_at=utc_now()
+                )
+            )
+            return 1
+        revision = int(row.revision) + 1
+        conn.execute(
+            sa.update(table)
+            .where(table.c.session_id == session_id)
+            .values(document=text, revision=revision, updated_at=utc_now())
+        )
+        return revision
+
+    return store._transaction(work, write=True)
 
 
 def _replace_game(conn: Connection, game_id: int, record: GameRecord) -> None:
@@ -454,18 +467,7 @@ def _replace_game(conn: Connection, game_id: int, record: GameRecord) -> None:
     extra = {**record.extra, "edits": edits}
     conn.execute(sa.delete(_lines).where(_lines.c.game_id == game_id))
     conn.execute(
-        sa.update(_games)
-        .where(_games.c.id == game_id)
-        .values(
-            mode=record.mode,
-            player_count_variant=record.player_count_variant,
-            objectives=dump_json(list(record.objectives)),
-            rules_version=record.rules_version,
-            rules_hash=record.rules_hash,
-            notes=record.notes,
-            extra=dump_json(extra),
-            player_count=len(record.players),
-        )
+        sa.update(_games).where(_games.c.id == game_id).values(**game_row_fields(record, extra))
     )
     for seat, player in enumerate(record.players):
         _insert_player_line(conn, game_id, seat, player)

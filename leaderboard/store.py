@@ -962,20 +962,28 @@ def _player_id_or_create(conn: Connection, name: str) -> int:
         return found
 
 
+def game_row_fields(record: GameRecord, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``games`` columns a record fills besides its uid, game night and time
+    (``extra`` replaces the record's own ``extra``)."""
+    return {
+        "mode": record.mode,
+        "player_count_variant": record.player_count_variant,
+        "objectives": dump_json(list(record.objectives)),
+        "rules_version": record.rules_version,
+        "rules_hash": record.rules_hash,
+        "notes": record.notes,
+        "extra": dump_json(record.extra if extra is None else extra),
+        "player_count": len(record.players),
+    }
+
+
 def _insert_game_row(conn: Connection, record: GameRecord, *, uid: str, played_at: str) -> int:
     result = conn.execute(
         sa.insert(_games).values(
             uid=uid,
             session_id=record.session_id,
             played_at=played_at,
-            mode=record.mode,
-            player_count_variant=record.player_count_variant,
-            objectives=dump_json(list(record.objectives)),
-            rules_version=record.rules_version,
-            rules_hash=record.rules_hash,
-            notes=record.notes,
-            extra=dump_json(record.extra),
-            player_count=len(record.players),
+            **game_row_fields(record),
         )
     )
     return int(result.inserted_primary_key[0])
