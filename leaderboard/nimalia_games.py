@@ -30,6 +30,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from leaderboard.drafts import read_session_document, write_session_document
 from leaderboard.records import (
     MAX_NAME_CHARS,
     MAX_VP,
@@ -348,10 +349,7 @@ class NimaliaStore:
 
     def draft(self, session_id: int) -> tuple[dict[str, Any] | None, int]:
         """The night's Nimalia game in progress and its revision (``(None, 0)`` when none)."""
-        query = sa.select(_drafts.c.document, _drafts.c.revision).where(
-            _drafts.c.session_id == session_id
-        )
-        row = self.store._transaction(lambda c, _a: c.execute(query).one_or_none(), write=False)
+        row = read_session_document(self.store, _drafts, session_id)
         if row is None:
             return None, 0
         document = json.loads(row.document)
@@ -361,30 +359,4 @@ class NimaliaStore:
         """Replace the night's game in progress (``None`` clears it); returns the revision."""
         text = _dump(document or {}, "Nimalia draft")
 
-        def work(conn: Connection, _attempt: int) -> int:
-            row = conn.execute(
-                sa.select(_drafts.c.revision).where(_drafts.c.session_id == session_id)
-            ).one_or_none()
-            if row is None:
-                if (
-                    conn.execute(
-                        sa.select(_sessions.c.id).where(_sessions.c.id == session_id)
-                    ).scalar()
-                    is None
-                ):
-                    raise NotFoundError(f"no game night with id {session_id}")
-                conn.execute(
-                    sa.insert(_drafts).values(
-                        session_id=session_id, revision=1, document=text, updated_at=utc_now()
-                    )
-                )
-                return 1
-            revision = int(row.revision) + 1
-            conn.execute(
-                sa.update(_drafts)
-                .where(_drafts.c.session_id == session_id)
-                .values(document=text, revision=revision, updated_at=utc_now())
-            )
-            return revision
-
-        return self.store._transaction(work, write=True)
+        return write_session_document(self.store, _drafts, session_id, text, lock=False)
