@@ -33,17 +33,17 @@ from nimalia.cards import EMPTY, cards, layout, turn
 from vision.nimalia.deck import STAND_IN, DeckStyle, card_mask, render_back, render_card, square_mm
 from vision.synth.scene import (
     TABLE_KINDS,
-    _camera_homography,
-    _Canvas,
     _degrade,
     _distort_points,
     _local_scale,
     _pick_size,
     _project,
-    _table_texture,
-    _undistort_points,
     _warp_layers,
+    aim_camera,
+    card_canvas,
     encode_jpeg,
+    table_layer,
+    visible_plane,
 )
 
 _MAX_CARD_CANVAS_PX = 6.0e6
@@ -185,63 +185,23 @@ def render_reserve(
     k1 = float(rng.uniform(-0.03, 0.06)) if degrade else 0.0
     k2 = float(rng.uniform(-0.01, 0.02)) if degrade else 0.0
     target = box_centre + rng.normal(0, 10, 2)
-    distance = 800.0
-    for _ in range(6):
-        h_cam = _camera_homography(tilt, roll, f_px, distance, (w_img, h_img))
-        h_plane = h_cam @ np.array([[1, 0, -target[0]], [0, 1, -target[1]], [0, 0, 1.0]])
-        pts = _project(h_plane, box)
-        ext = pts.max(0) - pts.min(0)
-        distance *= max(ext[0] / w_img, ext[1] / h_img) / fill_target
-    pts = _project(h_plane, box)
-    lo, hi = pts.min(0), pts.max(0)
-    margin = 0.03 * np.array([w_img, h_img])
-    room_lo, room_hi = margin - lo, np.array([w_img, h_img]) - margin - hi
-    shift = np.array(
-        [rng.uniform(min(room_lo[i], room_hi[i]), max(room_lo[i], room_hi[i])) for i in range(2)]
+    h_plane, h_inv, distance = aim_camera(
+        rng, box, target, (w_img, h_img), tilt, roll, f_px, fill_target, margin=0.03
     )
-    h_plane = np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1.0]]) @ h_plane
-    h_plane /= h_plane[2, 2]
-    h_inv = np.linalg.inv(h_plane)
 
     # --- visible part of the table ----------------------------------------------------------
     table_lo = box_lo - rng.uniform(300, 1200, 2)
     table_hi = box_hi + rng.uniform(300, 1200, 2)
-    border = np.concatenate(
-        [
-            np.column_stack([np.linspace(0, w_img - 1, 33), np.zeros(33)]),
-            np.column_stack([np.linspace(0, w_img - 1, 33), np.full(33, h_img - 1.0)]),
-            np.column_stack([np.zeros(33), np.linspace(0, h_img - 1, 33)]),
-            np.column_stack([np.full(33, w_img - 1.0), np.linspace(0, h_img - 1, 33)]),
-        ]
-    )
-    und = _undistort_points(border, (w_img, h_img), k1, k2)
-    hom = np.column_stack([und, np.ones(len(und))]) @ h_inv.T
-    ok = hom[:, 2] > 1e-9
-    vis = hom[ok, :2] / hom[ok, 2:3]
-    if len(vis) and ok.all():
-        vis_lo, vis_hi = vis.min(0), vis.max(0)
-    else:
-        vis_lo = np.minimum(vis.min(0), table_lo) if len(vis) else table_lo
-        vis_hi = np.maximum(vis.max(0), table_hi) if len(vis) else table_hi
-    vis_lo, vis_hi = np.maximum(vis_lo - 10, table_lo), np.minimum(vis_hi + 10, table_hi)
+    vis_lo, vis_hi = visible_plane((w_img, h_img), h_inv, (k1, k2), table_lo, table_hi)
 
     need = max(_local_scale(h_plane, p) for p in box)
-    area = float(np.prod(np.maximum(vis_hi - vis_lo, 1)))
-    s_table = min(need, 4.0, math.sqrt(min(_MAX_TABLE_CANVAS_PX, 1.5 * w_img * h_img) / area))
-    t_w = max(2, int(math.ceil((vis_hi[0] - vis_lo[0]) * s_table)))
-    t_h = max(2, int(math.ceil((vis_hi[1] - vis_lo[1]) * s_table)))
-    table_kind = str(rng.choice(TABLE_KINDS))
-    table_rgb = _table_texture(rng, table_kind, (t_h, t_w), s_table)
-    table_alpha = np.full((t_h, t_w), 255, np.uint8)
+    table_kind, table = table_layer(rng, TABLE_KINDS, vis_lo, vis_hi, need, (w_img, h_img))
 
     # --- the card canvas ----------------------------------------------------------------------
     zone_lo = np.maximum(vis_lo, box_lo - 220.0)
     zone_hi = np.minimum(vis_hi, box_hi + 220.0)
-    area = float(np.prod(np.maximum(zone_hi - zone_lo, 1)))
-    s_cards = min(need * 1.1, 8.0, math.sqrt(_MAX_CARD_CANVAS_PX / area))
-    c_w = max(2, int(math.ceil((zone_hi[0] - zone_lo[0]) * s_cards)))
-    c_h = max(2, int(math.ceil((zone_hi[1] - zone_lo[1]) * s_cards)))
-    canvas = _Canvas(float(zone_lo[0]), float(zone_lo[1]), c_w, c_h, s_cards)
+    canvas = card_canvas(zone_lo, zone_hi, need, 8.0)
+    s_cards = canvas.s
     ppm = float(min(max(s_cards, 1.0), 6.0))
     mask = card_mask(2 * int(round(s_mm * ppm)), style, ppm).astype(np.float32) / 255.0
 
@@ -265,22 +225,13 @@ def render_reserve(
             tint(render_card(p["card"], style=style, px_per_mm=ppm, turn=p["turn"])), mask, q
         )
     # a soft shadow of the whole reserve on the table
-    shadow = cv2.GaussianBlur(canvas.alpha, (0, 0), max(0.6, rng.uniform(0.8, 2.5) * s_cards))
+    sigma = max(0.6, rng.uniform(0.8, 2.5) * s_cards)
     off = light * rng.uniform(0.5, 2.5) * s_cards
-    shadow = cv2.warpAffine(shadow, np.float32([[1, 0, off[0]], [0, 1, off[1]]]), (c_w, c_h))
-    shadow *= float(rng.uniform(0.25, 0.55))
-    canvas.alpha += shadow * (1 - canvas.alpha)
-    cards_rgba = cv2.merge(
-        [*cv2.split(cv2.convertScaleAbs(canvas.rgb)), cv2.convertScaleAbs(canvas.alpha, alpha=255)]
-    )
+    canvas.drop_shadow(off, sigma, float(rng.uniform(0.25, 0.55)))
+    cards_rgba = canvas.rgba()
     del canvas
     image = _warp_layers(
-        rng,
-        (w_img, h_img),
-        h_inv,
-        (k1, k2),
-        table=(table_rgb, table_alpha, vis_lo, s_table),
-        cards=(cards_rgba, zone_lo, s_cards),
+        rng, (w_img, h_img), h_inv, (k1, k2), table=table, cards=(cards_rgba, zone_lo, s_cards)
     )
 
     # --- truth ------------------------------------------------------------------------------

@@ -368,6 +368,23 @@ class _Canvas:
     def to_px(self, pts: np.ndarray) -> np.ndarray:
         return (pts - [self.x0, self.y0]) * self.s - 0.5
 
+    def drop_shadow(self, offset_px: np.ndarray, sigma_px: float, strength: float) -> None:
+        """Darken the table under everything on the canvas: its alpha blurred by ``sigma_px``,
+        moved by ``offset_px`` and scaled by ``strength``, added beneath what is there."""
+        h, w = self.alpha.shape
+        shadow = cv2.GaussianBlur(self.alpha, (0, 0), sigma_px)
+        shadow = cv2.warpAffine(
+            shadow, np.float32([[1, 0, offset_px[0]], [0, 1, offset_px[1]]]), (w, h), borderValue=0
+        )
+        shadow *= strength
+        self.alpha += shadow * (1 - self.alpha)
+
+    def rgba(self) -> np.ndarray:
+        """The canvas as premultiplied ``(H, W, 4) uint8``."""
+        return cv2.merge(
+            [*cv2.split(cv2.convertScaleAbs(self.rgb)), cv2.convertScaleAbs(self.alpha, alpha=255)]
+        )
+
     def paste(self, sprite_rgb: np.ndarray, sprite_a: np.ndarray, corners_mm: np.ndarray) -> None:
         """Composite a sprite (RGB 0..255 float/uint8, alpha 0..1) whose TL, TR, BL corners
         land on ``corners_mm[0], [1], [3]`` (plane mm), over what is there."""
@@ -598,69 +615,27 @@ def render_scene(
     k1 = float(rng.uniform(-0.03, 0.06)) if degrade else 0.0
     k2 = float(rng.uniform(-0.01, 0.02)) if degrade else 0.0
     target = grid_centre + rng.normal(0, 15, 2)
-    distance = 800.0
-    for _ in range(6):
-        h_cam = _camera_homography(tilt, roll, f_px, distance, (w_img, h_img))
-        h_plane = h_cam @ np.array([[1, 0, -target[0]], [0, 1, -target[1]], [0, 0, 1.0]])
-        pts = _project(h_plane, grid_outer)
-        ext = pts.max(0) - pts.min(0)
-        cur = max(ext[0] / w_img, ext[1] / h_img)
-        distance *= cur / fill_target
-    pts = _project(h_plane, grid_outer)
-    lo, hi = pts.min(0), pts.max(0)
-    margin = 0.02 * np.array([w_img, h_img])
-    room_lo = margin - lo
-    room_hi = np.array([w_img, h_img]) - margin - hi
-    shift = np.array(
-        [rng.uniform(min(room_lo[i], room_hi[i]), max(room_lo[i], room_hi[i])) for i in range(2)]
+    h_plane, h_inv, distance = aim_camera(
+        rng, grid_outer, target, (w_img, h_img), tilt, roll, f_px, fill_target, margin=0.02
     )
-    h_plane = np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1.0]]) @ h_plane
-    h_plane /= h_plane[2, 2]
-    h_inv = np.linalg.inv(h_plane)
 
     # --- where the table lies and what part of the plane the camera sees ---------------------
     table_lo = -rng.uniform(400, 1500, 2)
     table_hi = np.array([grid_w, grid_h]) + rng.uniform(400, 1500, 2)
-    border = np.concatenate(
-        [
-            np.column_stack([np.linspace(0, w_img - 1, 33), np.zeros(33)]),
-            np.column_stack([np.linspace(0, w_img - 1, 33), np.full(33, h_img - 1.0)]),
-            np.column_stack([np.zeros(33), np.linspace(0, h_img - 1, 33)]),
-            np.column_stack([np.full(33, w_img - 1.0), np.linspace(0, h_img - 1, 33)]),
-        ]
-    )
-    und = _undistort_points(border, (w_img, h_img), k1, k2)
-    hom = np.column_stack([und, np.ones(len(und))]) @ h_inv.T
-    ok = hom[:, 2] > 1e-9
-    vis = hom[ok, :2] / hom[ok, 2:3]
-    if len(vis) and ok.all():
-        vis_lo, vis_hi = vis.min(0), vis.max(0)
-    else:  # the horizon is in view: the far side is cut by the table edge
-        vis_lo = np.minimum(vis.min(0), table_lo) if len(vis) else table_lo
-        vis_hi = np.maximum(vis.max(0), table_hi) if len(vis) else table_hi
-    vis_lo, vis_hi = np.maximum(vis_lo - 10, table_lo), np.minimum(vis_hi + 10, table_hi)
+    vis_lo, vis_hi = visible_plane((w_img, h_img), h_inv, (k1, k2), table_lo, table_hi)
 
     # --- the table canvas ---------------------------------------------------------------------
     need = max(_local_scale(h_plane, p) for p in grid_outer)
-    area = float(np.prod(np.maximum(vis_hi - vis_lo, 1)))
-    s_table = min(need, 4.0, math.sqrt(min(_MAX_TABLE_CANVAS_PX, 1.5 * w_img * h_img) / area))
-    t_w = max(2, int(math.ceil((vis_hi[0] - vis_lo[0]) * s_table)))
-    t_h = max(2, int(math.ceil((vis_hi[1] - vis_lo[1]) * s_table)))
     unknown = set(tables) - set(HARD_TABLE_KINDS)
     if not tables or unknown:
         raise ValueError(f"tables: expected kinds from {HARD_TABLE_KINDS}, got {tables}")
-    table_kind = str(rng.choice(tables))
-    table_rgb = _table_texture(rng, table_kind, (t_h, t_w), s_table)
-    table_alpha = np.full((t_h, t_w), 255, np.uint8)
+    table_kind, table = table_layer(rng, tables, vis_lo, vis_hi, need, (w_img, h_img))
 
     # --- the card canvas: grid, shadows and distractors ---------------------------------------
     zone_lo = np.maximum(vis_lo, -260.0)
     zone_hi = np.minimum(vis_hi, np.array([grid_w, grid_h]) + 260.0)
-    area = float(np.prod(np.maximum(zone_hi - zone_lo, 1)))
-    s_cards = min(need * 1.1, 9.0, math.sqrt(_MAX_CARD_CANVAS_PX / area))
-    c_w = max(2, int(math.ceil((zone_hi[0] - zone_lo[0]) * s_cards)))
-    c_h = max(2, int(math.ceil((zone_hi[1] - zone_lo[1]) * s_cards)))
-    canvas = _Canvas(float(zone_lo[0]), float(zone_lo[1]), c_w, c_h, s_cards)
+    canvas = card_canvas(zone_lo, zone_hi, need, 9.0)
+    s_cards = canvas.s
 
     face_w = max(4, int(round(CARD_W_MM * s_cards)))
     face_h = max(4, int(round(CARD_H_MM * s_cards)))
@@ -702,25 +677,14 @@ def render_scene(
     light_dir = rng.normal(0, 1, 2)
     light_dir /= np.linalg.norm(light_dir) + 1e-9
     offset = light_dir * rng.uniform(0.5, 3.0) * s_cards
-    shadow = cv2.GaussianBlur(canvas.alpha, (0, 0), max(0.6, rng.uniform(0.8, 3.0) * s_cards))
-    shadow = cv2.warpAffine(
-        shadow, np.float32([[1, 0, offset[0]], [0, 1, offset[1]]]), (c_w, c_h), borderValue=0
-    )
-    shadow *= float(rng.uniform(0.25, 0.6))
-    canvas.alpha += shadow * (1 - canvas.alpha)
-    cards_rgba = cv2.merge(
-        [*cv2.split(cv2.convertScaleAbs(canvas.rgb)), cv2.convertScaleAbs(canvas.alpha, alpha=255)]
-    )
+    sigma = max(0.6, rng.uniform(0.8, 3.0) * s_cards)
+    canvas.drop_shadow(offset, sigma, float(rng.uniform(0.25, 0.6)))
+    cards_rgba = canvas.rgba()
     del canvas
 
     # --- project both canvases through the lens --------------------------------------------
     image = _warp_layers(
-        rng,
-        (w_img, h_img),
-        h_inv,
-        (k1, k2),
-        table=(table_rgb, table_alpha, vis_lo, s_table),
-        cards=(cards_rgba, zone_lo, s_cards),
+        rng, (w_img, h_img), h_inv, (k1, k2), table=table, cards=(cards_rgba, zone_lo, s_cards)
     )
 
     # --- ground truth -------------------------------------------------------------------------
@@ -835,6 +799,108 @@ def _place_distractors(
             canvas.paste(sprite, alpha, _card_corners(centre, ang, w_mm, h_mm))
         placed.append({"kind": kind, "centre": centre, "radius": radius})
     return placed
+
+
+def aim_camera(
+    rng: np.random.Generator,
+    outline_mm: np.ndarray,
+    target: np.ndarray,
+    size: tuple[int, int],
+    tilt: float,
+    roll: float,
+    f_px: float,
+    fill: float,
+    *,
+    margin: float,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Plane -> image homography (and its inverse) of a camera looking at ``target`` (plane mm)
+    from the distance at which ``outline_mm`` takes the share ``fill`` of the frame, then
+    shifted at random so the outline stays ``margin`` (share of the frame) inside the edges.
+
+    Returns ``(h_plane, h_inv, distance_mm)``.
+    """
+    w_img, h_img = size
+    distance = 800.0
+    for _ in range(6):
+        h_cam = _camera_homography(tilt, roll, f_px, distance, (w_img, h_img))
+        h_plane = h_cam @ np.array([[1, 0, -target[0]], [0, 1, -target[1]], [0, 0, 1.0]])
+        pts = _project(h_plane, outline_mm)
+        ext = pts.max(0) - pts.min(0)
+        distance *= max(ext[0] / w_img, ext[1] / h_img) / fill
+    pts = _project(h_plane, outline_mm)
+    lo, hi = pts.min(0), pts.max(0)
+    edge = margin * np.array([w_img, h_img])
+    room_lo = edge - lo
+    room_hi = np.array([w_img, h_img]) - edge - hi
+    shift = np.array(
+        [rng.uniform(min(room_lo[i], room_hi[i]), max(room_lo[i], room_hi[i])) for i in range(2)]
+    )
+    h_plane = np.array([[1, 0, shift[0]], [0, 1, shift[1]], [0, 0, 1.0]]) @ h_plane
+    h_plane /= h_plane[2, 2]
+    return h_plane, np.linalg.inv(h_plane), distance
+
+
+def visible_plane(
+    size: tuple[int, int],
+    h_inv: np.ndarray,
+    lens: tuple[float, float],
+    table_lo: np.ndarray,
+    table_hi: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Plane box (mm, lo and hi corners) the photo sees, 10 mm wider, within the table."""
+    w_img, h_img = size
+    border = np.concatenate(
+        [
+            np.column_stack([np.linspace(0, w_img - 1, 33), np.zeros(33)]),
+            np.column_stack([np.linspace(0, w_img - 1, 33), np.full(33, h_img - 1.0)]),
+            np.column_stack([np.zeros(33), np.linspace(0, h_img - 1, 33)]),
+            np.column_stack([np.full(33, w_img - 1.0), np.linspace(0, h_img - 1, 33)]),
+        ]
+    )
+    und = _undistort_points(border, (w_img, h_img), *lens)
+    hom = np.column_stack([und, np.ones(len(und))]) @ h_inv.T
+    ok = hom[:, 2] > 1e-9
+    vis = hom[ok, :2] / hom[ok, 2:3]
+    if len(vis) and ok.all():
+        vis_lo, vis_hi = vis.min(0), vis.max(0)
+    else:  # the horizon is in view: the far side is cut by the table edge
+        vis_lo = np.minimum(vis.min(0), table_lo) if len(vis) else table_lo
+        vis_hi = np.maximum(vis.max(0), table_hi) if len(vis) else table_hi
+    return np.maximum(vis_lo - 10, table_lo), np.minimum(vis_hi + 10, table_hi)
+
+
+def table_layer(
+    rng: np.random.Generator,
+    kinds: Sequence[str],
+    vis_lo: np.ndarray,
+    vis_hi: np.ndarray,
+    need: float,
+    size: tuple[int, int],
+) -> tuple[str, tuple[np.ndarray, np.ndarray, np.ndarray, float]]:
+    """A table texture drawn from ``kinds`` over the visible plane box, at most ``need`` px/mm.
+
+    Returns the kind and the ``table`` layer of :func:`_warp_layers` ``(rgb, alpha, origin, s)``.
+    """
+    w_img, h_img = size
+    area = float(np.prod(np.maximum(vis_hi - vis_lo, 1)))
+    s_table = min(need, 4.0, math.sqrt(min(_MAX_TABLE_CANVAS_PX, 1.5 * w_img * h_img) / area))
+    t_w = max(2, int(math.ceil((vis_hi[0] - vis_lo[0]) * s_table)))
+    t_h = max(2, int(math.ceil((vis_hi[1] - vis_lo[1]) * s_table)))
+    kind = str(rng.choice(kinds))
+    table_rgb = _table_texture(rng, kind, (t_h, t_w), s_table)
+    return kind, (table_rgb, np.full((t_h, t_w), 255, np.uint8), vis_lo, s_table)
+
+
+def card_canvas(
+    zone_lo: np.ndarray, zone_hi: np.ndarray, need: float, max_px_per_mm: float
+) -> _Canvas:
+    """An empty canvas over the plane box ``zone_lo``-``zone_hi`` (mm) at 1.1 x ``need`` px/mm,
+    at most ``max_px_per_mm`` and :data:`_MAX_CARD_CANVAS_PX` pixels."""
+    area = float(np.prod(np.maximum(zone_hi - zone_lo, 1)))
+    s_cards = min(need * 1.1, max_px_per_mm, math.sqrt(_MAX_CARD_CANVAS_PX / area))
+    c_w = max(2, int(math.ceil((zone_hi[0] - zone_lo[0]) * s_cards)))
+    c_h = max(2, int(math.ceil((zone_hi[1] - zone_lo[1]) * s_cards)))
+    return _Canvas(float(zone_lo[0]), float(zone_lo[1]), c_w, c_h, s_cards)
 
 
 def _warp_layers(
@@ -1043,7 +1109,11 @@ __all__ = [
     "HARD_TABLE_KINDS",
     "PHONE_SIZES",
     "TABLE_KINDS",
+    "aim_camera",
+    "card_canvas",
     "encode_jpeg",
     "render_scene",
     "sample_board",
+    "table_layer",
+    "visible_plane",
 ]
