@@ -272,23 +272,31 @@ def _zone_count(b: _Board, goal: Goal, rules: Rules) -> tuple[list[ScoreLine], s
     return lines, "" if lines else f"no {LAND_NAMES[land]}"
 
 
-def _animal_next_to_land(b: _Board, goal: Goal, rules: Rules) -> tuple[list[ScoreLine], str]:
-    animal, land, each = goal.params["animal"], goal.params["land"], goal.params["points_each"]
+def _animals_beside(
+    b: _Board, animal: str, each: int, touches: Callable[[int], bool], what: str
+) -> tuple[list[ScoreLine], str]:
+    """``each`` points for every ``animal`` with a neighbour square where ``touches`` holds
+    (``what`` names such a square in the lines)."""
     lines = []
     for i in range(b.n):
         if b.animal[i] != animal:
             continue
-        touching = [j for j in b.nbrs[i] if b.land[j] == land]
+        touching = [j for j in b.nbrs[i] if touches(j)]
         if touching:
             lines.append(
                 ScoreLine(
                     each,
-                    f"{ANIMAL_NAMES[animal]} at {at(b.cell(i))} beside {LAND_NAMES[land]} at "
+                    f"{ANIMAL_NAMES[animal]} at {at(b.cell(i))} beside {what} at "
                     f"{at_many(b.cells(touching))}",
                     b.cells([i, *touching]),
                 )
             )
-    return lines, "" if lines else f"no {ANIMAL_NAMES[animal]} beside {LAND_NAMES[land]}"
+    return lines, "" if lines else f"no {ANIMAL_NAMES[animal]} beside {what}"
+
+
+def _animal_next_to_land(b: _Board, goal: Goal, rules: Rules) -> tuple[list[ScoreLine], str]:
+    animal, land, each = goal.params["animal"], goal.params["land"], goal.params["points_each"]
+    return _animals_beside(b, animal, each, lambda j: b.land[j] == land, LAND_NAMES[land])
 
 
 def _largest_zone(b: _Board, goal: Goal, rules: Rules) -> tuple[list[ScoreLine], str]:
@@ -523,21 +531,9 @@ def _longest_river_table(b: _Board, goal: Goal, rules: Rules) -> tuple[list[Scor
 
 def _animal_next_to_animal(b: _Board, goal: Goal, rules: Rules) -> tuple[list[ScoreLine], str]:
     animal, other, each = goal.params["animal"], goal.params["other"], goal.params["points_each"]
-    lines = []
-    for i in range(b.n):
-        if b.animal[i] != animal:
-            continue
-        touching = [j for j in b.nbrs[i] if b.animal[j] == other]
-        if touching:
-            lines.append(
-                ScoreLine(
-                    each,
-                    f"{ANIMAL_NAMES[animal]} at {at(b.cell(i))} beside a {ANIMAL_NAMES[other]} "
-                    f"at {at_many(b.cells(touching))}",
-                    b.cells([i, *touching]),
-                )
-            )
-    return lines, "" if lines else f"no {ANIMAL_NAMES[animal]} beside a {ANIMAL_NAMES[other]}"
+    return _animals_beside(
+        b, animal, each, lambda j: b.animal[j] == other, f"a {ANIMAL_NAMES[other]}"
+    )
 
 
 def _columns_with_count(b: _Board, goal: Goal, rules: Rules) -> tuple[list[ScoreLine], str]:
