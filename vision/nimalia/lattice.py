@@ -366,19 +366,9 @@ def find_lattices(rgb: np.ndarray, keep: int = 3) -> list[Lattice]:
     prof_x = (gx * inside).sum(0)
     prof_y = (gy * inside).sum(1)
     ext_px = ext * sc
-    cx = _comb(
-        prof_x,
-        (margin, margin + ext_px[0]),
-        max(ext_px[0] / (MAX_SQUARES + 0.8), 8),
-        ext_px[0] / 1.6 + 1,
-        keep,
-    )
-    cy = _comb(
-        prof_y,
-        (margin, margin + ext_px[1]),
-        max(ext_px[1] / (MAX_SQUARES + 0.8), 8),
-        ext_px[1] / 1.6 + 1,
-        keep,
+    cx, cy = (
+        _comb(prof, (margin, margin + e), max(e / (MAX_SQUARES + 0.8), 8), e / 1.6 + 1, keep)
+        for prof, e in ((prof_x, ext_px[0]), (prof_y, ext_px[1]))
     )
     if not cx or not cy:
         raise LatticeNotFound("no periodic lines on the reserve")
