@@ -30,10 +30,10 @@ from sqlalchemy.engine import Connection
 from leaderboard.records import GameRecord, LeaderboardError, NotFoundError, dump_json, utc_now
 from leaderboard.schema import TABLES
 from leaderboard.store import (
-    _PG_MIGRATION_LOCK,
     Store,
     _insert_game,
     _insert_player_line,
+    ensure_side_tables,
     game_row_fields,
 )
 
@@ -159,17 +159,7 @@ class DraftStore:
 
     def ensure_tables(self) -> None:
         """Create the drafts, blobs and settings tables when the database lacks them."""
-
-        def work(conn: Connection, _attempt: int) -> None:
-            if conn.dialect.name == "postgresql":
-                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_MIGRATION_LOCK)))
-            METADATA.create_all(conn, checkfirst=True)
-
-        names = set(
-            self.store._transaction(lambda c, _a: sa.inspect(c).get_table_names(), write=False)
-        )
-        if not {"drafts", "draft_blobs", "night_settings"} <= names:
-            self.store._transaction(work, write=True)
+        ensure_side_tables(self.store, METADATA.sorted_tables)
 
     # -- drafts ---------------------------------------------------------------------------
 

@@ -42,7 +42,7 @@ from leaderboard.records import (
     utc_now,
 )
 from leaderboard.schema import TABLES
-from leaderboard.store import _PG_MIGRATION_LOCK, Store, name_key
+from leaderboard.store import Store, ensure_side_tables, name_key
 
 #: Largest stored game or draft document (JSON text, characters).
 MAX_DOCUMENT_CHARS = 200_000
@@ -101,7 +101,6 @@ _drafts = sa.Table(
     sa.Column("document", sa.Text, nullable=False),
     sa.Column("updated_at", sa.String(40), nullable=False),
 )
-_OWN_TABLES = ("nimalia_games", "nimalia_game_players", "nimalia_drafts")
 _sessions = TABLES["sessions"]
 
 
@@ -174,17 +173,7 @@ class NimaliaStore:
 
     def ensure_tables(self) -> None:
         """Create the Nimalia tables when the database lacks them."""
-
-        def work(conn: Connection, _attempt: int) -> None:
-            if conn.dialect.name == "postgresql":
-                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_MIGRATION_LOCK)))
-            METADATA.create_all(conn, tables=[_games, _lines, _drafts], checkfirst=True)
-
-        names = set(
-            self.store._transaction(lambda c, _a: sa.inspect(c).get_table_names(), write=False)
-        )
-        if not set(_OWN_TABLES) <= names:
-            self.store._transaction(work, write=True)
+        ensure_side_tables(self.store, [_games, _lines, _drafts])
 
     # -- saved games ------------------------------------------------------------------------
 

@@ -962,6 +962,21 @@ def _player_id_or_create(conn: Connection, name: str) -> int:
         return found
 
 
+def ensure_side_tables(store: Store, tables: Iterable[sa.Table]) -> None:
+    """Create ``tables`` (of one ``MetaData``, kept outside the schema version) when the
+    database lacks any of them, under the migration lock on PostgreSQL."""
+    tables = list(tables)
+
+    def work(conn: Connection, _attempt: int) -> None:
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_MIGRATION_LOCK)))
+        tables[0].metadata.create_all(conn, tables=tables, checkfirst=True)
+
+    names = set(store._transaction(lambda c, _a: sa.inspect(c).get_table_names(), write=False))
+    if not {t.name for t in tables} <= names:
+        store._transaction(work, write=True)
+
+
 def game_row_fields(record: GameRecord, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``games`` columns a record fills besides its uid, game night and time
     (``extra`` replaces the record's own ``extra``)."""
