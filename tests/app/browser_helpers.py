@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, wait_idle
+from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = [ROOT / "reptile_tank" / "samples" / f"sample_{i}.jpg" for i in (1, 2, 3)]
@@ -14,6 +16,10 @@ MODEL = ROOT / "models" / "card_embedder.onnx"
 #: A phone: 390 x 844 CSS pixels, touch.
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 LAPTOP = {"viewport": {"width": 1280, "height": 900}}
+#: True when the page is no wider than the screen (the document element only).
+NO_SIDEWAYS_SCROLL = (
+    "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+)
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "goto_page", "wait_idle"]
 
@@ -28,8 +34,55 @@ def require_browser(*, model: bool = True) -> None:
         pytest.skip("the sample photos are missing")
 
 
-def launch(pw):
-    return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+def launch(pw, *extra_args: str):
+    """Debian's Chromium with the app's flags (and ``extra_args`` after them)."""
+    return pw.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args])
+
+
+def env_for(tmp_path) -> dict[str, str]:
+    """The server's environment: a throw-away SQLite database and user folder in ``tmp_path``."""
+    return {
+        "REPTILE_TANK_DB_URL": f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}",
+        "REPTILE_TANK_HOME": str(tmp_path / "home"),
+    }
+
+
+@contextmanager
+def app_page(
+    tmp_path,
+    *,
+    device: Mapping = PHONE,
+    args: Iterable[str] = (),
+    permissions: Iterable[str] = (),
+    env: Mapping[str, str] | None = None,
+    on_request: Callable | None = None,
+) -> Iterator:
+    """Serve the app (``env``, by default :func:`env_for`), open it in Chromium in a new
+    context of ``device`` and yield the page once its first script run has finished;
+    ``on_request`` (if given) hears every request from before the first page load.
+
+    On an exception the page is saved to ``tmp_path / "failure.png"`` and the exception goes
+    on; the browser is closed and the server stopped when the block ends.
+    """
+    from playwright.sync_api import sync_playwright
+
+    with serve_app(env_for(tmp_path) if env is None else env) as url, sync_playwright() as pw:
+        browser = launch(pw, *args)
+        context = browser.new_context(**device)
+        if permissions:
+            context.grant_permissions(list(permissions))
+        page = context.new_page()
+        if on_request is not None:
+            page.on("request", on_request)
+        try:
+            page.goto(url)
+            wait_idle(page)
+            yield page
+        except Exception:
+            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
 
 
 def button(page, key: str):
@@ -48,11 +101,22 @@ def pick_player(page, key: str, name: str) -> None:
     wait_idle(page)
 
 
-def create_night_and_start(page, name: str, players: str) -> str:
-    """Create a game night and start a game; return the night's uid from the URL."""
+def create_night(page, name: str = "Friday") -> None:
+    """Create a game night named ``name`` on the setup page."""
     page.locator(".st-key-setup_new_session input").fill(name)
     page.get_by_role("button", name="Create").click()
     wait_idle(page)
+
+
+def start_game(page, players: str = "Ann\nBen") -> None:
+    """Type the players on the setup page and tap Start."""
+    page.locator(".st-key-setup_players textarea").fill(players)
+    tap(page, "setup_start")
+
+
+def create_night_and_start(page, name: str, players: str) -> str:
+    """Create a game night and start a game; return the night's uid from the URL."""
+    create_night(page, name)
     page.locator(".st-key-setup_players textarea").fill(players)
     page.locator(".st-key-setup_players textarea").blur()
     wait_idle(page)
@@ -72,10 +136,11 @@ def night_of(page) -> str:
     raise AssertionError(f"no ?night= in {page.url}")
 
 
-def upload(page, player: str, photo: Path) -> None:
+def upload(page, player: str, photo: Path, timeout_ms: int = 90_000) -> None:
+    """Upload ``photo`` for ``player`` on the photo page and wait for its read."""
     page.locator(f".st-key-photo_upload_{player} input[type=file]").set_input_files(str(photo))
     wait_idle(page)
-    page.get_by_text("Read in", exact=False).first.wait_for(timeout=90_000)
+    page.get_by_text("Read in", exact=False).first.wait_for(timeout=timeout_ms)
 
 
 def cell_text(page, row: int, col: int) -> str:

@@ -7,9 +7,11 @@ import pytest
 from browser_helpers import (
     PHONE,
     SAMPLES,
+    app_page,
     button,
     cell_text,
     create_night_and_start,
+    env_for,
     goto_page,
     launch,
     no_sideways_scroll,
@@ -23,13 +25,6 @@ from browser_helpers import (
 from ui.serve import serve_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
-
-
-def env_for(tmp_path) -> dict[str, str]:
-    return {
-        "REPTILE_TANK_DB_URL": f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}",
-        "REPTILE_TANK_HOME": str(tmp_path / "home"),
-    }
 
 
 def other_label(text: str) -> tuple[str, str]:
@@ -93,45 +88,33 @@ def test_reload_then_restart_mid_game_finds_everything_back(tmp_path):
 
 def test_a_fix_is_two_taps_and_the_total_stays_in_view(tmp_path):
     require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with serve_app(env_for(tmp_path)) as url, sync_playwright() as pw:
-        browser = launch(pw)
-        page = browser.new_context(**PHONE).new_page()
-        try:
-            page.goto(url)
-            wait_idle(page)
-            create_night_and_start(page, "Friday", "Ann\nBen")
-            goto_page(page, "Photograph")
-            upload(page, "Ann", SAMPLES[0])
-            # picking a page in the phone's menu closes the menu (it stayed open over the page)
-            page.locator('[data-testid="stExpandSidebarButton"]').click()
-            nav = page.locator('[data-testid="stSidebarNav"]')
-            nav.wait_for()
-            nav.locator("a", has_text="Check the read").first.click()
-            wait_idle(page)
-            page.wait_for_timeout(500)
-            assert not nav.is_visible()
-            total = page.locator(".st-key-check_total [data-testid='stMetricValue']")
-            before = total.inner_text()
-            # a misread card (whatever row 4, column 5 shows, the players say it is another)
-            label, short = other_label(cell_text(page, 3, 4))
-            # tap 1: the cell; tap 2: the card in the picker
-            button(page, "check_cell_3_4").tap()
-            wait_idle(page)
-            button(page, f"check_pick_{label}").tap()
-            wait_idle(page)
-            assert short in cell_text(page, 3, 4)
-            # without scrolling back: the total and the changed pad line are on screen
-            box = page.locator(".st-key-check_total").bounding_box()
-            assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 844, box
-            line = page.locator(".st-key-check_total").inner_text()
-            assert "row 4, column 5" in line, line
-            after = total.inner_text()
-            assert ("→" in line) and (after != before or "no VP change" in line), (before, line)
-            no_sideways_scroll(page)
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
-            raise
-        finally:
-            browser.close()
+    with app_page(tmp_path) as page:
+        create_night_and_start(page, "Friday", "Ann\nBen")
+        goto_page(page, "Photograph")
+        upload(page, "Ann", SAMPLES[0])
+        # picking a page in the phone's menu closes the menu (it stayed open over the page)
+        page.locator('[data-testid="stExpandSidebarButton"]').click()
+        nav = page.locator('[data-testid="stSidebarNav"]')
+        nav.wait_for()
+        nav.locator("a", has_text="Check the read").first.click()
+        wait_idle(page)
+        page.wait_for_timeout(500)
+        assert not nav.is_visible()
+        total = page.locator(".st-key-check_total [data-testid='stMetricValue']")
+        before = total.inner_text()
+        # a misread card (whatever row 4, column 5 shows, the players say it is another)
+        label, short = other_label(cell_text(page, 3, 4))
+        # tap 1: the cell; tap 2: the card in the picker
+        button(page, "check_cell_3_4").tap()
+        wait_idle(page)
+        button(page, f"check_pick_{label}").tap()
+        wait_idle(page)
+        assert short in cell_text(page, 3, 4)
+        # without scrolling back: the total and the changed pad line are on screen
+        box = page.locator(".st-key-check_total").bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 844, box
+        line = page.locator(".st-key-check_total").inner_text()
+        assert "row 4, column 5" in line, line
+        after = total.inner_text()
+        assert ("→" in line) and (after != before or "no VP change" in line), (before, line)
+        no_sideways_scroll(page)

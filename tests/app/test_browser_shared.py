@@ -17,8 +17,10 @@ from browser_helpers import (
     LAPTOP,
     PHONE,
     SAMPLES,
+    app_page,
     cell_text,
     create_night_and_start,
+    env_for,
     goto_page,
     launch,
     no_sideways_scroll,
@@ -28,7 +30,6 @@ from browser_helpers import (
     upload,
     wait_idle,
 )
-from test_browser_drafts import env_for
 
 from ui.labels import full_name, picker_text
 from ui.serve import serve_app
@@ -162,35 +163,22 @@ def test_two_game_nights_never_see_each_others_rules_or_game(tmp_path):
 
 def test_a_markdown_image_name_is_text_and_fetches_nothing(tmp_path):
     require_browser(model=False)
-    from playwright.sync_api import sync_playwright
-
     evil = "![x](http://127.0.0.1:9/track.png)"
     requests: list[str] = []
-    with serve_app(env_for(tmp_path)) as url, sync_playwright() as pw:
-        browser = launch(pw)
-        page = browser.new_context(**PHONE).new_page()
-        page.on("request", lambda r: requests.append(r.url))
-        try:
-            page.goto(url)
-            wait_idle(page)
-            create_night_and_start(page, "Friday", f"Ann\n{evil}")
-            enter_by_hand(page, "Ann", FULL)
-            enter_by_hand(page, evil, FULL)
-            # the player radio shows the name literally (with the ✓ of an entered board)
-            page.locator(".st-key-check_player").get_by_text(evil).first.wait_for()
-            goto_page(page, "Confirm & save")
-            tap(page, "confirm_save")
-            page.get_by_text("saved to the leaderboard").first.wait_for()
-            for title in ("Score pad", "Leaderboard", "Players & history", "Game setup"):
-                goto_page(page, title)
-                no_sideways_scroll(page)
-            goto_page(page, "Players & history")
-            page.get_by_text("A game").first.click()
-            page.get_by_text(f"{evil} — ", exact=False).first.wait_for()
-            assert not [r for r in requests if "127.0.0.1:9" in r], requests
-            assert not page.locator("img[src*='track.png']").count()
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
-            raise
-        finally:
-            browser.close()
+    with app_page(tmp_path, on_request=lambda r: requests.append(r.url)) as page:
+        create_night_and_start(page, "Friday", f"Ann\n{evil}")
+        enter_by_hand(page, "Ann", FULL)
+        enter_by_hand(page, evil, FULL)
+        # the player radio shows the name literally (with the ✓ of an entered board)
+        page.locator(".st-key-check_player").get_by_text(evil).first.wait_for()
+        goto_page(page, "Confirm & save")
+        tap(page, "confirm_save")
+        page.get_by_text("saved to the leaderboard").first.wait_for()
+        for title in ("Score pad", "Leaderboard", "Players & history", "Game setup"):
+            goto_page(page, title)
+            no_sideways_scroll(page)
+        goto_page(page, "Players & history")
+        page.get_by_text("A game").first.click()
+        page.get_by_text(f"{evil} — ", exact=False).first.wait_for()
+        assert not [r for r in requests if "127.0.0.1:9" in r], requests
+        assert not page.locator("img[src*='track.png']").count()
