@@ -13,9 +13,16 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import PHONE, button, launch, no_sideways_scroll, require_browser, tap
-
-from ui.serve import goto_page, serve_app, wait_idle
+from browser_helpers import (
+    app_page,
+    button,
+    create_night,
+    goto_page,
+    no_sideways_scroll,
+    require_browser,
+    tap,
+    wait_idle,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -73,58 +80,40 @@ def shot(page, tmp_path: Path, name: str, anchor: str | None = None) -> None:
 
 def test_photo_fix_changes_goal_points(tmp_path):
     require_browser(model=True)
-    from playwright.sync_api import sync_playwright
-
     photo = reserve_photo(tmp_path / "reserve.jpg")
-    env = {
-        "REPTILE_TANK_DB_URL": f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}",
-        "REPTILE_TANK_HOME": str(tmp_path / "home"),
-    }
-    with serve_app(env) as url, sync_playwright() as pw:
-        browser = launch(pw)
-        page = browser.new_page(**PHONE)
-        try:
-            page.goto(url)
-            wait_idle(page)
-            page.locator(".st-key-setup_new_session input").fill("Friday")
-            page.get_by_role("button", name="Create").click()
-            wait_idle(page)
-            goto_page(page, "Nimalia")
-            segment(page, "night_game", "Nimalia")
-            page.get_by_text("This game night plays Nimalia").first.wait_for()
-            page.locator(".st-key-nim_players textarea").fill("Ann\nBen")
-            page.locator(".st-key-nim_players textarea").blur()
-            wait_idle(page)
-            for colour, text in GOALS.items():
-                choose(page, f"nim_goal_{colour}", text)
-            shot(page, tmp_path, "nimalia_setup")
-            tap(page, "nim_start")
-            page.get_by_text("Nimalia started with 2 players").first.wait_for()
+    with app_page(tmp_path) as page:
+        create_night(page)
+        goto_page(page, "Nimalia")
+        segment(page, "night_game", "Nimalia")
+        page.get_by_text("This game night plays Nimalia").first.wait_for()
+        page.locator(".st-key-nim_players textarea").fill("Ann\nBen")
+        page.locator(".st-key-nim_players textarea").blur()
+        wait_idle(page)
+        for colour, text in GOALS.items():
+            choose(page, f"nim_goal_{colour}", text)
+        shot(page, tmp_path, "nimalia_setup")
+        tap(page, "nim_start")
+        page.get_by_text("Nimalia started with 2 players").first.wait_for()
 
-            segment(page, "nim_mode", "Photo")
-            page.locator(".st-key-nim_photo_0_1 input[type=file]").set_input_files(str(photo))
-            wait_idle(page)
-            page.get_by_text("Photo read:").first.wait_for(timeout=90_000)
-            assert "🐼" in button(page, "nim_sq_0_1").inner_text()
-            assert goal_points(page) == {3: 4, 8: 3}
-            shot(page, tmp_path, "nimalia_read", ".st-key-nim_points")
+        segment(page, "nim_mode", "Photo")
+        page.locator(".st-key-nim_photo_0_1 input[type=file]").set_input_files(str(photo))
+        wait_idle(page)
+        page.get_by_text("Photo read:").first.wait_for(timeout=90_000)
+        assert "🐼" in button(page, "nim_sq_0_1").inner_text()
+        assert goal_points(page) == {3: 4, 8: 3}
+        shot(page, tmp_path, "nimalia_read", ".st-key-nim_points")
 
-            # Fix the panda (row 1, column 2) to a polar bear: two taps.
-            tap(page, "nim_sq_0_1")
-            tap(page, "nim_pick_6")  # I:bea
-            assert "🐻" in button(page, "nim_sq_0_1").inner_text()
-            # One jungle zone fewer (4 -> 2), the bears join into one group of 3 (3 -> 5).
-            assert goal_points(page) == {3: 2, 8: 5}
-            page.get_by_text("panda on jungle → polar bear on snow").first.wait_for()
-            no_sideways_scroll(page)
+        # Fix the panda (row 1, column 2) to a polar bear: two taps.
+        tap(page, "nim_sq_0_1")
+        tap(page, "nim_pick_6")  # I:bea
+        assert "🐻" in button(page, "nim_sq_0_1").inner_text()
+        # One jungle zone fewer (4 -> 2), the bears join into one group of 3 (3 -> 5).
+        assert goal_points(page) == {3: 2, 8: 5}
+        page.get_by_text("panda on jungle → polar bear on snow").first.wait_for()
+        no_sideways_scroll(page)
 
-            # A reason rings its squares: the bear group's line.
-            page.locator(".st-key-nim_show label").filter(has_text="Goal 8").first.click()
-            wait_idle(page)
-            shot(page, tmp_path, "nimalia_fixed", ".st-key-nim_points")
-            no_sideways_scroll(page)
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
-            raise
-        finally:
-            browser.close()
+        # A reason rings its squares: the bear group's line.
+        page.locator(".st-key-nim_show label").filter(has_text="Goal 8").first.click()
+        wait_idle(page)
+        shot(page, tmp_path, "nimalia_fixed", ".st-key-nim_points")
+        no_sideways_scroll(page)
