@@ -14,10 +14,6 @@ from PIL import Image
 from ui.camera import SMALL_SHORT_SIDE, capture_size, check_capture
 
 ROOT = Path(__file__).resolve().parents[2]
-#: True when the page is no wider than the phone's screen.
-NO_SIDEWAYS_SCROLL = (
-    "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
-)
 SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
 MODEL = ROOT / "models" / "card_embedder.onnx"
 
@@ -124,86 +120,68 @@ def test_a_shot_from_the_fake_camera_is_read(tmp_path, kind, camera):
     """Take a photo through the page with Chromium's fake camera showing the sample photo
     (1600 x 1200): our back camera sends the camera's full size, Streamlit's its 1080p. A
     640 x 480 camera's shot is called too small, pointing to the phone's camera app."""
-    from browser_helpers import require_browser
+    from browser_helpers import (
+        NO_SIDEWAYS_SCROLL,
+        app_page,
+        create_night,
+        goto_page,
+        require_browser,
+        start_game,
+        wait_idle,
+    )
 
     require_browser()
-    from playwright.sync_api import sync_playwright
-
-    from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
 
     clip = tmp_path / "camera.y4m"
     sample = Image.open(SAMPLE).convert("RGB")
     write_y4m(clip, np.asarray(sample.resize((camera, camera * 3 // 4), Image.Resampling.BOX)))
-    args = [
-        *CHROMIUM_ARGS,
+    args = (
         "--use-fake-device-for-media-stream",
         "--use-fake-ui-for-media-stream",
         f"--use-file-for-fake-video-capture={clip}",
-    ]
-    env = {
-        "REPTILE_TANK_DB_URL": f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}",
-        "REPTILE_TANK_HOME": str(tmp_path / "home"),
-    }
-    with serve_app(env) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=args)
-        context = browser.new_context(
-            viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    with app_page(tmp_path, args=args, permissions=["camera"]) as page:
+        create_night(page)
+        start_game(page, "Ann\nBen")
+        goto_page(page, "Photograph")
+        page.get_by_role("tab", name="Camera").click()
+        if kind == "back":
+            page.get_by_role("button", name="Open the back camera").click()
+            take = page.get_by_role("button", name="Take photo", exact=True)
+            expected = (camera, camera * 3 // 4)  # the fake camera's full size
+        else:
+            page.get_by_text("Simple camera (1080p)").click()
+            wait_idle(page)
+            take = page.get_by_role("button", name="Take Photo", exact=True)
+            expected = (1440, 1080)  # 1080 px high, the camera's aspect
+        take.wait_for(timeout=30_000)
+        page.wait_for_function(
+            "() => { const v = document.querySelector('video')"
+            " || [...document.querySelectorAll('*')].map(e => e.shadowRoot)"
+            ".filter(Boolean).map(r => r.querySelector('video')).find(Boolean);"
+            " return v && v.videoWidth > 0; }",
+            timeout=30_000,
         )
-        context.grant_permissions(["camera"])
-        page = context.new_page()
-        try:
-            page.goto(url)
-            wait_idle(page)
-            page.locator(".st-key-setup_new_session input").fill("Friday")
-            page.get_by_role("button", name="Create").click()
-            wait_idle(page)
-            page.locator(".st-key-setup_players textarea").fill("Ann\nBen")
-            page.locator(".st-key-setup_start button").locator("visible=true").first.click()
-            wait_idle(page)
-            goto_page(page, "Photograph")
-            page.get_by_role("tab", name="Camera").click()
-            if kind == "back":
-                page.get_by_role("button", name="Open the back camera").click()
-                take = page.get_by_role("button", name="Take photo", exact=True)
-                expected = (camera, camera * 3 // 4)  # the fake camera's full size
-            else:
-                page.get_by_text("Simple camera (1080p)").click()
-                wait_idle(page)
-                take = page.get_by_role("button", name="Take Photo", exact=True)
-                expected = (1440, 1080)  # 1080 px high, the camera's aspect
-            take.wait_for(timeout=30_000)
-            page.wait_for_function(
-                "() => { const v = document.querySelector('video')"
-                " || [...document.querySelectorAll('*')].map(e => e.shadowRoot)"
-                ".filter(Boolean).map(r => r.querySelector('video')).find(Boolean);"
-                " return v && v.videoWidth > 0; }",
-                timeout=30_000,
-            )
-            page.wait_for_function(
-                "() => !document.querySelector('[data-testid=\"stCameraInputButton\"]')?.disabled",
-                timeout=30_000,
-            )
-            take.click()
-            wait_idle(page)
-            size = page.get_by_text("Camera photo:", exact=False).first
-            size.wait_for(timeout=90_000)
-            assert page.evaluate(NO_SIDEWAYS_SCROLL), "the page scrolls sideways at 390 px"
-            if camera < 1000:
-                page.screenshot(path=str(tmp_path / f"camera-{kind}-small.png"), full_page=True)
-                assert "640 × 480" in size.inner_text() and "too small" in size.inner_text()
-                assert "camera app" in size.inner_text()
-                return
-            page.get_by_text("Read in", exact=False).first.wait_for(timeout=90_000)
-            page.screenshot(path=str(tmp_path / f"camera-{kind}.png"), full_page=True)
-            assert f"{expected[0]} × {expected[1]}" in size.inner_text(), size.inner_text()
-            assert "too small" not in size.inner_text()
-            text = page.locator('[data-testid="stMain"]').inner_text()
-            assert "cell(s) to check" in text
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
-            raise
-        finally:
-            browser.close()
+        page.wait_for_function(
+            "() => !document.querySelector('[data-testid=\"stCameraInputButton\"]')?.disabled",
+            timeout=30_000,
+        )
+        take.click()
+        wait_idle(page)
+        size = page.get_by_text("Camera photo:", exact=False).first
+        size.wait_for(timeout=90_000)
+        assert page.evaluate(NO_SIDEWAYS_SCROLL), "the page scrolls sideways at 390 px"
+        if camera < 1000:
+            page.screenshot(path=str(tmp_path / f"camera-{kind}-small.png"), full_page=True)
+            assert "640 × 480" in size.inner_text() and "too small" in size.inner_text()
+            assert "camera app" in size.inner_text()
+            return
+        page.get_by_text("Read in", exact=False).first.wait_for(timeout=90_000)
+        page.screenshot(path=str(tmp_path / f"camera-{kind}.png"), full_page=True)
+        assert f"{expected[0]} × {expected[1]}" in size.inner_text(), size.inner_text()
+        assert "too small" not in size.inner_text()
+        text = page.locator('[data-testid="stMain"]').inner_text()
+        assert "cell(s) to check" in text
 
 
 def test_the_back_camera_photo_arrives_as_a_data_url():

@@ -202,13 +202,17 @@ def test_without_a_game_night_the_page_says_to_pick_one(app):
 def test_enrol_on_a_phone_by_tapping_names(tmp_path):
     """The same enrolment in a real browser at 390 x 844 (touch): the name pickers open
     without a keyboard, every card is named by two taps, the deck is built."""
-    from browser_helpers import require_browser
+    from browser_helpers import (
+        NO_SIDEWAYS_SCROLL,
+        app_page,
+        create_night,
+        goto_page,
+        require_browser,
+        wait_idle,
+    )
 
     require_browser()
-    from playwright.sync_api import sync_playwright
-
     from ui.labels import full_name
-    from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
 
     second = second_layout()
     paths = []
@@ -217,53 +221,32 @@ def test_enrol_on_a_phone_by_tapping_names(tmp_path):
         path.write_bytes(layout_photo(rows, seed=seed))
         paths.append(str(path))
     names = laid(FIRST) + laid(second)
-    env = {
-        "REPTILE_TANK_DB_URL": f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}",
-        "REPTILE_TANK_HOME": str(tmp_path / "home"),
-    }
-    with serve_app(env) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(
-            viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    with app_page(tmp_path) as page:
+        create_night(page)
+        goto_page(page, "My deck")
+        page.locator(".st-key-deck_files input[type=file]").set_input_files(paths)
+        wait_idle(page)
+        pickers = page.locator("[class*='st-key-deck_name_'] input[role='combobox']")
+        pickers.first.wait_for(timeout=60_000)
+        assert pickers.count() == 16
+        assert pickers.first.get_attribute("inputmode") == "none"  # no phone keyboard
+        tops = page.evaluate(
+            "() => [...document.querySelectorAll(\"[class*='st-key-deck_name_']\")]"
+            ".slice(0, 3).map(e => Math.round(e.getBoundingClientRect().top))"
         )
-        page = context.new_page()
-        try:
-            page.goto(url)
+        assert len(set(tops)) == 1, tops  # three cards a row on a phone
+        for i, label in enumerate(names):
+            pickers.nth(i).scroll_into_view_if_needed()
+            pickers.nth(i).tap()
+            page.get_by_role("option", name=full_name(label), exact=True).tap()
             wait_idle(page)
-            page.locator(".st-key-setup_new_session input").fill("Friday")
-            page.get_by_role("button", name="Create").click()
-            wait_idle(page)
-            goto_page(page, "My deck")
-            page.locator(".st-key-deck_files input[type=file]").set_input_files(paths)
-            wait_idle(page)
-            pickers = page.locator("[class*='st-key-deck_name_'] input[role='combobox']")
-            pickers.first.wait_for(timeout=60_000)
-            assert pickers.count() == 16
-            assert pickers.first.get_attribute("inputmode") == "none"  # no phone keyboard
-            tops = page.evaluate(
-                "() => [...document.querySelectorAll(\"[class*='st-key-deck_name_']\")]"
-                ".slice(0, 3).map(e => Math.round(e.getBoundingClientRect().top))"
-            )
-            assert len(set(tops)) == 1, tops  # three cards a row on a phone
-            for i, label in enumerate(names):
-                pickers.nth(i).scroll_into_view_if_needed()
-                pickers.nth(i).tap()
-                page.get_by_role("option", name=full_name(label), exact=True).tap()
-                wait_idle(page)
-            assert page.evaluate(
-                "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
-            )
-            build = page.locator(".st-key-deck_build button")
-            assert build.is_enabled()
-            build.click()
-            page.get_by_text("Deck enrolled").wait_for(timeout=120_000)
-            page.get_by_text("your enrolled deck").first.wait_for()
-            page.screenshot(path=str(tmp_path / "deck-enrolled.png"), full_page=True)
-            page.locator(".st-key-deck_use_bundled button").click()
-            wait_idle(page)
-            page.get_by_text("Back to the bundled deck").first.wait_for()
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
-            raise
-        finally:
-            browser.close()
+        assert page.evaluate(NO_SIDEWAYS_SCROLL)
+        build = page.locator(".st-key-deck_build button")
+        assert build.is_enabled()
+        build.click()
+        page.get_by_text("Deck enrolled").wait_for(timeout=120_000)
+        page.get_by_text("your enrolled deck").first.wait_for()
+        page.screenshot(path=str(tmp_path / "deck-enrolled.png"), full_page=True)
+        page.locator(".st-key-deck_use_bundled button").click()
+        wait_idle(page)
+        page.get_by_text("Back to the bundled deck").first.wait_for()
