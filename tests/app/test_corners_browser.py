@@ -24,10 +24,6 @@ from ui.corners import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-#: True when the page is no wider than the phone's screen.
-NO_SIDEWAYS_SCROLL = (
-    "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
-)
 SAMPLES = ROOT / "reptile_tank" / "samples"
 SAMPLE = SAMPLES / "sample_1.jpg"
 TRUTH = SAMPLES / "sample_1.json"
@@ -146,86 +142,70 @@ def tap_on(page, key: str, x: float, y: float, width: float, height: float) -> N
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_tapping_four_corners_reads_the_right_board(tmp_path):
-    from browser_helpers import require_browser
+    from browser_helpers import (
+        NO_SIDEWAYS_SCROLL,
+        app_page,
+        create_night,
+        goto_page,
+        require_browser,
+        start_game,
+        wait_idle,
+    )
 
     require_browser()
-    from playwright.sync_api import sync_playwright
-
     from ui.labels import SHORT_NAMES
-    from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
 
     photo, corners, rows = blurred_sample()
     path = tmp_path / "blurred.jpg"
     path.write_bytes(photo)
     width, height = 1600, 1200
-    env = {
-        "REPTILE_TANK_DB_URL": f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}",
-        "REPTILE_TANK_HOME": str(tmp_path / "home"),
-    }
-    with serve_app(env) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(
-            viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
-        )
-        page = context.new_page()
-        try:
-            page.goto(url)
-            wait_idle(page)
-            page.locator(".st-key-setup_new_session input").fill("Friday")
-            page.get_by_role("button", name="Create").click()
-            wait_idle(page)
-            page.locator(".st-key-setup_players textarea").fill("Ann\nBen")
-            page.locator(".st-key-setup_start button").locator("visible=true").first.click()
-            wait_idle(page)
-            goto_page(page, "Photograph")
-            page.locator(".st-key-photo_upload_Ann input[type=file]").set_input_files(str(path))
-            wait_idle(page)
-            page.get_by_text("No terrarium found").first.wait_for(timeout=60_000)
-            photo_frame = "corners_Ann_tap"
-            box = image_box(page, photo_frame)  # the photo is shown at its true aspect
-            assert abs(box["width"] / box["height"] - width / height) < 0.02, box
-            tl, tr, br, bl = corners
-            tap_on(page, photo_frame, *br, width, height)  # any order
-            tap_on(page, photo_frame, *tl, width, height)
-            tap_on(page, photo_frame, 800, 700, width, height)  # a slip of the finger...
-            page.get_by_text("3 of 4 placed").wait_for()
-            page.locator(".st-key-corners_Ann_undo button").click()  # ...undone
-            wait_idle(page)
-            page.get_by_text("2 of 4 placed").wait_for()
-            tap_on(page, photo_frame, *tr, width, height)
-            done = page.locator(".st-key-corners_Ann_done button")
-            assert done.is_disabled()
-            off = (bl[0] + 40, bl[1] - 30)  # the fourth tap misses by 50 px...
-            tap_on(page, photo_frame, *off, width, height)
-            page.get_by_text("All four corners placed").wait_for()
-            page.screenshot(path=str(tmp_path / "corners-placed.png"), full_page=True)
-            assert page.evaluate(NO_SIDEWAYS_SCROLL), "the page scrolls sideways at 390 px"
-            # ...and the magnifier (on the last corner) puts it exactly on the corner
-            side = 1600 / 8
-            left = min(max(off[0] - side / 2, 0), width - side)
-            top = min(max(off[1] - side / 2, 0), height - side)
-            zoom_frame = "corners_Ann_zoom"
-            tap_on(page, zoom_frame, bl[0] - left, bl[1] - top, side, side)
-            page.screenshot(path=str(tmp_path / "corners-zoomed.png"), full_page=True)
-            assert done.is_enabled()
-            done.click()
-            wait_idle(page)
-            page.get_by_text("Read in", exact=False).first.wait_for(timeout=60_000)
-            page.screenshot(path=str(tmp_path / "corners-read.png"), full_page=True)
-            goto_page(page, "Check the read")
-            wrong = []
-            for r in range(4):
-                for c in range(5):
-                    cell = page.locator(f".st-key-check_cell_{r}_{c} button").first
-                    text = cell.inner_text()
-                    if SHORT_NAMES[rows[r][c]] not in text:
-                        wrong.append((r, c, rows[r][c], text))
-            assert not wrong, wrong
-        except Exception:
-            page.screenshot(path=str(tmp_path / "failure.png"), full_page=True)
-            raise
-        finally:
-            browser.close()
+    with app_page(tmp_path) as page:
+        create_night(page)
+        start_game(page, "Ann\nBen")
+        goto_page(page, "Photograph")
+        page.locator(".st-key-photo_upload_Ann input[type=file]").set_input_files(str(path))
+        wait_idle(page)
+        page.get_by_text("No terrarium found").first.wait_for(timeout=60_000)
+        photo_frame = "corners_Ann_tap"
+        box = image_box(page, photo_frame)  # the photo is shown at its true aspect
+        assert abs(box["width"] / box["height"] - width / height) < 0.02, box
+        tl, tr, br, bl = corners
+        tap_on(page, photo_frame, *br, width, height)  # any order
+        tap_on(page, photo_frame, *tl, width, height)
+        tap_on(page, photo_frame, 800, 700, width, height)  # a slip of the finger...
+        page.get_by_text("3 of 4 placed").wait_for()
+        page.locator(".st-key-corners_Ann_undo button").click()  # ...undone
+        wait_idle(page)
+        page.get_by_text("2 of 4 placed").wait_for()
+        tap_on(page, photo_frame, *tr, width, height)
+        done = page.locator(".st-key-corners_Ann_done button")
+        assert done.is_disabled()
+        off = (bl[0] + 40, bl[1] - 30)  # the fourth tap misses by 50 px...
+        tap_on(page, photo_frame, *off, width, height)
+        page.get_by_text("All four corners placed").wait_for()
+        page.screenshot(path=str(tmp_path / "corners-placed.png"), full_page=True)
+        assert page.evaluate(NO_SIDEWAYS_SCROLL), "the page scrolls sideways at 390 px"
+        # ...and the magnifier (on the last corner) puts it exactly on the corner
+        side = 1600 / 8
+        left = min(max(off[0] - side / 2, 0), width - side)
+        top = min(max(off[1] - side / 2, 0), height - side)
+        zoom_frame = "corners_Ann_zoom"
+        tap_on(page, zoom_frame, bl[0] - left, bl[1] - top, side, side)
+        page.screenshot(path=str(tmp_path / "corners-zoomed.png"), full_page=True)
+        assert done.is_enabled()
+        done.click()
+        wait_idle(page)
+        page.get_by_text("Read in", exact=False).first.wait_for(timeout=60_000)
+        page.screenshot(path=str(tmp_path / "corners-read.png"), full_page=True)
+        goto_page(page, "Check the read")
+        wrong = []
+        for r in range(4):
+            for c in range(5):
+                cell = page.locator(f".st-key-check_cell_{r}_{c} button").first
+                text = cell.inner_text()
+                if SHORT_NAMES[rows[r][c]] not in text:
+                    wrong.append((r, c, rows[r][c], text))
+        assert not wrong, wrong
 
 
 def test_a_new_photo_starts_with_no_corners(app):
