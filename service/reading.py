@@ -115,6 +115,28 @@ def _check_flags(read: Any) -> tuple[list[list[bool]] | None, bool]:
     return flags, bool(needs)
 
 
+def corner_request(
+    photo_bytes: bytes, reader: Any, message: str, *, started: float | None = None
+) -> PhotoRead:
+    """A read that asks for the grid's corners: the plain photo in the frame corners are given in.
+
+    Used when no grid is found, and when the player says a found grid is in the wrong place.
+    """
+    start = time.perf_counter() if started is None else started
+    image = reader.load(photo_bytes).rgb  # the frame the user's corners are given in
+    return PhotoRead(
+        grid_found=False,
+        rows=None,
+        confidence=None,
+        overlay_jpeg=display_jpeg(image),
+        image_size=(int(image.shape[1]), int(image.shape[0])),
+        photo_sha256=hashlib.sha256(photo_bytes).hexdigest(),
+        thumbnail_jpeg=thumbnail_jpeg(image),
+        read_ms=(time.perf_counter() - start) * 1000.0,
+        message=message,
+    )
+
+
 def read_photo(
     photo_bytes: bytes,
     reader: Any,
@@ -155,18 +177,7 @@ def read_photo(
             star_cards_removed=star_cards_removed,
         )
     except GridNotFoundError as error:
-        image = reader.load(photo_bytes).rgb  # the frame the user's corners are given in
-        return PhotoRead(
-            grid_found=False,
-            rows=None,
-            confidence=None,
-            overlay_jpeg=display_jpeg(image),
-            image_size=(int(image.shape[1]), int(image.shape[0])),
-            photo_sha256=digest,
-            thumbnail_jpeg=thumbnail_jpeg(image),
-            read_ms=(time.perf_counter() - start) * 1000.0,
-            message=str(error),
-        )
+        return corner_request(photo_bytes, reader, str(error), started=start)
     elapsed = (time.perf_counter() - start) * 1000.0
     rows = [list(row) for row in read.rows]
     confidence = [[float(cell.confidence) for cell in row] for row in read.cells]

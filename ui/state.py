@@ -49,6 +49,8 @@ LAST_SAVED_GAME = "rt_last_saved_game"
 FLASH = "rt_flash"
 LAST_PHOTO = "rt_last_photo"
 PENDING = "rt_pending_corners"
+#: player -> the bytes of their last photo read with a grid (to give its corners instead).
+READ_PHOTOS = "rt_read_photos"
 SOLO_ENTRY = "rt_solo_entry"
 SEEN_FILES = "rt_seen_files"
 #: The game night's draft in the database: its uid, the revision this page has, the hash of the
@@ -95,6 +97,7 @@ def init_state(state: MutableMapping[str, Any]) -> None:
         FLASH: None,
         LAST_PHOTO: {},
         PENDING: {},
+        READ_PHOTOS: {},
         DRAFT_UID: None,
         DRAFT_REVISION: 0,
         DRAFT_HASH: None,
@@ -146,6 +149,7 @@ def start_game(
     state[LAST_SAVED_GAME] = None
     state[LAST_PHOTO] = {}
     state[PENDING] = {}
+    state[READ_PHOTOS] = {}
     state[NOTES] = ""
     state[LAST_FIX] = None
     state[DRAFT_UID] = None  # a new game is a new draft (the next sync creates it)
@@ -237,6 +241,7 @@ def store_read(state: MutableMapping[str, Any], player: str, photo: bytes, read:
         state[PENDING][player] = PendingPhoto(photo=photo, read=read)
         return
     state[PENDING].pop(player, None)
+    state[READ_PHOTOS][player] = photo
     set_entry(
         state,
         player,
@@ -253,6 +258,24 @@ def store_read(state: MutableMapping[str, Any], player: str, photo: bytes, read:
             candidates=read.candidates,
         ),
     )
+
+
+def read_photo_of(state: MutableMapping[str, Any], player: str) -> bytes | None:
+    """The photo behind the player's current read (None after a reload or a board by hand)."""
+    init_state(state)
+    return state[READ_PHOTOS].get(player)
+
+
+def ask_corners(state: MutableMapping[str, Any], player: str, read: Any) -> None:
+    """The player says the grid is in the wrong place: their photo now waits for its corners.
+
+    ``read`` is a corner request for the photo of :func:`read_photo_of`
+    (``service.reading.corner_request``).
+    """
+    photo = read_photo_of(state, player)
+    if photo is None:
+        raise ValueError(f"no photo of {player!r} to give corners for")
+    state[PENDING][player] = PendingPhoto(photo=photo, read=read)
 
 
 def pending_corners(state: MutableMapping[str, Any], player: str) -> PendingPhoto | None:

@@ -165,7 +165,15 @@ def test_tapping_four_corners_reads_the_right_board(tmp_path):
         goto_page(page, "Photograph")
         page.locator(".st-key-photo_upload_Ann input[type=file]").set_input_files(str(path))
         wait_idle(page)
-        page.get_by_text("No terrarium found").first.wait_for(timeout=60_000)
+        # refused ("No terrarium found"), or read with the grid in doubt: the player then says
+        # the grid is in the wrong place; either way the photo waits for its corners
+        refused = page.get_by_text("No terrarium found").first
+        regrid = page.locator(".st-key-photo_regrid_Ann button")
+        refused.or_(regrid).wait_for(timeout=60_000)
+        if regrid.is_visible():
+            regrid.click()
+            wait_idle(page)
+            page.get_by_text("tap its four outer corners").first.wait_for(timeout=30_000)
         photo_frame = "corners_Ann_tap"
         box = image_box(page, photo_frame)  # the photo is shown at its true aspect
         assert abs(box["width"] / box["height"] - width / height) < 0.02, box
@@ -230,3 +238,34 @@ def test_a_new_photo_starts_with_no_corners(app):
     no_errors(at)
     assert at.session_state["corners_Ann_points"] == []
     assert any("0 of 4 placed" in m.value for m in at.markdown)
+
+
+def test_a_read_grid_can_be_replaced_by_tapped_corners(app):
+    """A grid found in the wrong place: one tap turns the read into a corner request for the same
+    photo, and the four true corners then read the right board."""
+    from app_helpers import no_errors, start_game
+
+    if not MODEL.exists():
+        pytest.skip("the card reader's model is missing")
+    truth = json.loads(TRUTH.read_text())
+    at = start_game(app)
+    at.switch_page("ui/pages/photo.py").run()
+    at.file_uploader(key="photo_upload_Ann").upload("s.jpg", SAMPLE.read_bytes(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    assert at.session_state["rt_entries"]["Ann"].rows == truth["board"]["rows"]
+    at.button(key="photo_regrid_Ann").click().run()
+    no_errors(at)
+    assert any("tap its four outer corners" in w.value for w in at.warning)
+    pending = at.session_state["rt_pending_corners"]["Ann"]
+    assert pending.photo == SAMPLE.read_bytes() and not pending.read.grid_found
+    width, height = pending.read.image_size
+    scale = width / truth["size"][0]
+    at.session_state["corners_Ann_points"] = [
+        (x * scale, y * scale) for x, y in truth["grid_corners"]
+    ]
+    at.run()
+    at.button(key="corners_Ann_done").click().run()
+    no_errors(at)
+    assert "Ann" not in at.session_state["rt_pending_corners"]
+    assert at.session_state["rt_entries"]["Ann"].rows == truth["board"]["rows"]

@@ -3,16 +3,18 @@
 The photo goes through :func:`ui.backend.read_photo` (one call into the vision pipeline). The
 Camera tab opens the back camera at its largest photo size, or Streamlit's 1080p camera
 (:mod:`ui.camera`), and says when a capture is too small to read reliably. When no terrarium is
-found, the player taps its four outer corners on the photo (:mod:`ui.corners`) and the read
-continues. A file that cannot be read (or is empty) says so in place of the previous read.
+found, or the player says the grid found is in the wrong place, they tap its four outer corners
+on the photo (:mod:`ui.corners`) and the read continues. A file that cannot be read (or is
+empty) says so in place of the previous read.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
+from service.reading import corner_request
 from ui import state as S
-from ui.backend import read_photo_cached, reader_available, sample_photos
+from ui.backend import get_reader, read_photo_cached, reader_available, sample_photos
 from ui.camera import back_camera_ui, camera_ui
 from ui.corners import corners_ui
 from ui.navigation import page_path
@@ -31,6 +33,10 @@ KEY_SAMPLE = "photo_sample"
 KEY_MANUAL = "photo_manual"
 #: Per-player key of the last photo that could not be read (its message replaces the old read).
 KEY_FAILED = "photo_failed"
+#: Per-player button: the grid found is in the wrong place, give its corners instead.
+KEY_REGRID = "photo_regrid"
+#: The corner request's reason when the player asked for it.
+REGRID_REASON = "You said the grid is in the wrong place: tap its four outer corners."
 PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
 
 
@@ -56,6 +62,8 @@ def empty_photo_message(source: str) -> str:
 def no_grid_message(reason: str) -> str:
     """The reader's reason, as one sentence that starts by saying what happened."""
     reason = reason.strip()
+    if reason == REGRID_REASON:
+        return reason
     if reason.lower().startswith("no terrarium found"):
         return reason[0].upper() + reason[1:]
     return f"No terrarium found: {reason}"
@@ -158,6 +166,14 @@ def photo_ui() -> None:
             f"{len(S.low_confidence_cells(entry, S.LOW_CONFIDENCE))} cell(s) to check."
         )
         st.image(entry.overlay_jpeg, width="stretch")
+        photo_read = S.read_photo_of(st.session_state, player)
+        if photo_read is not None and st.button(
+            "Grid in the wrong place? Tap its corners", key=f"{KEY_REGRID}_{player}", icon="📐"
+        ):
+            S.ask_corners(
+                st.session_state, player, corner_request(photo_read, get_reader(), REGRID_REASON)
+            )
+            st.rerun()
         st.page_link(page_path("check.py"), label="Next: check the read", icon="🔎")
 
 
