@@ -199,13 +199,23 @@ def test_palette_and_alpha_are_normalised():
     assert (loaded.rgb == 255).all()  # composited over white
 
 
-def test_animated_gif_uses_its_first_frame():
+def test_animated_webp_uses_its_first_frame():
+    """Multi-frame files use their first frame (GIF itself is outside the format allow-list)."""
     first = Image.new("RGB", (400, 300), (255, 0, 0))
     second = Image.new("RGB", (400, 300), (0, 0, 255))
-    data = _encode(first, "GIF", save_all=True, append_images=[second], duration=100)
+    data = _encode(
+        first, "WEBP", save_all=True, append_images=[second], duration=100, lossless=True
+    )
     loaded = load_image(data)
-    assert loaded.format == "GIF"
+    assert loaded.format == "WEBP"
     assert loaded.rgb[150, 200, 0] > 200 and loaded.rgb[150, 200, 2] < 50
+
+
+def test_animated_gif_is_refused_by_name():
+    first = Image.new("RGB", (400, 300), (255, 0, 0))
+    data = _encode(first, "GIF", save_all=True, append_images=[first.copy()], duration=100)
+    with pytest.raises(ImageLoadError, match="GIF"):
+        load_image(data)
 
 
 def test_min_short_side_is_accepted():
