@@ -907,7 +907,7 @@ class Store:
         writer = csv.writer(buffer)
         writer.writerow(header)
         for game in export["games"]:
-            for seat, line in enumerate(game["players"]):
+            for seat, line in enumerate(game["players"], start=1):  # seats as the app says them
                 pad = line["pad"]
                 writer.writerow(
                     [

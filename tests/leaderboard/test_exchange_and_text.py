@@ -188,7 +188,7 @@ def test_csv_has_one_row_per_player_and_pad_columns(store: Store) -> None:
     night = store.create_session("n")
     store.save_game(make_game(night.id, ["Ann", "Bo", "Cy"], rng, objectives=[3, 11]))
     rows = list(csv.DictReader(io.StringIO(store.export_csv(night.id), newline="")))
-    assert [r["seat"] for r in rows] == ["0", "1", "2"]
+    assert [r["seat"] for r in rows] == ["1", "2", "3"]  # "Seat 1" as the app says
     game = store.list_games()[0]
     for row, line in zip(rows, game.players, strict=True):
         assert int(row["total"]) == line.pad["total"]
