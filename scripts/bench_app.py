@@ -38,8 +38,7 @@ from browser_helpers import (  # noqa: E402
     tap,
     wait_idle,
 )
-
-from ui.serve import serve_app  # noqa: E402
+from serve import serve_app  # noqa: E402
 
 
 def variants(n: int, folder: Path) -> list[Path]:

@@ -21,13 +21,15 @@ from PIL import Image
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "app"))  # the app server harness (tests/app/serve.py)
+
+from serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle  # noqa: E402
 
 from leaderboard.records import GamePlayer, GameRecord  # noqa: E402
 from leaderboard.store import Store  # noqa: E402
 from scoring.board import Board  # noqa: E402
 from scoring.game import score_game  # noqa: E402
 from scoring.rules import load_rules  # noqa: E402
-from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle  # noqa: E402
 
 SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
 WIDTHS = {"phone": (390, 844), "laptop": (1280, 900)}

@@ -7,8 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-
-from ui.serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
+from serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = [ROOT / "reptile_tank" / "samples" / f"sample_{i}.jpg" for i in (1, 2, 3)]

@@ -21,8 +21,7 @@ from browser_helpers import (
     upload,
     wait_idle,
 )
-
-from ui.serve import serve_app
+from serve import serve_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
 

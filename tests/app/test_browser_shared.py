@@ -30,9 +30,9 @@ from browser_helpers import (
     upload,
     wait_idle,
 )
+from serve import serve_app
 
 from ui.labels import full_name, picker_text
-from ui.serve import serve_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
 

@@ -131,7 +131,7 @@ def image_box(page, key: str):
 
 def tap_on(page, key: str, x: float, y: float, width: float, height: float) -> None:
     """Tap the component image ``key`` at photo point ``(x, y)`` of a width x height frame."""
-    from ui.serve import wait_idle
+    from serve import wait_idle
 
     box = image_box(page, key)
     page.touchscreen.tap(box["x"] + x / width * box["width"], box["y"] + y / height * box["height"])
