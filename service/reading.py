@@ -34,7 +34,7 @@ class PhotoRead:
     grid_found : bool
         False when no terrarium was located; ``message`` says why and the user gives corners.
     rows : list of list of str or None
-        4x5 cell labels, row 0 farthest from the owner (``None`` when no grid).
+        The terrarium's cell labels, row 0 farthest from the owner (``None`` when no grid).
     confidence : list of list of float or None
         Per-cell confidence (margin to the runner-up), same shape.
     overlay_jpeg : bytes

@@ -1,7 +1,7 @@
 """Deck enrolment without widgets: find the cards in the player's photos, collect their names.
 
 A player enrols their own printing from the phone: lay the 16 different faces out (in the
-terrarium's 4 x 5 grid, in any order, all at once or a few at a time), photograph them, and tap
+terrarium's grid, in any order, all at once or a few at a time), photograph them, and tap
 a name under each card found. Each photo is cut into cards by :func:`cards_in_photo` (the grid
 finder's occupied cells, or one card cut out by :func:`vision.enrol.crop_to_card` when no grid
 is found: a scan or a photo of one card); a file named after a card id (``rock.jpg``) comes
@@ -64,7 +64,8 @@ def cards_in_photo(name: str, data: bytes) -> PhotoCards:
     """Find the cards in one uploaded photo (or scan).
 
     A file named after a card id is one card, cut out of its photo. Otherwise the grid finder
-    looks for cards laid out in the 4 x 5 grid and every occupied cell is one card (row by row);
+    looks for cards laid out in the terrarium's grid and every occupied cell is one card (row by
+    row);
     when it finds no grid the photo is taken as one card. Never raises: a file that cannot be
     used has ``problem`` set and no cards.
     """

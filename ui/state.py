@@ -79,7 +79,7 @@ MAX_PLAYERS = MAX_TABLE_PLAYERS
 
 
 def empty_rows() -> list[list[str]]:
-    """A 4x5 board of ``empty`` cells (a terrarium not started yet)."""
+    """A board of ``empty`` cells in the terrarium's layout (a terrarium not started yet)."""
     return _empty_rows()
 
 

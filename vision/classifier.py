@@ -1,4 +1,4 @@
-"""Name the 20 cells: an ONNX card embedder plus a deck :class:`~vision.gallery.Gallery`.
+"""Name every cell of a grid: an ONNX card embedder plus a deck :class:`~vision.gallery.Gallery`.
 
 :class:`CardEmbedder` runs the shipped ONNX network (``models/card_embedder.onnx``) with
 onnxruntime; its preprocessing (input size, channel order, normalisation) is read from the
@@ -142,7 +142,7 @@ class CellRead:
 
 @dataclass
 class CellReads:
-    """The 4×5 reads plus the raw scores they came from.
+    """The cell reads (the grid's rows x cols) plus the raw scores they came from.
 
     Attributes
     ----------

@@ -2,7 +2,7 @@
 
 The command line (``reptile-tank enroll``) and the app's *My deck* page enrol the same way: each
 uploaded image goes through :func:`crop_to_card` (a scan is kept, a photo of one card is cut out
-and straightened), or a photo of the 16 faces laid out in a 4 x 5 grid is cut into its cells by
+and straightened), or a photo of the 16 faces laid out in the layout's grid is cut into its cells by
 :func:`faces_from_layout`. The faces then go to :meth:`vision.gallery.DeckPack.create`.
 """
 

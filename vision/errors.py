@@ -13,7 +13,7 @@ class ImageLoadError(ValueError):
 
 
 class GridNotFoundError(ValueError):
-    """No 4x5 terrarium could be located in the photo.
+    """No grid of the layout (a terrarium) could be located in the photo.
 
     Parameters
     ----------

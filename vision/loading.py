@@ -8,7 +8,7 @@ EXIF orientation; normalises grayscale, palette, CMYK, 16-bit and alpha images t
 Refuses, with one clear line, anything that is not a usable photo: empty, oversized
 (:data:`MAX_PHOTO_BYTES`) or non-image bytes, truncated files, images over the pixel cap (checked
 from the header, before any pixel is decoded, so a decompression bomb is rejected in
-milliseconds) and images too small to hold a 4x5 terrarium. Files are read through
+milliseconds) and images too small to hold a grid of cards. Files are read through
 :mod:`reptile_tank.safe_io`: regular files only, size checked before reading.
 
 Arithmetic-coded JPEGs (a valid JPEG coding that Pillow's libjpeg build refuses) are decoded by

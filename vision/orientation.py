@@ -1,7 +1,8 @@
 """Which way is up: the cards' rotations vote for the board's upright direction.
 
-The grid finder returns the 4×5 lattice with row 0 at the top of the photo's cell order; since the
-lattice is 4×5 (portrait cards) the only doubt left is 0° versus 180°. Every card front votes with
+The grid finder returns the layout's lattice with row 0 at the top of the photo's cell order;
+since the lattice has the layout's shape (portrait cards) the only doubt left is 0° versus 180°.
+Every card front votes with
 how much better it matches its face upright than turned 180°; the Water back (many real decks print
 a symmetric back) and empty cells abstain. A board with no front (all Water or empty), or a tied
 vote, is reported as ambiguous and kept as photographed. Once upright, row 0 is the row farthest

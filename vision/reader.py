@@ -3,7 +3,7 @@
 The app, the ``reptile-tank score`` command and ``reptile-tank bench`` all go through
 :class:`TerrariumReader`: it loads the embedder and the deck's gallery once, then each
 :meth:`TerrariumReader.read` runs load → find the grid (or fit the user's corners) → rectify the
-20 cells → classify them in one batch under the deck's facts → vote the board upright.
+every cell → classify them in one batch under the deck's facts → vote the board upright.
 
 Errors are the layers' own ``ValueError`` subclasses with one-line messages:
 :class:`vision.errors.ImageLoadError` (unusable file) and :class:`vision.errors.GridNotFoundError`
@@ -242,7 +242,7 @@ class TerrariumReader:
         self.copies = dict(copies) if copies is not None else None
         self.max_side = max_side
         #: The grid's rows, columns and card size (Reptile Tank's from the rules data when None;
-        #: the recogniser reads a 4 x 5 board of cards).
+        #: the recogniser reads a layout's board of cards).
         self.layout = layout
         #: Let the grid finder's occupancy evidence nudge ``empty`` (see ``OCCUPANCY_WEIGHT``).
         self.use_occupancy = True

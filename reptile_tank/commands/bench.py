@@ -365,7 +365,7 @@ def _grid_summary(grid: dict, baseline: dict | None, scenes: int) -> dict:
 
 
 def _count_confusions(confusions: dict, predicted, truth) -> None:
-    """Add one ``"true->read"`` count per wrong cell of ``predicted`` (4x5) into ``confusions``."""
+    """Add one ``"true->read"`` count per wrong cell of ``predicted`` into ``confusions``."""
     for pr, tr in zip(predicted, truth, strict=True):
         for p, t in zip(pr, tr, strict=True):
             if p != t:

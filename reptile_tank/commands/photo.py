@@ -29,7 +29,7 @@ class PhotoInputError(ValueError):
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``score`` and ``enroll`` sub-commands."""
     score = subparsers.add_parser("score", help="score a terrarium from a photo")
-    score.add_argument("photo", help="photo of the 4x5 terrarium (JPEG, PNG, WebP, HEIC)")
+    score.add_argument("photo", help="photo of the terrarium (JPEG, PNG, WebP, HEIC)")
     score.add_argument("--pack", default=None, help="deck pack folder (default: stand-in deck)")
     score.add_argument("--objectives", default=None, help="objective numbers in play, e.g. 3,11")
     score.add_argument(
@@ -52,9 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source.add_argument(
         "--from-layout",
         default=None,
-        help="photo of the 16 faces laid out in a 4x5 grid, row by row in the enrolment order: "
-        + ", ".join(FACE_LABELS)
-        + " (the last 4 cells empty)",
+        help="photo of the 16 faces laid out in the terrarium's grid, row by row in the enrolment "
+        "order: " + ", ".join(FACE_LABELS) + " (the last 4 cells empty)",
     )
     enroll.add_argument("--out", required=True, help="the pack folder to write")
     enroll.add_argument("--name", default=None, help="the deck's name (default: folder name)")
@@ -235,7 +234,7 @@ def read_face_dir(directory: str | Path) -> dict[str, np.ndarray]:
 
 
 def faces_from_layout(photo: str | Path) -> dict[str, np.ndarray]:
-    """The 16 faces from a photo of them laid out in a 4x5 grid (see :mod:`vision.enrol`)."""
+    """The 16 faces from a photo laid out in the terrarium's grid (see :mod:`vision.enrol`)."""
     from vision.enrol import faces_from_layout as cut_layout
     from vision.loading import load_image
 

@@ -1,4 +1,5 @@
-"""Locate the 4x5 terrarium in a photo, rectify its cells, and draw the fit (step 2).
+"""Locate a layout's grid of cards (Reptile Tank's terrarium by default) in a photo, rectify
+its cells, and draw the fit (step 2).
 
 One module per stage: :mod:`~vision.grid.candidates` (card-shaped outlines),
 :mod:`~vision.grid.lattice` (lattice fit and extent), :mod:`~vision.grid.outline` (outline

@@ -188,7 +188,7 @@ def _blob_fit(
     """Fallback for touching cards: the best large quad taken as the grid's outer edge.
 
     ``card_area`` (work px^2) is the area of the separate cards found, if any: a quad whose
-    20 cells would be less than half that size is a block of a few cards, not the grid.
+    layout's cells would be less than half that size is a block of a few cards, not the grid.
     Quads of the right shape and print that fail only the card-boundary or camera test (a
     small, blurred grid far away shows few boundaries) are appended to ``doubtful``.
     """
@@ -256,7 +256,7 @@ def find_grid_candidates(
     layout: Layout | None = None,
     memo: dict | None = None,
 ) -> list[GridFit]:
-    """Candidate 4x5 lattices for a photo, the geometrically preferred one first.
+    """Candidate lattices of the layout for a photo, the geometrically preferred one first.
 
     Grid finding's hypotheses, before their outline fit (:func:`refine_fit`): the accepted
     lattice (``reason == ""``) and the alternatives the geometry alone cannot rule out, each
@@ -369,7 +369,7 @@ def refine_fit(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
 def find_grid(
     image_rgb: np.ndarray, *, min_quality: float = 0.2, layout: Layout | None = None
 ) -> GridFit:
-    """Locate the 4x5 grid of cards in a photo: the geometrically preferred candidate.
+    """Locate the layout's grid of cards in a photo: the geometrically preferred candidate.
 
     :func:`find_grid_candidates`' first candidate, fitted to the card outlines
     (:func:`refine_fit`), when grid finding accepted it; the reader instead judges all

@@ -32,7 +32,7 @@ _ACTIVE_LAYOUT: ContextVar[Layout | None] = ContextVar("vision_grid_layout", def
 
 @lru_cache(maxsize=1)
 def reptile_tank_layout() -> Layout:
-    """Reptile Tank's 4 x 5 layout of 63 x 88 mm cards, from the default rules data."""
+    """Reptile Tank's layout (rows, columns, card size) from the default rules data."""
     from scoring.rules import default_layout
 
     return default_layout()
@@ -68,7 +68,7 @@ CELL_SIZE = (96, 128)
 
 @dataclass(frozen=True)
 class GridFit:
-    """A 4x5 lattice fitted to a photo.
+    """A rows x cols lattice (its ``layout``) fitted to a photo.
 
     Attributes
     ----------
