@@ -288,6 +288,24 @@ class TerrariumReader:
         start.mark("load")
         return self._read_loaded(loaded.rgb, loaded.scale, start, corners, star_cards_removed)
 
+    def read_loaded(
+        self,
+        loaded: LoadedImage,
+        *,
+        corners: np.ndarray | None = None,
+        star_cards_removed: bool = False,
+        started: tuple[float, float] | None = None,
+    ) -> BoardRead:
+        """Like :meth:`read` for a photo already decoded with this reader's ``max_side``.
+
+        A caller that checks the photo before building the reader (the command line refuses a
+        bad file before the model loads) passes ``started`` = ``(time.perf_counter(),
+        time.process_time())`` taken before decoding, so the "load" stage stays measured.
+        """
+        clock = _Clock(started)
+        clock.mark("load")
+        return self._read_loaded(loaded.rgb, loaded.scale, clock, corners, star_cards_removed)
+
     def read_image(
         self,
         image_rgb: np.ndarray,
@@ -482,8 +500,9 @@ class _Clock:
     rectify and classify happen inside grid finding's judging).
     """
 
-    def __init__(self) -> None:
-        self._marks = [("", time.perf_counter(), time.process_time(), {})]
+    def __init__(self, started: tuple[float, float] | None = None) -> None:
+        wall, cpu = started if started is not None else self.now()
+        self._marks = [("", wall, cpu, {})]
         self._charged: dict[str, list[float]] = {}
 
     @staticmethod

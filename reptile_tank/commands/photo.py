@@ -137,6 +137,7 @@ def run_score(args: argparse.Namespace) -> int:
     from scoring.engine import Variant, score_board
     from scoring.objectives import parse_objectives
     from vision.errors import ImageLoadError
+    from vision.loading import DEFAULT_MAX_SIDE, load_image
     from vision.reader import TerrariumReader
 
     from .score_grid import format_pad
@@ -144,12 +145,16 @@ def run_score(args: argparse.Namespace) -> int:
     rules = load_rules(args.rules)
     objectives = parse_objectives(args.objectives, rules)
     corners = parse_corners(args.corners)
+    started = (time.perf_counter(), time.process_time())
     data = read_photo_bytes(args.photo)
-    reader = TerrariumReader(args.pack, copies=copies_from_rules(rules))
-    try:
-        read = reader.read(data, corners=corners, star_cards_removed=args.stars_removed)
+    try:  # a bad photo is refused before the model and gallery load (time and memory)
+        loaded = load_image(data, max_side=DEFAULT_MAX_SIDE)
     except ImageLoadError as error:
         raise ImageLoadError(f"{args.photo}: {error}") from None
+    reader = TerrariumReader(args.pack, copies=copies_from_rules(rules), max_side=DEFAULT_MAX_SIDE)
+    read = reader.read_loaded(
+        loaded, corners=corners, star_cards_removed=args.stars_removed, started=started
+    )
     start = time.perf_counter()
     board = Board.from_json(read.board_json())
     variant = Variant(star_cards_removed=True) if args.stars_removed else None

@@ -151,27 +151,76 @@ def _limit_memory() -> None:  # runs in the child between fork and exec
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+#: Prologue of every CLI child: at exit it writes its own peak RSS (``VmHWM``, kB) to the file
+#: named by ``PEAK_FILE_ENV``. ``ru_maxrss`` from ``wait4`` cannot be used for this: Linux carries
+#: the high-water mark of the address space a child was forked with into ``ru_maxrss`` across
+#: ``exec``, so a child of a large pytest process reports the parent's size (the same refusal
+#: measured 675 MB late in a full run and ~150 MB alone). ``VmHWM`` belongs to the child's
+#: post-``exec`` address space only.
+PEAK_FILE_ENV = "REPTILE_TANK_TEST_PEAK_FILE"
+_REPORT_PEAK = (
+    "import atexit, os, sys\n"
+    "def _report_peak():\n"
+    "    try:\n"
+    "        with open('/proc/self/status') as status:\n"
+    "            peak = next(line.split()[1] for line in status if line.startswith('VmHWM:'))\n"
+    f"        with open(os.environ['{PEAK_FILE_ENV}'], 'w') as out:\n"
+    "            out.write(peak)\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "atexit.register(_report_peak)\n"
+)
+
+
 def cli_command(embedder: Embedder | None) -> list[str]:
-    """``python -m reptile_tank`` (trained model), or the same ``main`` on the stand-in model."""
-    if embedder is None or embedder.trained:
-        return [sys.executable, "-m", "reptile_tank"]
-    code = (
-        "import sys, vision.classifier as c, vision.gallery as g;"
-        f"c.DEFAULT_MODEL = {str(embedder.model)!r}; g.DEFAULT_GALLERY = {str(embedder.gallery)!r};"
-        "from pathlib import Path; c.DEFAULT_MODEL = Path(c.DEFAULT_MODEL);"
-        "g.DEFAULT_GALLERY = Path(g.DEFAULT_GALLERY);"
-        "from reptile_tank.cli import main; sys.exit(main(sys.argv[1:]))"
-    )
+    """``reptile-tank``'s ``main`` on the trained model, or on the stand-in model; reports its peak."""
+    code = _REPORT_PEAK
+    if embedder is not None and not embedder.trained:
+        code += (
+            "import vision.classifier as c, vision.gallery as g\n"
+            "from pathlib import Path\n"
+            f"c.DEFAULT_MODEL = Path({str(embedder.model)!r})\n"
+            f"g.DEFAULT_GALLERY = Path({str(embedder.gallery)!r})\n"
+        )
+    code += "from reptile_tank.cli import main\nsys.exit(main(sys.argv[1:]))\n"
     return [sys.executable, "-c", code]
+
+
+def _vm_hwm_kb(pid: int) -> int:
+    """A running child's peak resident memory so far (``VmHWM``), 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _reported_peak_kb(path: str) -> int:
+    try:
+        with open(path, encoding="ascii") as reported:
+            return int(reported.read().strip() or 0)
+    except (OSError, ValueError):
+        return 0
 
 
 def run_cli(*argv: str, embedder: Embedder | None = None, stdin: str | None = None) -> CliRun:
     """Run ``reptile-tank ARGV`` as a child with a memory cap and a wall-clock limit.
 
-    The child's own CPU time and peak RSS come from ``os.wait4``; output goes through files so
-    the child is reaped by ``wait4`` (and not by ``communicate``) without risk of a pipe stall.
+    The child's own CPU time comes from ``os.wait4``; its peak RSS is what it reports at exit,
+    or the highest ``VmHWM`` polled while it ran when it was killed first. Output goes through
+    files so the child is reaped by ``wait4`` (and not by ``communicate``) without a pipe stall.
     """
-    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "1"}
+    peak_file = tempfile.NamedTemporaryFile(prefix="cli-peak-", delete=False)
+    peak_file.close()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "OMP_NUM_THREADS": "1",
+        PEAK_FILE_ENV: peak_file.name,
+    }
     env.pop("REPTILE_TANK_DEBUG", None)
     with tempfile.TemporaryFile("w+b") as out, tempfile.TemporaryFile("w+b") as err:
         start = time.perf_counter()
@@ -188,7 +237,9 @@ def run_cli(*argv: str, embedder: Embedder | None = None, stdin: str | None = No
             proc.stdin.write(stdin.encode("utf-8"))
             proc.stdin.close()
         deadline = start + WALL_LIMIT_S
+        peak_kb = 0
         while True:
+            peak_kb = max(peak_kb, _vm_hwm_kb(proc.pid))
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
@@ -204,13 +255,15 @@ def run_cli(*argv: str, embedder: Embedder | None = None, stdin: str | None = No
         err.seek(0)
         stdout = out.read().decode("utf-8", errors="replace")
         stderr = err.read().decode("utf-8", errors="replace")
+    peak_kb = max(peak_kb, _reported_peak_kb(peak_file.name))
+    os.unlink(peak_file.name)
     run = CliRun(
         proc.returncode,
         stdout,
         stderr,
         wall,
         usage.ru_utime + usage.ru_stime,
-        usage.ru_maxrss / 1024,
+        (peak_kb or usage.ru_maxrss) / 1024,
     )
     CLI_RUNS.append((tuple(argv), run))
     return run
