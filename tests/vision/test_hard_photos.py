@@ -1,7 +1,7 @@
 """Regression tests on photos the reader once got wrong, and on photos with no terrarium.
 
-The hard photos come from an independent renderer (``../shared/hard-photos`` beside the
-repository, or ``$REPTILE_TANK_HARD_PHOTOS``): each must be read right, refused with a reason,
+The hard photos come from an independent renderer (a copy of ``../shared/hard-photos`` in
+``tests/vision/data/hard_photos``, or ``$REPTILE_TANK_HARD_PHOTOS``): each must be read right, refused with a reason,
 or read with the grid flagged as doubtful (never a silent wrong board). They are a sample of a
 larger acceptance set, not something to tune to.
 
@@ -26,7 +26,7 @@ from vision.synth.scene import HARD_TABLE_KINDS, encode_jpeg, render_scene
 
 HARD_DIR = Path(
     os.environ.get(
-        "REPTILE_TANK_HARD_PHOTOS", Path(__file__).resolve().parents[3] / "shared" / "hard-photos"
+        "REPTILE_TANK_HARD_PHOTOS", Path(__file__).resolve().parent / "data" / "hard_photos"
     )
 )
 HARD = sorted(HARD_DIR.glob("hard_*.json")) if HARD_DIR.is_dir() else []
