@@ -401,7 +401,7 @@ class DraftStore:
         """Replace the game night's settings; returns the new revision."""
         text = _dump_document(document)
 
-        return write_session_document(self.store, _settings, session_id, text, lock=True)
+        return write_session_document(self.store, _settings, session_id, text)
 
 
 def read_session_document(store: Store, table: sa.Table, session_id: int) -> Any:
@@ -411,25 +411,23 @@ def read_session_document(store: Store, table: sa.Table, session_id: int) -> Any
     return store._transaction(lambda c, _a: c.execute(query).one_or_none(), write=False)
 
 
-def write_session_document(
-    store: Store, table: sa.Table, session_id: int, text: str, *, lock: bool
-) -> int:
+def write_session_document(store: Store, table: sa.Table, session_id: int, text: str) -> int:
     """Replace the ``document`` of a game night's one-per-night ``table`` (keyed by
     ``session_id``, with ``revision`` and ``updated_at``); returns the new revision.
 
-    ``lock`` reads the current revision ``FOR UPDATE``. Raises :class:`NotFoundError` when the
-    game night does not exist.
+    Writers of one night are serialised on the game night's row (``FOR NO KEY UPDATE`` on
+    PostgreSQL; SQLite's write transactions are serial anyway), so two phones writing at once
+    get two revisions, never the same one, and the night's first write cannot race another
+    insert. Raises :class:`NotFoundError` when the game night does not exist.
     """
 
     def work(conn: Connection, _attempt: int) -> int:
+        night = sa.select(_sessions.c.id).where(_sessions.c.id == session_id)
+        if conn.execute(night.with_for_update(key_share=True)).scalar() is None:
+            raise NotFoundError(f"no game night with id {session_id}")
         query = sa.select(table.c.revision).where(table.c.session_id == session_id)
-        row = conn.execute(query.with_for_update() if lock else query).one_or_none()
+        row = conn.execute(query).one_or_none()
         if row is None:
-            if (
-                conn.execute(sa.select(_sessions.c.id).where(_sessions.c.id == session_id)).scalar()
-                is None
-            ):
-                raise NotFoundError(f"no game night with id {session_id}")
             conn.execute(
                 sa.insert(table).values(
                     session_id=session_id, revision=1, document=text, updated_at=utc_now()

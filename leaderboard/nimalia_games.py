@@ -348,4 +348,4 @@ class NimaliaStore:
         """Replace the night's game in progress (``None`` clears it); returns the revision."""
         text = _dump(document or {}, "Nimalia draft")
 
-        return write_session_document(self.store, _drafts, session_id, text, lock=False)
+        return write_session_document(self.store, _drafts, session_id, text)
