@@ -29,6 +29,7 @@ from vision.gallery import DeckPack, Gallery, load_gallery
 from vision.grid import (
     GridFit,
     find_grid_candidates,
+    find_rectified_candidates,
     fit_from_corners,
     rectify_cells,
     refine_fit,
@@ -383,16 +384,24 @@ class TerrariumReader:
         candidate, the lattice taken the other way round included, is rectified and
         classified, and the one that explains the photo best (:func:`explain_cells`) is
         refined and read; a runner-up within :data:`CLOSE_RUNNER_UP`, or a winner that still
-        leaves more than :data:`MAX_UNEXPLAINED` cells unexplained, sets ``doubt``.
+        leaves more than :data:`MAX_UNEXPLAINED` cells unexplained, sets ``doubt``. When no
+        candidate explains the photo (or grid finding found none), the search is repeated on
+        a copy at :data:`RESCALE` of the size, then on top-down views of the table
+        (:func:`vision.grid.find_rectified_candidates`: a strongly tilted small grid's cards
+        are portrait again there), view by view until one explains the photo.
         ``classify(fit) -> (crops, reads)`` is the final read of a fit.
 
         Raises :class:`GridNotFoundError` when no candidate explains :data:`MIN_CARDS` cards
         (no terrarium), or grid finding finds no candidate.
         """
         memo: dict = {}  # the card quads and lattices of this photo, for the second search
-        candidates = find_grid_candidates(rgb, twins=False, layout=self.layout, memo=memo)
+        refusal: GridNotFoundError | None = None
+        try:
+            candidates = find_grid_candidates(rgb, twins=False, layout=self.layout, memo=memo)
+        except GridNotFoundError as error:
+            candidates, refusal = [], error
         first = None
-        if not candidates[0].reason:
+        if candidates and not candidates[0].reason:
             fit = refine_fit(rgb, candidates[0])
             crops, reads = classify(fit)
             score, cards, unexplained = explain_cells(reads)
@@ -412,13 +421,33 @@ class TerrariumReader:
                 score, cards, unexplained = explain_cells(reads)
                 judged.append((score, cards, len(judged), candidate, unexplained))
 
-        judge(find_grid_candidates(rgb, twins=True, layout=self.layout, memo=memo))
-        best = max(judged, key=lambda item: (item[0], -item[2]))
-        if best[1] < MIN_CARDS or best[4] > MAX_UNEXPLAINED:
+        def explained() -> bool:
+            if not judged:
+                return False
+            best = max(judged, key=lambda item: (item[0], -item[2]))
+            return best[1] >= MIN_CARDS and best[4] <= MAX_UNEXPLAINED
+
+        if refusal is None:
+            judge(find_grid_candidates(rgb, twins=True, layout=self.layout, memo=memo))
+        if not explained():
             judge(self._rescaled_candidates(rgb))  # the lattice search at another scale
+        if not explained():
+            # a strongly tilted table seen head-on: its plane from every hypothesis so far
+            ranked = sorted(judged, key=lambda item: (-item[0], item[2]))
+            for view_fits in find_rectified_candidates(
+                rgb, [item[3] for item in ranked], layout=self.layout, memo=memo
+            ):
+                judge(view_fits)
+                if explained():
+                    break
+        if not judged:
+            assert refusal is not None
+            raise refusal
         judged.sort(key=lambda item: (-item[0], item[2]))
         score, cards, index, winner, _ = judged[0]
         if cards < MIN_CARDS:
+            if refusal is not None:  # grid finding's own reason says more
+                raise refusal
             raise GridNotFoundError(_no_cards(cards), winner)
         doubt = ""
         if len(judged) > 1 and judged[1][0] > score - CLOSE_RUNNER_UP:

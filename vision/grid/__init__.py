@@ -41,10 +41,22 @@ Grid finding (:func:`find_grid`) works on a copy of the photo scaled to ~1000 px
    to all of them, so each card's own placement error averages out; occupancy is measured
    again on the re-fitted cells.
 
+9. *Top-down views* (:func:`find_rectified_candidates`, run by the reader when no candidate
+   explains the photo): the table's plane, from the card-like outlines, the earlier
+   hypotheses or a level camera, is rotated to face the camera and steps 1-7 run on that
+   view, where a strongly tilted grid's cards are portrait rectangles again
+   (:mod:`~vision.grid.rectified`).
+
 All images crossing this module's boundary are ``(H, W, 3) uint8 RGB``.
 """
 
-from vision.grid.find import find_grid, find_grid_candidates, fit_from_corners, refine_fit
+from vision.grid.find import (
+    find_grid,
+    find_grid_candidates,
+    find_rectified_candidates,
+    fit_from_corners,
+    refine_fit,
+)
 from vision.grid.model import (
     CELL_SIZE,
     DEFAULT_GAP_MM,
@@ -66,6 +78,7 @@ __all__ = [
     "draw_overlay",
     "find_grid",
     "find_grid_candidates",
+    "find_rectified_candidates",
     "fit_from_corners",
     "rectify_cells",
     "refine_fit",

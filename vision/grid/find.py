@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -48,6 +49,14 @@ from vision.grid.model import (
 from vision.grid.outline import (
     _fit_outlines,
     _refine_outer_corners,
+)
+from vision.grid.rectified import (
+    LEVEL_TILTS_DEG,
+    distinct_normals,
+    level_normal,
+    plane_normal,
+    quads_normal,
+    rectified_candidates,
 )
 from vision.grid.verification import (
     _MIN_BOUNDARY_FRACTION,
@@ -563,6 +572,8 @@ def _candidates_once(
         search = (small, gray, factor, quads, card_quads, lattices)
         if memo is not None:
             memo[(key, upscale)] = search
+            if key is None:  # the whole photo's outlines (see find_rectified_candidates)
+                memo.setdefault("first quads", (factor, card_quads))
     small, gray, factor, quads, card_quads, lattices = search
     reason = "no card-shaped outlines found"
     if card_quads:
@@ -647,3 +658,63 @@ def _candidates_once(
         attempted = replace(blob, reason="the largest card-coloured block has no 5x4 structure")
         reason = attempted.reason if not lattices else reason
     raise GridNotFoundError(f"no terrarium found: {reason}", attempted)
+
+
+#: The best earlier hypotheses whose planes are tried.
+_PLANE_FITS = 2
+
+
+def find_rectified_candidates(
+    image_rgb: np.ndarray,
+    fits: list[GridFit],
+    *,
+    layout: Layout | None = None,
+    memo: dict | None = None,
+) -> Iterator[list[GridFit]]:
+    """Grid candidates found on top-down views of the table (see :mod:`vision.grid.rectified`).
+
+    Yields, view by view, the candidates found there in ``image_rgb``'s pixels (the caller
+    stops when one explains the photo). The table's plane is taken, in this order, from the
+    card-like quads of the photo's first search (kept in ``memo`` by
+    :func:`find_grid_candidates`) when enough of them agree, from ``fits`` (earlier
+    hypotheses, best first, the first :data:`_PLANE_FITS`: right or wrong, they lie on the
+    table), and from a phone held level (the horizon parallel to the image's rows, the table
+    seen at :data:`~vision.grid.rectified.LEVEL_TILTS_DEG`); at most
+    :data:`~vision.grid.rectified.MAX_PLANES` distinct, strongly tilted planes. Each view
+    shows the region around its hypothesis (for the others: where most card-like quads lie;
+    the whole photo when there are none).
+    """
+    with using_layout(layout):
+        shape = image_rgb.shape
+        h, w = shape[:2]
+        whole = (np.zeros(2), np.array([w - 1.0, h - 1.0]))
+        quads_region, quads_plane = whole, None
+        first = None if memo is None else memo.get("first quads")
+        if first is not None and first[1]:
+            factor, card_quads = first
+            quads = [q / factor for q in card_quads[:60]]
+            centres = np.array([q.mean(axis=0) for q in quads])
+            # where the card-like outlines are (the busiest region is often a shadow's edge
+            # or a die): the middle 80 % of their centres
+            quads_region = (np.percentile(centres, 10, axis=0), np.percentile(centres, 90, axis=0))
+            quads_plane = quads_normal(quads, shape)
+        normals: list[np.ndarray | None] = [quads_plane]
+        regions = [quads_region]
+        for fit in fits[:_PLANE_FITS]:
+            normals.append(plane_normal(fit.homography, shape))
+            regions.append((fit.corners.min(axis=0), fit.corners.max(axis=0)))
+        for tilt in LEVEL_TILTS_DEG:
+            normals.append(level_normal(tilt))
+            regions.append(quads_region)
+        chosen = distinct_normals(normals, regions)
+
+        def find(view: np.ndarray) -> list[GridFit]:
+            return _find_grid_candidates(view, 0.2, 6, True, None)
+
+        for i in chosen:
+            out: list[GridFit] = []
+            for fit in rectified_candidates(image_rgb, [normals[i]], [regions[i]], find):
+                fit = _upright_first(fit)
+                if not any(_same_grid(fit, other, 0.5) and _same_side(fit, other) for other in out):
+                    out.append(fit)
+            yield out
