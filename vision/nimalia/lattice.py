@@ -36,6 +36,12 @@ import numpy as np
 MASK_SIDE = 320
 WORK_SIDE = 900
 MAX_SQUARES = 6
+#: Pitch candidates per axis, and lattice hypotheses kept of their pairs (per reserve blob).
+PITCHES = 5
+HYPOTHESES = 9
+#: A pitch pair whose squares' sides differ by more than this (|log ratio|, ~35 %) in space is
+#: tried only after the pairs that pass (see :func:`_squareness`).
+MAX_LOG_ASPECT = 0.3
 #: Weight of Lab lightness against colour in the table model.
 L_WEIGHT = 0.4
 
@@ -106,26 +112,45 @@ def _resize(img: np.ndarray, side: int) -> tuple[np.ndarray, float]:
     ), s
 
 
-def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
-    """``(mask uint8 0/255, scale)``: the reserve's blob on a thumbnail of ``rgb``.
+def _ring(a: np.ndarray, b: int) -> np.ndarray:
+    """Pixels of a strip ``b`` wide along the border of ``a`` (``(N, channels)``)."""
+    c = a.shape[2] if a.ndim == 3 else 1
+    return np.concatenate(
+        [
+            a[:b].reshape(-1, c),
+            a[-b:].reshape(-1, c),
+            a[:, :b].reshape(-1, c),
+            a[:, -b:].reshape(-1, c),
+        ]
+    )
 
-    ``scale`` is thumbnail pixels per input pixel.
+
+def _threshold(d: np.ndarray, b: int) -> np.ndarray:
+    """Card where the distance to the table is well above what the border strip shows."""
+    d8 = np.clip(d * 2, 0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    thr = max(otsu / 2, float(np.percentile(_ring(d, b), 97)) + 4, 10.0)
+    return d > thr
+
+
+def table_distances(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Two per-pixel distances to the table's colours on a thumbnail: ``(lab, shadow, b)``.
+
+    ``lab``: Lab distance (lightness weighted :data:`L_WEIGHT`) to the nearest of up to 6
+    k-means colours of the border strip (``b`` px wide). ``shadow``: the same colours as a
+    multiplicative model (RGB residual after the best scale in [0.35, 1.15] of a table colour,
+    relative to the pixel's brightness): a hand or phone shadow, vignetting or a light gradient
+    darkens the table by a factor, which this model explains and the Lab model does not.
     """
-    small, s = _resize(rgb, MASK_SIDE)
-    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.5), cv2.COLOR_RGB2LAB).astype(np.float32)
+    blur = cv2.GaussianBlur(small, (0, 0), 1.5)
+    lab = cv2.cvtColor(blur, cv2.COLOR_RGB2LAB).astype(np.float32)
     lab[..., 0] *= L_WEIGHT  # light and shadow change lightness far more than colour
     h, w = lab.shape[:2]
     b = max(3, int(0.04 * min(h, w)))
-    ring = np.concatenate(
-        [
-            lab[:b].reshape(-1, 3),
-            lab[-b:].reshape(-1, 3),
-            lab[:, :b].reshape(-1, 3),
-            lab[:, -b:].reshape(-1, 3),
-        ]
-    )
+    ring = _ring(lab, b)
     k = 6
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 15, 1.0)
+    cv2.setRNGSeed(0)  # the same photo gives the same read
     _, labels, centres = cv2.kmeans(
         ring,
         k,
@@ -134,14 +159,68 @@ def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
         2,
         cv2.KMEANS_PP_CENTERS,
     )
-    counts = np.bincount(labels.ravel(), minlength=k)
-    centres = centres[counts >= 0.02 * len(ring)]
-    d = np.min(np.linalg.norm(lab[:, :, None, :] - centres[None, None], axis=-1), axis=-1)
-    ring_d = np.concatenate([d[:b].ravel(), d[-b:].ravel(), d[:, :b].ravel(), d[:, -b:].ravel()])
-    d8 = np.clip(d * 2, 0, 255).astype(np.uint8)
-    otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    thr = max(otsu / 2, float(np.percentile(ring_d, 97)) + 4, 10.0)
-    mask = (d > thr).astype(np.uint8) * 255
+    labels = labels.ravel()
+    counts = np.bincount(labels, minlength=k)
+    keep = np.where(counts >= 0.02 * len(ring))[0]
+    d_lab = np.min(np.linalg.norm(lab[:, :, None, :] - centres[keep][None, None], axis=-1), axis=-1)
+    rgb = blur.astype(np.float32)
+    ring_rgb = _ring(rgb, b)
+    table = np.array([ring_rgb[labels == j].mean(0) for j in keep], np.float32)  # (K, 3)
+    p = rgb.reshape(-1, 3)
+    a = np.clip(p @ table.T / (table * table).sum(1)[None], 0.35, 1.15)  # (N, K)
+    model = a[..., None] * table[None]
+    res = np.linalg.norm(p[:, None, :] - model, axis=-1)
+    d_sh = (100 * res / (np.linalg.norm(model, axis=-1) + 20)).min(1).reshape(h, w)
+    return d_lab, d_sh, b
+
+
+def foreground_masks(rgb: np.ndarray) -> tuple[list[np.ndarray], float]:
+    """``([blob, ...], scale)``: reserve blob hypotheses on a thumbnail of ``rgb``.
+
+    The first is the blob of the Lab table model (:func:`foreground_mask`); the second, when it
+    differs, that of the shadow-aware model (a shadow the Lab model calls card can join the
+    reserve or outgrow it). The reader judges them by recognition.
+    """
+    small, s = _resize(rgb, MASK_SIDE)
+    d_lab, d_sh, b = table_distances(small)
+    blobs: list[np.ndarray] = []
+    error: LatticeNotFound | None = None
+    for card in (_threshold(d_lab, b), _threshold(d_sh, b)):
+        try:
+            blob = _blob(card)
+        except LatticeNotFound as e:
+            error = error or e
+            continue
+        if not any(_iou(blob, o) > SAME_BLOB_IOU for o in blobs):
+            blobs.append(blob)
+    if not blobs:
+        raise error or LatticeNotFound("no reserve found")
+    return blobs, s
+
+
+#: Two blobs overlapping this much (intersection over union) are one hypothesis.
+SAME_BLOB_IOU = 0.85
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a > 0, b > 0
+    return float((a & b).sum()) / max(float((a | b).sum()), 1.0)
+
+
+def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(mask uint8 0/255, scale)``: the reserve's blob on a thumbnail of ``rgb`` (Lab model).
+
+    ``scale`` is thumbnail pixels per input pixel.
+    """
+    small, s = _resize(rgb, MASK_SIDE)
+    d_lab, _, b = table_distances(small)
+    return _blob(_threshold(d_lab, b)), s
+
+
+def _blob(card: np.ndarray) -> np.ndarray:
+    """The largest blob of a card mask plus blobs a hairline from it (uint8 0/255)."""
+    h, w = card.shape
+    mask = card.astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
     n, lab_img, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -157,17 +236,25 @@ def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
     grown = cv2.dilate(big.astype(np.uint8), np.ones((reach, reach), np.uint8))
     _, groups = cv2.connectedComponents(grown, connectivity=8)
     group = groups[lab_img == best][0]
-    blob = ((groups == group) & big).astype(np.uint8) * 255
-    return blob, s
+    return ((groups == group) & big).astype(np.uint8) * 255
 
 
-def _segments(gray: np.ndarray, region: np.ndarray) -> np.ndarray:
-    """LSD segments ``(N, 4)`` x1 y1 x2 y2 whose midpoints fall in ``region``."""
+def _detect(gray: np.ndarray) -> np.ndarray:
+    """Every LSD segment ``(N, 4)`` x1 y1 x2 y2 of a grey image."""
     lsd = cv2.createLineSegmentDetector(cv2.LSD_REFINE_STD)
     lines = lsd.detect(gray)[0]
     if lines is None:
         return np.zeros((0, 4), np.float32)
-    seg = lines.reshape(-1, 4)
+    return lines.reshape(-1, 4)
+
+
+def _segments(gray: np.ndarray, region: np.ndarray, seg: np.ndarray | None = None) -> np.ndarray:
+    """LSD segments ``(N, 4)`` x1 y1 x2 y2 whose midpoints fall in ``region`` (``seg``: the
+    image's segments when already detected)."""
+    if seg is None:
+        seg = _detect(gray)
+    if not len(seg):
+        return seg
     length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
     mid = ((seg[:, :2] + seg[:, 2:]) / 2).astype(int)
     h, w = region.shape
@@ -287,14 +374,44 @@ def find_lattice(rgb: np.ndarray) -> Lattice:
     return find_lattices(rgb)[0]
 
 
-def find_lattices(rgb: np.ndarray, keep: int = 3) -> list[Lattice]:
-    """Lattice hypotheses in ``rgb``, most likely first (pitch candidates of both axes).
+def find_lattices(rgb: np.ndarray, keep: int = PITCHES) -> list[Lattice]:
+    """Lattice hypotheses in ``rgb``, most likely first (pitch candidates of both axes, at most
+    :data:`HYPOTHESES`; pitch pairs whose squares would not be square come last).
 
     The comb alone can take a multiple of the true pitch when few lines are visible; the
     reader verifies the hypotheses by recognition.
     """
     blob, s_mask = foreground_mask(rgb)
     work, s_work = _resize(rgb, WORK_SIDE)
+    return _lattices_of_blob(work, s_work, blob, s_mask, keep)
+
+
+def find_lattice_sets(
+    rgb: np.ndarray, keep: int = PITCHES
+) -> list[list[Lattice] | LatticeNotFound]:
+    """Lattice hypotheses per reserve blob hypothesis (:func:`foreground_masks`), the Lab
+    model's first; a blob without a lattice gives its :class:`LatticeNotFound` instead. The
+    photo's line segments are detected once."""
+    blobs, s_mask = foreground_masks(rgb)
+    work, s_work = _resize(rgb, WORK_SIDE)
+    seg = _detect(cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)) if len(blobs) > 1 else None
+    out: list[list[Lattice] | LatticeNotFound] = []
+    for blob in blobs:
+        try:
+            out.append(_lattices_of_blob(work, s_work, blob, s_mask, keep, seg))
+        except LatticeNotFound as error:
+            out.append(error)
+    return out
+
+
+def _lattices_of_blob(
+    work: np.ndarray,
+    s_work: float,
+    blob: np.ndarray,
+    s_mask: float,
+    keep: int,
+    seg_all: np.ndarray | None = None,
+) -> list[Lattice]:
     hw, ww = work.shape[:2]
     blob_w = cv2.resize(blob, (ww, hh := hw), interpolation=cv2.INTER_NEAREST)
     pts = cv2.findNonZero(blob_w)
@@ -303,7 +420,7 @@ def find_lattices(rgb: np.ndarray, keep: int = 3) -> list[Lattice]:
     cv2.fillConvexPoly(region, hull, 255)
     region = cv2.dilate(region, np.ones((9, 9), np.uint8))
     gray = cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)
-    seg = _segments(gray, region)
+    seg = _segments(gray, region, seg_all)
     if len(seg) < 6:
         raise LatticeNotFound("no lattice lines on the reserve")
     f1, f2 = _families(seg)
@@ -372,7 +489,14 @@ def find_lattices(rgb: np.ndarray, keep: int = 3) -> list[Lattice]:
     )
     if not cx or not cy:
         raise LatticeNotFound("no periodic lines on the reserve")
-    hyps = sorted(((a[2] + b[2], a, b) for a in cx for b in cy), key=lambda t: -t[0])
+    # squares are square: with the camera's focal length (from the two families' orthogonality,
+    # or a phone's typical one) the lattice's two steps must have the same length in space; a
+    # pitch pair that fails this (a harmonic on one axis) is tried only after those that pass
+    m_work = np.linalg.inv(h_rect)
+    hyps = sorted(
+        ((a[2] + b[2], a, b) for a in cx for b in cy),
+        key=lambda t: (_squareness(m_work, t[1][0], t[2][0], (hh, ww)) > MAX_LOG_ASPECT, -t[0]),
+    )[:HYPOTHESES]
     out = []
     for score, (px, phx, _), (py, phy, _) in hyps:
         out.append(
@@ -391,6 +515,30 @@ def find_lattices(rgb: np.ndarray, keep: int = 3) -> list[Lattice]:
             )
         )
     return out
+
+
+def _squareness(m_work: np.ndarray, px: float, py: float, shape: tuple[int, int]) -> float:
+    """``|log(step_u / step_v)|`` in space of the lattice with pitches ``px``, ``py`` (rectified
+    px) through ``m_work`` (rectified -> work image), for a pinhole camera centred on the image.
+
+    The focal length is the one that makes the two steps perpendicular when that is a phone's
+    (0.6-1.4 x the long side), else 0.93 x the long side; 0 for a true square lattice.
+    """
+    h, w = shape
+    side = max(h, w)
+    c = np.array([(w - 1) / 2, (h - 1) / 2])
+    a = m_work[:, 0] * px
+    b = m_work[:, 1] * py
+    a = np.array([a[0] - c[0] * a[2], a[1] - c[1] * a[2], a[2]])
+    b = np.array([b[0] - c[0] * b[2], b[1] - c[1] * b[2], b[2]])
+    f = 0.93 * side
+    if abs(a[2] * b[2]) > 1e-12:
+        f2 = -(a[0] * b[0] + a[1] * b[1]) / (a[2] * b[2])
+        if (0.6 * side) ** 2 < f2 < (1.4 * side) ** 2:
+            f = math.sqrt(f2)
+    ka = np.array([a[0] / f, a[1] / f, a[2]])
+    kb = np.array([b[0] / f, b[1] / f, b[2]])
+    return abs(math.log(max(np.linalg.norm(ka), 1e-12) / max(np.linalg.norm(kb), 1e-12)))
 
 
 def _lattice(px, phx, py, phy, span_x, span_y, h_rect, s_work, blob, s_mask, score) -> Lattice:
@@ -457,4 +605,12 @@ def _upright(lat: Lattice) -> Lattice:
     return Lattice(nr, nc, lat.h_img_from_lat @ m, np.ascontiguousarray(fg), lat.score)
 
 
-__all__ = ["Lattice", "LatticeNotFound", "find_lattice", "find_lattices", "foreground_mask"]
+__all__ = [
+    "Lattice",
+    "LatticeNotFound",
+    "find_lattice",
+    "find_lattice_sets",
+    "find_lattices",
+    "foreground_mask",
+    "foreground_masks",
+]

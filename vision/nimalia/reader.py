@@ -37,7 +37,7 @@ import numpy as np
 from nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
 from vision.augment import table_texture
 from vision.classifier import CardEmbedder
-from vision.nimalia.lattice import Lattice, LatticeNotFound, find_lattices
+from vision.nimalia.lattice import Lattice, LatticeNotFound, find_lattice_sets
 
 #: The 15 classes of a cell: the 14 kinds, then empty.
 CLASSES: tuple[str, ...] = (*SQUARE_KINDS, EMPTY)
@@ -444,9 +444,14 @@ class ReserveReader:
         every hypothesis is tried on a few central cells and the best one is read."""
         t0 = time.perf_counter()
         try:
-            lats = find_lattices(rgb)
+            sets = find_lattice_sets(rgb)
         except LatticeNotFound as error:
             return ReserveRead([], [], True, [str(error)], None)
+        # the hypotheses of every reserve blob (Lab and shadow-aware table models) are judged
+        # together by recognition
+        lats = [lat for found in sets if isinstance(found, list) for lat in found]
+        if not lats:
+            return ReserveRead([], [], True, [str(sets[0])], None)
         t1 = time.perf_counter()
         lat = self._choose(rgb, lats)
         scores = self._scores(rgb, lat)
@@ -531,10 +536,27 @@ class ReserveReader:
         for k, lat in enumerate(lats):
             mine = scores[owner_a == k]
             top2 = np.sort(mine, 1)[:, -2:]
-            q = _quality(mine, lat) + float(np.median(top2[:, 1] - top2[:, 0]))
+            q = (
+                _quality(mine, lat)
+                + float(np.median(top2[:, 1] - top2[:, 0]))
+                - FG_SPLIT_WEIGHT * _fg_split(lat)
+            )
             if q > best[0]:
                 best = (q, k)
         return lats[best[1]]
+
+
+#: Weight of :func:`_fg_split` in the choice of a lattice hypothesis.
+FG_SPLIT_WEIGHT = 0.2
+
+
+def _fg_split(lat: Lattice) -> float:
+    """How much the lattice's cells split the reserve blob (0: every touched cell is all card,
+    1: all half card): lines of the true lattice follow the reserve's outline, a wrong pitch or
+    phase cuts through it."""
+    fg = lat.foreground.ravel()
+    on = fg > 0.05
+    return float(np.mean(4 * fg[on] * (1 - fg[on]))) if on.any() else 1.0
 
 
 def _cell_area(lat: Lattice) -> float:
