@@ -316,7 +316,12 @@ def find_grid_candidates(
 
 
 def _find_grid_candidates(
-    image_rgb: np.ndarray, min_quality: float, limit: int, twins: bool, memo: dict | None
+    image_rgb: np.ndarray,
+    min_quality: float,
+    limit: int,
+    twins: bool,
+    memo: dict | None,
+    rescue: bool = True,
 ) -> list[GridFit]:
     if image_rgb.ndim != 3 or image_rgb.shape[2] != 3 or image_rgb.dtype != np.uint8:
         raise ValueError(f"image_rgb must be (H, W, 3) uint8, got {image_rgb.shape}")
@@ -334,7 +339,7 @@ def _find_grid_candidates(
     # a rescue (nothing accepted yet) may enlarge its crops of a phone photo too
     zoom_upscale = upscale if found else WORK_UPSCALE
     regions = [_zoom_region(image_rgb.shape, _bounds(guide), found=found, upscale=zoom_upscale)]
-    if not found:
+    if not found and rescue:
         busiest = None if memo is None else memo.get("busiest")
         if busiest is None:
             busiest = (_busiest_region(image_rgb), _busiest_quad(image_rgb))
@@ -709,7 +714,8 @@ def find_rectified_candidates(
         chosen = distinct_normals(normals, regions)
 
         def find(view: np.ndarray) -> list[GridFit]:
-            return _find_grid_candidates(view, 0.2, 6, True, None)
+            # the view is framed on the grid's likely place: no rescue zooms elsewhere
+            return _find_grid_candidates(view, 0.2, 6, True, None, rescue=False)
 
         for i in chosen:
             out: list[GridFit] = []
