@@ -162,15 +162,22 @@ def table_distances(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     labels = labels.ravel()
     counts = np.bincount(labels, minlength=k)
     keep = np.where(counts >= 0.02 * len(ring))[0]
-    d_lab = np.min(np.linalg.norm(lab[:, :, None, :] - centres[keep][None, None], axis=-1), axis=-1)
+    # |x - c| for every pixel and centre, without forming (h, w, K, 3) arrays
+    x = lab.reshape(-1, 3)
+    c = centres[keep]
+    d2 = (x * x).sum(1)[:, None] - 2 * x @ c.T + (c * c).sum(1)[None]
+    d_lab = np.sqrt(np.maximum(d2.min(1), 0)).reshape(h, w)
     rgb = blur.astype(np.float32)
     ring_rgb = _ring(rgb, b)
     table = np.array([ring_rgb[labels == j].mean(0) for j in keep], np.float32)  # (K, 3)
     p = rgb.reshape(-1, 3)
-    a = np.clip(p @ table.T / (table * table).sum(1)[None], 0.35, 1.15)  # (N, K)
-    model = a[..., None] * table[None]
-    res = np.linalg.norm(p[:, None, :] - model, axis=-1)
-    d_sh = (100 * res / (np.linalg.norm(model, axis=-1) + 20)).min(1).reshape(h, w)
+    tt = (table * table).sum(1)  # (K,)
+    pt = p @ table.T  # (N, K)
+    a = np.clip(pt / tt[None], 0.35, 1.15)
+    # |p - a T|^2 and |a T|, without forming (N, K, 3) arrays
+    res2 = (p * p).sum(1)[:, None] - 2 * a * pt + a * a * tt[None]
+    res = np.sqrt(np.maximum(res2, 0))
+    d_sh = (100 * res / (a * np.sqrt(tt)[None] + 20)).min(1).reshape(h, w)
     return d_lab, d_sh, b
 
 
