@@ -341,24 +341,38 @@ def _comb(
     prof = np.minimum(prof, cap)
     peak = cv2.dilate(prof.reshape(1, -1), np.ones((1, 5), np.uint8)).ravel()
     mean = float(prof[max(int(a), 0) : min(int(b) + 1, n)].mean()) + 1e-9
-    results = []
+    # every pitch at once (phases and lines padded to the largest count, padding masked)
+    pitches = []
     p = lo
     while p <= hi:
-        phases = np.arange(0.0, p, max(1.0, p / 80))
-        k = np.arange(math.floor((a - p) / p) - 1, math.ceil((b + p) / p) + 1)
-        pos = phases[:, None] + k[None, :] * p  # (phases, lines)
-        valid = (pos >= a - 0.3 * p) & (pos <= b + 0.3 * p)
-        mids = pos + p / 2
-        valid_m = (mids >= a) & (mids <= b)
-        on = peak[np.clip(np.round(pos).astype(int), 0, n - 1)]
-        off = prof[np.clip(np.round(mids).astype(int), 0, n - 1)]
-        count = np.maximum(valid.sum(1), 1)
-        s_on = (on * valid).sum(1) / count
-        s_off = (off * valid_m).sum(1) / np.maximum(valid_m.sum(1), 1)
-        score = (s_on - s_off) / mean * np.sqrt(count)
-        j = int(np.argmax(score))
-        results.append((float(score[j]), float(p), float(phases[j])))
+        pitches.append(p)
         p *= 1.006
+    ps = np.array(pitches)
+    if not len(ps):
+        return []
+    steps = np.maximum(1.0, ps / 80)
+    n_ph = np.ceil(ps / steps).astype(int)  # len(np.arange(0, p, step))
+    k0 = np.floor((a - ps) / ps).astype(int) - 1
+    n_k = np.ceil((b + ps) / ps).astype(int) + 1 - k0
+    phases = np.arange(n_ph.max())[None, :] * steps[:, None]  # (pitches, phases)
+    kk = np.arange(n_k.max())
+    k_ok = kk[None, :] < n_k[:, None]  # (pitches, lines)
+    pp = ps[:, None, None]
+    pos = phases[:, :, None] + (k0[:, None] + kk[None, :])[:, None, :] * pp
+    valid = (pos >= a - 0.3 * pp) & (pos <= b + 0.3 * pp) & k_ok[:, None, :]
+    mids = pos + pp / 2
+    valid_m = (mids >= a) & (mids <= b) & k_ok[:, None, :]
+    on = peak[np.clip(np.round(pos).astype(int), 0, n - 1)]
+    off = prof[np.clip(np.round(mids).astype(int), 0, n - 1)]
+    count = np.maximum(valid.sum(-1), 1)
+    s_on = (on * valid).sum(-1) / count
+    s_off = (off * valid_m).sum(-1) / np.maximum(valid_m.sum(-1), 1)
+    score = (s_on - s_off) / mean * np.sqrt(count)
+    score[np.arange(phases.shape[1])[None, :] >= n_ph[:, None]] = -np.inf
+    best_j = np.argmax(score, 1)
+    results = [
+        (float(score[i, j]), float(ps[i]), float(phases[i, j])) for i, j in enumerate(best_j)
+    ]
     sc = np.array([r[0] for r in results])
     order = np.argsort(-sc)
     chosen: list[tuple[float, float, float]] = []
@@ -568,15 +582,14 @@ def _lattice(px, phx, py, phy, span_x, span_y, h_rect, s_work, blob, s_mask, sco
     # foreground share per cell (on the thumbnail mask)
     g = np.linspace(0.2, 0.8, 4)
     q = np.column_stack([np.repeat(g, 4), np.tile(g, 4)])
-    fg = np.zeros((rows, cols))
-    for r in range(rows):
-        for c in range(cols):
-            pts = q + [c, r]
-            p = np.column_stack([pts, np.ones(len(pts))]) @ h_img.T
-            p = p[:, :2] / p[:, 2:3] * s_mask
-            ix = np.clip(p[:, 0].astype(int), 0, blob.shape[1] - 1)
-            iy = np.clip(p[:, 1].astype(int), 0, blob.shape[0] - 1)
-            fg[r, c] = float((blob[iy, ix] > 0).mean())
+    # every cell's 16 sample points at once: (rows, cols, 16, 2)
+    rr, cc = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    pts = q[None, None] + np.stack([cc, rr], -1)[:, :, None, :]
+    p = np.concatenate([pts, np.ones(pts.shape[:-1] + (1,))], -1) @ h_img.T
+    p = p[..., :2] / p[..., 2:3] * s_mask
+    ix = np.clip(p[..., 0].astype(int), 0, blob.shape[1] - 1)
+    iy = np.clip(p[..., 1].astype(int), 0, blob.shape[0] - 1)
+    fg = (blob[iy, ix] > 0).mean(-1)
     return _upright(Lattice(rows, cols, h_img, fg, float(score)))
 
 
