@@ -6,7 +6,9 @@ reserve's outline), so:
 
 1. **Foreground.** The table's colours are learnt from a strip along the image border (k-means in
    Lab on a blurred thumbnail); pixels far from all of them are card. The largest blob is the
-   reserve (a draw pile or a stray card beside it is a smaller blob).
+   reserve (a draw pile or a stray card beside it is a smaller blob). A second, shadow-aware
+   model (a table colour times a factor) gives a second blob hypothesis when a shadow changed
+   the first (:func:`foreground_masks`); the reader judges both.
 2. **Two line families.** Line segments (OpenCV's LSD) inside the reserve's hull are grouped by
    direction into the two strongest, roughly perpendicular families; each family's vanishing
    point is the least-squares common point of its lines.
@@ -15,7 +17,9 @@ reserve's outline), so:
 4. **Pitch and phase per axis.** Edge strength summed across the reserve gives one profile per
    axis; lattice lines are a comb in it. The pitch is the largest period whose comb response is
    close to the best (harmonics of the true period respond as well, sub-harmonics do not), bounded
-   by the reserve's extent (at most 6 squares); the comb's phase places the lines.
+   by the reserve's extent (at most 6 squares); the comb's phase places the lines. Up to
+   :data:`PITCHES` candidates per axis; their pairs are lattice hypotheses, those whose squares
+   would not be square in space last (:func:`_squareness`).
 5. **Up.** Of the four quarter turns of the rectified lattice, the one whose "up" is closest to
    the image's up is kept: the photo is taken from the player's seat.
 
