@@ -60,6 +60,9 @@ class DeckStyle:
     seed: int = 0
     back: tuple[Color, Color] = ((40, 90, 70), (220, 200, 120))
     extra: dict[str, float] = field(default_factory=dict)
+    #: Per animal, what draws it: the name of a built-in pictogram (``"lio"``) or a tuple of
+    #: random primitives (:func:`random_style`); empty = each animal's own pictogram.
+    pictograms: dict[str, object] = field(default_factory=dict)
 
 
 STAND_IN = DeckStyle(
@@ -428,6 +431,8 @@ def _texture(img: np.ndarray, kind: str, c2: Color, rng: np.random.Generator) ->
                     cv2.LINE_AA,
                     _SHIFT,
                 )
+    elif kind in _RANDOM_TEXTURES:
+        _RANDOM_TEXTURES[kind](img, c2, rng, s, w)
     else:  # pragma: no cover - a style names only the kinds above
         raise ValueError(f"unknown texture {kind!r}")
 
@@ -446,6 +451,163 @@ def _river(img: np.ndarray, direction: str, style: DeckStyle, rng: np.random.Gen
     alpha = band.astype(np.float32)[..., None] / 255
     img[:] = (img * (1 - alpha) + np.float32(style.river[0]) * alpha).astype(np.uint8)
     cv2.line(img, p0, p1, style.river[1], max(1, int(width * 0.15)), cv2.LINE_AA, _SHIFT)
+
+
+# ---------------------------------------------------------------------------------------------
+# Random decks (training data for a square embedder; never the variant style)
+# ---------------------------------------------------------------------------------------------
+
+
+def _spots(img, c2, rng, s, w) -> None:
+    n = img.shape[0]
+    for _ in range(int(rng.integers(6, 30))):
+        x, y = rng.uniform(0, n, 2)
+        r = max(1, int(rng.uniform(1, 6) * s * _ONE))
+        cv2.circle(img, (int(x * _ONE), int(y * _ONE)), r, c2, -1, cv2.LINE_AA, _SHIFT)
+
+
+def _scribble(img, c2, rng, s, w) -> None:
+    n = img.shape[0]
+    for _ in range(int(rng.integers(2, 7))):
+        pts = [rng.uniform(0, n, 2)]
+        for _k in range(int(rng.integers(3, 9))):
+            pts.append(pts[-1] + rng.normal(0, 9 * s, 2))
+        p = np.round(np.array(pts) * _ONE).astype(np.int32)
+        cv2.polylines(
+            img, [p], False, c2, max(1, int(w * rng.uniform(0.6, 2))), cv2.LINE_AA, _SHIFT
+        )
+
+
+def _blotches(img, c2, rng, s, w) -> None:
+    n = img.shape[0]
+    noise = cv2.GaussianBlur(rng.normal(0, 1, (n, n)).astype(np.float32), (0, 0), 4 * s + 1)
+    a = np.clip((noise - noise.mean()) / (noise.std() + 1e-6) * 0.6, 0, 1)[..., None]
+    img[:] = (img * (1 - a) + np.float32(c2) * a).astype(np.uint8)
+
+
+def _plain(img, c2, rng, s, w) -> None:
+    return None
+
+
+def _zigzag(img, c2, rng, s, w) -> None:
+    n = img.shape[0]
+    step = rng.uniform(8, 20) * s
+    amp = rng.uniform(1.5, 4) * s
+    ang = rng.uniform(0, np.pi)
+    for k in np.arange(-n, 2 * n, step):
+        t = np.linspace(-n, 2 * n, 40)
+        zz = k + amp * np.sign(np.sin(t / (3 * s)))
+        xs = t * np.cos(ang) - zz * np.sin(ang) + n / 2
+        ys = t * np.sin(ang) + zz * np.cos(ang)
+        p = np.round(np.column_stack([xs, ys]) * _ONE).astype(np.int32)
+        cv2.polylines(img, [p], False, c2, w, cv2.LINE_AA, _SHIFT)
+
+
+#: Textures only random decks use (the variant style's are not among them).
+_RANDOM_TEXTURES = {
+    "spots": _spots,
+    "scribble": _scribble,
+    "blotches": _blotches,
+    "plain": _plain,
+    "zigzag": _zigzag,
+}
+#: What a random deck draws its lands with: the stand-in's textures and the random-only ones.
+RANDOM_TEXTURE_KINDS = ("waves", "grass", "leaves", "cracks", *_RANDOM_TEXTURES)
+
+
+def _draw_primitives(pen: _Pen, prims, colours) -> None:
+    for kind, colour, *args in prims:
+        c = colours[colour]
+        if kind == "ellipse":
+            pen.ellipse(*args, c)
+        elif kind == "poly":
+            pen.poly(args[0], c)
+        else:
+            pen.line(args[0], c, args[1])
+
+
+def _random_pictogram(rng: np.random.Generator) -> tuple:
+    """3-7 random primitives (ellipses, polygons, strokes) in unit coordinates, a body first."""
+    prims = [
+        ("ellipse", 0, *rng.uniform(-0.2, 0.2, 2), *rng.uniform(0.3, 0.7, 2), rng.uniform(0, 180))
+    ]
+    for _ in range(int(rng.integers(2, 7))):
+        colour = int(rng.choice(3, p=[0.45, 0.4, 0.15]))
+        t = rng.random()
+        if t < 0.45:
+            prims.append(
+                (
+                    "ellipse",
+                    colour,
+                    *rng.uniform(-0.7, 0.7, 2),
+                    *rng.uniform(0.05, 0.35, 2),
+                    rng.uniform(0, 180),
+                )
+            )
+        elif t < 0.75:
+            c = rng.uniform(-0.6, 0.6, 2)
+            prims.append(
+                (
+                    "poly",
+                    colour,
+                    (c + rng.uniform(-0.4, 0.4, (int(rng.integers(3, 6)), 2))).tolist(),
+                )
+            )
+        else:
+            c = rng.uniform(-0.7, 0.7, 2)
+            pts = [c]
+            for _k in range(int(rng.integers(1, 4))):
+                pts.append(pts[-1] + rng.normal(0, 0.3, 2))
+            prims.append(("line", colour, np.array(pts).tolist(), rng.uniform(0.03, 0.15)))
+    return tuple(prims)
+
+
+def _random_colour(rng: np.random.Generator) -> Color:
+    hsv = np.uint8([[[rng.integers(0, 180), rng.integers(20, 256), rng.integers(40, 256)]]])
+    return tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[0, 0])
+
+
+def _near(rng: np.random.Generator, c: Color, spread: float) -> Color:
+    return tuple(int(v) for v in np.clip(np.array(c) + rng.normal(0, spread, 3), 0, 255))
+
+
+def random_style(seed: int) -> DeckStyle:
+    """A randomly drawn deck (training data for a square embedder that must compare looks, not
+    remember one deck): random land colours and textures (the stand-in's and random-only ones,
+    never the variant's), each animal a shuffled built-in pictogram or random primitives, random
+    animal colours, sometimes a backing disc, rivers of random colour and width. Never
+    :data:`VARIANT`."""
+    rng = np.random.default_rng([7919, seed])
+    land = {}
+    for k in "WSJI":
+        c1 = _random_colour(rng)
+        c2 = _near(rng, c1, rng.uniform(15, 70)) if rng.random() < 0.7 else _random_colour(rng)
+        land[k] = (c1, c2)
+    texture = {k: str(rng.choice(RANDOM_TEXTURE_KINDS)) for k in "WSJI"}
+    animals = list(_ANIMALS)
+    shuffled = list(rng.permutation(animals))
+    pictograms: dict[str, object] = {}
+    colours = {}
+    for a, b in zip(animals, shuffled, strict=True):
+        pictograms[a] = str(b) if rng.random() < 0.5 else _random_pictogram(rng)
+        colours[a] = (_random_colour(rng), _random_colour(rng))
+    river0 = _random_colour(rng)
+    return DeckStyle(
+        name=f"random-{seed}",
+        land=land,
+        texture=texture,
+        animal_colours=colours,
+        badge=_random_colour(rng) if rng.random() < 0.35 else None,
+        outline=_random_colour(rng) if rng.random() < 0.5 else (30, 30, 30),
+        edge=_random_colour(rng),
+        edge_mm=float(rng.uniform(0.4, 1.6)),
+        corner_mm=float(rng.uniform(1.5, 3.5)),
+        river=(river0, _near(rng, river0, 60)),
+        river_width=float(rng.uniform(0.12, 0.32)),
+        animal_size=float(rng.uniform(0.45, 0.7)),
+        seed=int(rng.integers(1 << 30)),
+        pictograms=pictograms,
+    )
 
 
 def draw_square(
@@ -494,7 +656,11 @@ def draw_square(
             _SHIFT,
         )
     pen = _Pen(img, cx, cy, size, angle, mirror=bool(rng.random() < 0.5))
-    _ANIMALS[sq.animal](pen, a1, a2, style.outline)
+    how = style.pictograms.get(sq.animal, sq.animal)
+    if isinstance(how, str):
+        _ANIMALS[how](pen, a1, a2, style.outline)
+    else:
+        _draw_primitives(pen, how, (a1, a2, style.outline))
     return img
 
 
