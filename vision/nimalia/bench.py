@@ -161,6 +161,7 @@ def run_set(
                             t != EMPTY,
                             cell.token != EMPTY,
                             round(cell.table_margin, 4),
+                            bool(cell.check),
                         )
                     )
         base_right = base_all = 0
@@ -224,8 +225,15 @@ def summarise(scenes: list[dict]) -> dict:
         "silent_wrong_squares": sum(s["silent_squares"] for s in scenes) / max(sq, 1),
         "silent_wrong_reserves": sum(not s["needs_check"] for s in wrong_res) / max(n, 1),
         "needs_check": sum(s["needs_check"] for s in scenes) / max(n, 1),
+        # found reserves only: what the recogniser does once the lattice is right
+        "squares_right_found": sum(s["right"] for s in scenes if s["found"])
+        / max(sum(s["squares"] for s in scenes if s["found"]), 1),
+        # right squares (truth not table) whose check flag is on, over all truth squares
         "flagged_right_squares": sum(
-            1 for s in scenes for m, ok, *_ in s["margins"] if ok and m < _check_margin()
+            1
+            for s in scenes
+            for m, ok, is_sq, _, _, *chk in s["margins"]
+            if ok and is_sq and (chk[0] if chk else m < _check_margin())
         )
         / max(sq, 1),
         "baseline_squares_right": sum(s["baseline_right"] for s in scenes) / max(sq, 1),

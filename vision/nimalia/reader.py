@@ -9,13 +9,14 @@
     result.needs_check    # the reserve as a whole should be checked by the player
     result.lattice_quads  # image quads of every square (for overlays)
 
-Recognition: every lattice cell is cut out of the photo through the lattice's homography (a
-64 x 64 square crop), embedded with the shipped card embedder (``models/card_embedder.onnx``)
-and compared with a **square gallery**: prototypes of the 14 square kinds as they look at each
-quarter turn (a quarter turn of an otter square shows the other river, so the river is read as
-part of the kind) plus table (``"."``). The gallery is built from one image per card: each
-card is turned 4 times and each of its squares is cut out with small offsets, scale and light
-changes (:func:`build_gallery`); the card data comes from :mod:`nimalia.cards` only.
+Recognition: every lattice cell is cut out of the photo through the lattice's homography (a 64 x
+64 square crop), embedded with the card embedder and the Nimalia square embedder side by side
+(:mod:`vision.nimalia.squares`) and compared with a **square gallery**: prototypes of the 14
+square kinds as they look at each quarter turn (a quarter turn of an otter square shows the
+other river, so the river is read as part of the kind) plus table (``"."``). The gallery is
+built from one image per card: each card is turned 4 times and each of its squares is cut out
+with small offsets, scale and light changes (:func:`build_gallery`); the card data comes from
+:mod:`nimalia.cards` only.
 
 A cell's score per class is its cosine similarity to the nearest prototype of the class; its
 confidence is the margin to the best other class. ``check`` flags a square whose margin is under
@@ -38,6 +39,7 @@ from nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
 from vision.augment import table_texture
 from vision.classifier import CardEmbedder
 from vision.nimalia.lattice import Lattice, LatticeNotFound, find_lattice_sets
+from vision.nimalia.squares import square_embedder
 
 #: The 15 classes of a cell: the 14 kinds, then empty.
 CLASSES: tuple[str, ...] = (*SQUARE_KINDS, EMPTY)
@@ -47,8 +49,8 @@ CROP = 64
 #: A square is flagged for checking when the head's probability margin to the next class is
 #: below this, or its cosine margin between table and the best square is below
 #: CHECK_EMPTY_MARGIN (both calibrated on the dev set, see docs/nimalia-vision.md).
-CHECK_MARGIN = 0.745
-CHECK_EMPTY_MARGIN = 0.14
+CHECK_MARGIN = 0.905
+CHECK_EMPTY_MARGIN = 0.035
 #: The grid finder's foreground share nudges the empty score: + FG_WEIGHT * (0.5 - share)
 #: (cosine) and + FG_LOGIT * (0.5 - share) (head logit).
 FG_WEIGHT = 0.15
@@ -80,6 +82,8 @@ class SquareGallery:
     #: apart (lion from giraffe) where the nearest-prototype cosine does not.
     head_w: np.ndarray | None = None
     head_b: np.ndarray | None = None
+    #: the file it was loaded from (for messages)
+    source: str = ""
 
     def __post_init__(self) -> None:
         if self.head_w is None or self.head_b is None:
@@ -117,9 +121,14 @@ class SquareGallery:
         return out
 
     def check_model(self, embedder: CardEmbedder) -> None:
+        """Refuse a gallery built with another embedder (its embeddings mean nothing here)."""
         if self.model_id != embedder.model_id:
+            where = self.source or self.name
             raise NimaliaPackError(
-                f"gallery built with model {self.model_id}, embedder is {embedder.model_id}"
+                f"{where}: made with another square embedder (model {self.model_id}, the reader"
+                f" uses {embedder.model_id}); enrol the deck again with"
+                " `reptile-tank nimalia enroll --from-dir DIR --out PACK`"
+                " (a pack keeps its card images in cards/)"
             )
 
     def save(self, path: str | Path) -> None:
@@ -149,6 +158,7 @@ class SquareGallery:
                 str(data["model_id"]),
                 str(data["name"]),
                 *head,
+                source=str(path),
             )
 
 
@@ -308,7 +318,7 @@ def enroll_pack(
         if img is None:
             raise NimaliaPackError(f"cannot read {path}")
         images[cid] = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
-    embedder = embedder or CardEmbedder()
+    embedder = embedder or square_embedder()
     gallery = build_gallery(images, embedder, views=views, name=name or src.name)
     (out / "cards").mkdir(parents=True, exist_ok=True)
     for cid, img in images.items():
@@ -408,7 +418,7 @@ class ReserveReader:
         embedder: CardEmbedder | None = None,
         threads: int = 1,
     ) -> None:
-        self.embedder = embedder or CardEmbedder(threads=threads)
+        self.embedder = embedder or square_embedder(threads)
         self.gallery = load_gallery(pack)
         self.gallery.check_model(self.embedder)
 
@@ -681,6 +691,10 @@ def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
         cells.append(row_c)
     if any(c.check for row in cells for c in row):
         reasons.append("some squares are uncertain")
+    # a reserve is at least 3 cards: one card's worth of squares is most likely a stray card or a
+    # part of the reserve (it happens in play only when cards were stacked exactly)
+    if sum(t != EMPTY for row in squares for t in row) <= MIN_SQUARES:
+        reasons.append("only one card's worth of squares was read")
     # a wrong lattice gives squares that match nothing well
     top_cos = cosine.max(-1)
     occ_scores = [top_cos[r, c] for r in range(r0, r1) for c in range(c0, c1) if occupied[r, c]]
@@ -691,6 +705,8 @@ def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
 
 #: Median best similarity of the occupied squares under which the lattice itself is doubted.
 LATTICE_MIN_MEDIAN = 0.75
+#: A read with at most this many squares is checked (a reserve is at least 3 cards).
+MIN_SQUARES = 4
 
 _READERS: dict[str, ReserveReader] = {}
 
