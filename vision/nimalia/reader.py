@@ -662,6 +662,7 @@ def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
             c0 += 1
         else:
             c1 -= 1
+    pale_edge = _pale_edge(cosine, occupied, lat.foreground)
     squares, cells = [], []
     for r in range(r0, r1):
         row_t, row_c = [], []
@@ -674,7 +675,7 @@ def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
                 check = margin < CHECK_MARGIN or empty_margin[r, c] < CHECK_EMPTY_MARGIN
             else:
                 margin = float(empty_margin[r, c])
-                check = margin < CHECK_EMPTY_MARGIN
+                check = margin < CHECK_EMPTY_MARGIN or bool(pale_edge[r, c])
                 order = np.argsort(-cosine[r, c])
                 s = cosine[r, c]
             row_t.append(CLASSES[k])
@@ -691,6 +692,12 @@ def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
         cells.append(row_c)
     if any(c.check for row in cells for c in row):
         reasons.append("some squares are uncertain")
+    outside = pale_edge.copy()
+    outside[r0:r1, c0:c1] = False
+    if outside.any():
+        # beside the squares read, a cell that may be a square missed as table: the reserve
+        # may be larger than read
+        reasons.append("a cell beside the squares may be a square read as table")
     # a reserve is at least 3 cards: one card's worth of squares is most likely a stray card or a
     # part of the reserve (it happens in play only when cards were stacked exactly)
     if sum(t != EMPTY for row in squares for t in row) <= MIN_SQUARES:
@@ -703,6 +710,30 @@ def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
     return ReserveRead(squares, cells, bool(reasons), reasons, lat, (r0, c0))
 
 
+def _pale_edge(cosine: np.ndarray, occupied: np.ndarray, fg: np.ndarray) -> np.ndarray:
+    """Table cells beside a square that match the table prototypes poorly (``(rows, cols)``).
+
+    A square close to the table's colour (white ice on a light table) is missed by the table
+    model and can then read as table with a clear margin; it still matches the table's
+    prototypes worse than the table does (cosine without the foreground nudge under
+    :data:`EDGE_TABLE_MIN`), so such a cell is checked.
+    """
+    empty = len(CLASSES) - 1
+    table = cosine[..., empty] - FG_WEIGHT * (0.5 - fg)
+    occ = np.pad(occupied, 1)
+    near = np.zeros_like(occupied)
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            if dr or dc:
+                rows, cols = occupied.shape
+                near |= occ[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
+    return ~occupied & near & (table < EDGE_TABLE_MIN)
+
+
+#: A table cell beside a square is checked when its table cosine (without the foreground nudge)
+#: is under this: calibrated on dev + fresh stand-in seeds 400000-400079 and fresh variant-style
+#: seeds 500000-500059 (the smallest value catching every such missed square there, + a guard).
+EDGE_TABLE_MIN = 0.8
 #: Median best similarity of the occupied squares under which the lattice itself is doubted.
 LATTICE_MIN_MEDIAN = 0.75
 #: A read with at most this many squares is checked (a reserve is at least 3 cards).

@@ -186,3 +186,50 @@ def test_gallery_round_trip_keeps_its_head(tmp_path):
     savannah = [CLASSES.index("S:lio"), CLASSES.index("S:gir")]
     sel = np.isin(gallery.classes, savannah)
     assert (named[sel] == gallery.classes[sel]).mean() > 0.95
+
+
+def _grid_read(table_cos: float):
+    """A 3 x 3 lattice: one clear square in the middle, table all round; the right-hand middle
+    cell's table cosine is ``table_cos`` (its square cosine lower: read as table)."""
+    from vision.nimalia.lattice import Lattice
+    from vision.nimalia.reader import FG_WEIGHT, _decide
+
+    n, empty = len(CLASSES), len(CLASSES) - 1
+    cos = np.full((3, 3, n), 0.3, np.float32)
+    cos[..., empty] = 0.97 + FG_WEIGHT * 0.5  # clear table (foreground share 0 everywhere)
+    cos[1, 1, empty], cos[1, 1, 0] = 0.3, 0.95
+    cos[1, 2, empty] = table_cos + FG_WEIGHT * 0.5
+    cos[1, 2, 1] = table_cos - 0.2
+    prob = np.full((3, 3, n), 0.01, np.float32)
+    prob[..., 0] = 0.9
+    lat = Lattice(3, 3, np.eye(3), np.zeros((3, 3), np.float32), 1.0)
+    lat_fg = lat.foreground.copy()
+    lat_fg[1, 1] = 1.0
+    lat = Lattice(3, 3, np.eye(3), lat_fg, 1.0)
+    return _decide(np.concatenate([cos, prob], -1).reshape(9, -1), lat)
+
+
+def test_a_pale_table_cell_beside_a_square_is_checked():
+    # white ice on a light table: read as table with a clear margin, but it matches the table
+    # prototypes poorly (EDGE_TABLE_MIN)
+    clear = _grid_read(0.95)
+    assert clear.squares == [[CLASSES[0]]]
+    assert "a cell beside the squares may be a square read as table" not in clear.reasons
+    pale = _grid_read(0.7)
+    assert pale.squares == [[CLASSES[0]]]  # still read as table: only checked
+    assert pale.needs_check
+    assert "a cell beside the squares may be a square read as table" in pale.reasons
+
+
+def test_a_pale_table_cell_inside_the_read_is_checked():
+    from vision.nimalia.reader import _pale_edge
+
+    empty = len(CLASSES) - 1
+    cos = np.full((2, 3, len(CLASSES)), 0.3, np.float32)
+    cos[..., empty] = 1.0
+    cos[0, 0, empty], cos[0, 0, 0] = 0.3, 0.9  # a square
+    cos[1, 1, empty] = 0.7  # pale, beside it
+    cos[1, 2, empty] = 0.7  # pale, not beside a square
+    occupied = cos.argmax(-1) != empty
+    flags = _pale_edge(cos, occupied, np.full((2, 3), 0.5, np.float32))
+    assert flags.tolist() == [[False, False, False], [False, True, False]]
