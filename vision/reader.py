@@ -284,10 +284,13 @@ class TerrariumReader:
         vision.errors.GridNotFoundError
             No terrarium was found (give ``corners``).
         """
-        start = _Clock()
-        loaded = self.load(photo_bytes)
-        start.mark("load")
-        return self._read_loaded(loaded.rgb, loaded.scale, start, corners, star_cards_removed)
+        started = _Clock.now()
+        return self.read_loaded(
+            self.load(photo_bytes),
+            corners=corners,
+            star_cards_removed=star_cards_removed,
+            started=started,
+        )
 
     def read_loaded(
         self,
