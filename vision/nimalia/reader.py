@@ -720,12 +720,12 @@ def _pale_edge(cosine: np.ndarray, occupied: np.ndarray, fg: np.ndarray) -> np.n
     """
     empty = len(CLASSES) - 1
     table = cosine[..., empty] - FG_WEIGHT * (0.5 - fg)
+    rows, cols = occupied.shape
     occ = np.pad(occupied, 1)
     near = np.zeros_like(occupied)
     for dr in (-1, 0, 1):
         for dc in (-1, 0, 1):
             if dr or dc:
-                rows, cols = occupied.shape
                 near |= occ[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
     return ~occupied & near & (table < EDGE_TABLE_MIN)
 

@@ -12,7 +12,10 @@ are built with it, and a gallery built with another embedder is refused
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
+
+import numpy as np
 
 from vision.classifier import DEFAULT_MODEL, CardEmbedder
 
@@ -41,17 +44,13 @@ class PairedEmbedder:
     ``embedding_dim``)."""
 
     def __init__(self, parts: list[CardEmbedder], weights: list[float]) -> None:
-        import hashlib
-
         self.parts, self.weights = parts, [float(w) for w in weights]
         tag = ",".join(f"{p.model_id}*{w:g}" for p, w in zip(parts, self.weights, strict=True))
         self.model_id = hashlib.sha256(tag.encode()).hexdigest()[:16]
         self.embedding_dim = sum(p.embedding_dim for p in parts)
         self._norm = float(sum(w * w for w in self.weights)) ** 0.5
 
-    def embed(self, crops):
-        import numpy as np
-
+    def embed(self, crops: np.ndarray) -> np.ndarray:
         zs = [w * p.embed(crops) for p, w in zip(self.parts, self.weights, strict=True)]
         return (np.concatenate(zs, 1) / self._norm).astype(np.float32)
 
