@@ -25,6 +25,7 @@ import copy
 import random
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -413,3 +414,50 @@ def ranking_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 def finished(game: dict[str, Any]) -> bool:
     return game["round"] == rounds_total()
+
+
+# ------------------------------------------------------------------------------ one card's corners
+
+
+@dataclass(frozen=True)
+class CardPhoto:
+    """A reserve photo waiting for one card's corners (what :func:`ui.corners.corners_ui` draws
+    the taps on): the photo as shown, its frame (the corners' pixels) and its digest."""
+
+    overlay_jpeg: bytes
+    image_size: tuple[int, int]
+    photo_sha256: str
+
+
+def card_photo(image_rgb: Any, digest: str) -> CardPhoto:
+    """The photo (``(H, W, 3)`` RGB, as given to the reader) to tap a card's corners on."""
+    from service.reading import display_jpeg
+
+    height, width = image_rgb.shape[:2]
+    return CardPhoto(display_jpeg(image_rgb), (int(width), int(height)), digest)
+
+
+def check_card_corners(
+    points: Sequence[Sequence[float]], width: int, height: int
+) -> list[tuple[float, float]]:
+    """Four tapped corners of one card, clockwise from the top-left; ``ValueError`` (one sentence)
+    when they are not 4 points in the photo outlining a card."""
+    from vision.nimalia.manual import check_card_corners as check
+
+    return [(float(x), float(y)) for x, y in check(points, width, height)]
+
+
+def read_from_card(
+    image_rgb: Any, corners: Sequence[Sequence[float]], pack: str | None = None
+) -> Any:
+    """The reserve read from the corners of one of its cards (any order):
+    :func:`vision.nimalia.manual.read_reserve_from_card`, a ``ReserveRead`` as the automatic
+    reader's."""
+    from vision.nimalia.manual import read_reserve_from_card
+
+    return read_reserve_from_card(image_rgb, corners, pack)
+
+
+def flagged_squares(read: Any) -> list[tuple[int, int]]:
+    """The squares of a photo read that its reader asks to check (row, column)."""
+    return [(r, c) for r, row in enumerate(read.cells) for c, cell in enumerate(row) if cell.check]

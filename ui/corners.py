@@ -1,5 +1,8 @@
 """The "no grid found" fallback: the player taps the terrarium's four outer corners on the photo.
 
+The same taps serve Nimalia's fallback (the corners of one card of a reserve): :func:`corners_ui`
+takes the prompt, the button's label and the check of the four corners as parameters.
+
 The photo is shown at its true aspect through ``streamlit-image-coordinates`` (a maintained
 click-on-image component whose small frontend ships inside its wheel; nothing is downloaded).
 Each tap places the next corner, drawn as a numbered marker; the corners may be tapped in any
@@ -15,11 +18,13 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from PIL import Image, ImageDraw
+
+from vision.geometry import order_quad_clockwise
 
 #: Names of the corners, clockwise from the top-left (the order given to the reader).
 CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
@@ -93,11 +98,7 @@ def order_corners(points: Sequence[Sequence[float]]) -> list[Point]:
     pts = [(float(x), float(y)) for x, y in points]
     if len(pts) != 4:
         raise ValueError("give exactly four corners")
-    cx = sum(p[0] for p in pts) / 4
-    cy = sum(p[1] for p in pts) / 4
-    pts.sort(key=lambda p: math.atan2(p[1] - cy, p[0] - cx))
-    start = min(range(4), key=lambda i: pts[i][0] + pts[i][1])
-    return pts[start:] + pts[:start]
+    return [(float(x), float(y)) for x, y in order_quad_clockwise(pts)]
 
 
 def nearest(points: Sequence[Point], x: float, y: float) -> int:
@@ -225,15 +226,48 @@ def zoom_at(jpeg: bytes, width: int, height: int, point: Point, label: str = "")
     return Zoom(image=crop, left=left, top=top, side=side)
 
 
-def corners_ui(read: Any, *, key: str) -> list[Point] | None:
-    """Ask for the four outer corners; returns them (clockwise from top-left) once confirmed.
+#: What :func:`corners_ui` asks for by default: the terrarium's outer corners.
+TERRARIUM_PROMPT = (
+    "**Tap the {ordinal} outer corner** of the terrarium ({placed} of 4 placed, any order): the "
+    "outside corner of a corner card."
+)
+ORDINALS = ("first", "second", "third", "fourth")
+
+
+def terrarium_corners(points: Sequence[Point], width: int, height: int) -> list[Point]:
+    """The terrarium's corners as the reader wants them (clockwise from the top-left), checked."""
+    return check_corners(order_corners(points), width, height)
+
+
+def corners_ui(
+    read: Any,
+    *,
+    key: str,
+    prompt: str = TERRARIUM_PROMPT,
+    done_label: str = "Done: read the board",
+    check: Callable[[Sequence[Point], int, int], list[Point]] = terrarium_corners,
+    typed_check: Callable[[Sequence[Point], int, int], list[Point]] = check_corners,
+) -> list[Point] | None:
+    """Ask for four corners; returns them (as ``check`` gives them) once confirmed.
 
     Parameters
     ----------
-    read : ui.backend.PhotoRead
-        The failed read (its ``overlay_jpeg`` is the plain photo, ``image_size`` its frame).
+    read : ui.backend.PhotoRead or alike
+        The photo to tap on: its ``overlay_jpeg`` is the plain photo, ``image_size`` its frame
+        (the corners' pixels), ``photo_sha256`` tells one photo from another.
     key : str
         Prefix of this widget group's keys (and of the tapped corners in the session state).
+    prompt : str
+        The instruction while corners are missing; ``{ordinal}`` (first ... fourth) and
+        ``{placed}`` (0-3) are filled in.
+    done_label : str
+        The label of the button that returns the corners.
+    check : callable
+        ``check(points, width, height)`` -> the corners to return, or ``ValueError`` with the
+        sentence shown to the player (the points are in tap order).
+    typed_check : callable
+        The same for the corners typed in the folded section (given clockwise from the
+        top-left, as its fields are named).
     """
     import streamlit as st
     from streamlit_image_coordinates import streamlit_image_coordinates
@@ -265,10 +299,7 @@ def corners_ui(read: Any, *, key: str) -> list[Point] | None:
 
     placed = len(points)
     if placed < 4:
-        st.markdown(
-            f"**Tap the {['first', 'second', 'third', 'fourth'][placed]} outer corner** of the "
-            f"terrarium ({placed} of 4 placed, any order): the outside corner of a corner card."
-        )
+        st.markdown(prompt.format(ordinal=ORDINALS[placed], placed=placed))
     else:
         st.markdown("**All four corners placed.** Tap near a corner to move it, or read now.")
     streamlit_image_coordinates(
@@ -287,7 +318,7 @@ def corners_ui(read: Any, *, key: str) -> list[Point] | None:
         state[focus_key] = len(points) - 1 if points else None
         st.rerun()
     done = cols[1].button(
-        "Done: read the board", key=f"{key}_done", type="primary", disabled=placed < 4,
+        done_label, key=f"{key}_done", type="primary", disabled=placed < 4,
         width="stretch",
     )  # fmt: skip
     if points:
@@ -316,15 +347,20 @@ def corners_ui(read: Any, *, key: str) -> list[Point] | None:
         )
     if done and placed == 4:
         try:
-            return check_corners(order_corners(points), width, height)
+            return check(points, width, height)
         except ValueError as error:
             st.error(str(error))
     with st.expander("Type the corners instead (pixels)"):
-        typed = _typed_corners_ui(key, width, height)
+        typed = _typed_corners_ui(key, width, height, typed_check)
     return typed
 
 
-def _typed_corners_ui(key: str, width: int, height: int) -> list[Point] | None:
+def _typed_corners_ui(
+    key: str,
+    width: int,
+    height: int,
+    check: Callable[[Sequence[Point], int, int], list[Point]] = check_corners,
+) -> list[Point] | None:
     """Eight number inputs (four corners, clockwise from top-left) and a button to read."""
     import streamlit as st
 
@@ -346,7 +382,7 @@ def _typed_corners_ui(key: str, width: int, height: int) -> list[Point] | None:
     if st.button("Read with these corners", key=f"{key}_go"):
         typed = [(state[f"{key}_x{i}"], state[f"{key}_y{i}"]) for i in range(4)]
         try:
-            return check_corners(typed, width, height)
+            return check(typed, width, height)
         except ValueError as error:
             st.error(str(error))
     return None

@@ -373,8 +373,87 @@ def reader():
     return read_reserve
 
 
+#: Session keys: the photo being read (decoded) and whether its card corners are asked for.
+KEY_CARD_PHOTO = "nim_card_photo"
+KEY_TAP_CARD = "nim_tap_card"
+CARD_PROMPT = (
+    "**Tap the {ordinal} corner of one card** ({placed} of 4 placed, any order): any card whose "
+    "4 squares all show, such as the last one laid."
+)
+
+
+def _decode(data: bytes):
+    """The photo as the reader takes it (``(H, W, 3)`` RGB, EXIF orientation applied), or None."""
+    import numpy as np
+    from PIL import Image, ImageOps
+
+    try:
+        image = ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")
+    except Exception:  # noqa: BLE001 - a file that is not a picture
+        return None
+    return np.asarray(image)
+
+
+def put_read(game: dict, player: str, read, where: str, digest: str, text: str) -> None:
+    """A photo read (automatic or from a card's corners) onto the player's reserve."""
+    game.setdefault("photos", {})[where] = digest
+    flagged = N.flagged_squares(read)
+    before = snapshot(game, player)
+    warnings = N.set_read(game, player, read.squares, flagged)
+    game.setdefault("likely", {})[player] = {
+        f"{r},{c}": [t for t, _s in read.cells[r][c].top][:3] for r, c in flagged
+    }
+    card = [r for r in read.reasons if "card tapped" in r]
+    text = f"{text}: {len(flagged)} squares to check"
+    remember_change(game, player, "; ".join([text, *card, *warnings]), before)
+
+
+def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str) -> None:
+    """Tap the 4 corners of one card on the photo; the reserve is then read around that card."""
+    from ui.corners import corners_ui
+
+    where = f"{player}/{game['round']}"
+    kept = st.session_state.get(KEY_CARD_PHOTO)
+    if not kept or kept[0] != digest:  # decoded once per photo, not on every tap
+        image = _decode(data)
+        if image is None:
+            st.error("This file is not a photo the app can open.")
+            return
+        kept = (digest, N.card_photo(image, digest))
+        st.session_state[KEY_CARD_PHOTO] = kept
+    photo = kept[1]
+    corners = corners_ui(
+        photo,
+        key=f"nim_corners_{seat}",
+        prompt=CARD_PROMPT,
+        done_label="Done: read the reserve",
+        check=N.check_card_corners,
+        typed_check=N.check_card_corners,
+    )
+    if corners is None:
+        return
+    image = _decode(data)
+    try:
+        with st.spinner("Reading the reserve around that card…"):
+            read = N.read_from_card(image, corners)
+    except ValueError as error:
+        st.error(escape_markdown(str(error)))
+        return
+    except Exception as error:  # noqa: BLE001 - the reader failed: the squares can be tapped
+        st.error(f"This photo could not be read ({type(error).__name__}): tap the squares.")
+        return
+    if not read.found:
+        st.warning("No squares read around that card: check its corners, or tap the squares.")
+        return
+    put_read(game, player, read, where, digest, "Photo read from one card's corners")
+    st.session_state.pop(KEY_TAP_CARD, None)
+    st.rerun()
+
+
 def photo_ui(game: dict, player: str) -> None:
-    """Upload (or take) a photo of the reserve from your seat; flagged squares are outlined."""
+    """Upload (or take) a photo of the reserve from your seat; flagged squares are outlined.
+    When the reserve is not found, or its squares are in the wrong place, the player taps the
+    corners of one card and the reserve is read around it."""
     read_reserve = reader()
     if read_reserve is None:
         st.info("The photo reader is not available on this server: tap the squares instead.")
@@ -402,18 +481,31 @@ def photo_ui(game: dict, player: str) -> None:
     digest = hashlib.sha256(data).hexdigest()
     seen = game.setdefault("photos", {})
     where = f"{player}/{game['round']}"
+    tap_card = f"{where}/{digest}"
     if seen.get(where) == digest:
         st.caption("Photo read. Fix any square by tapping it (outlined squares first).")
+        if st.session_state.get(KEY_TAP_CARD) != tap_card:
+            if st.button(
+                "Squares in the wrong place? Tap the corners of one card",
+                key=f"nim_tap_card_{seat}",
+                icon="📐",
+            ):
+                st.session_state[KEY_TAP_CARD] = tap_card
+                st.rerun()
+            return
+        card_corners_ui(game, player, seat, data, digest)
         return
     if seen.get(where) == f"none:{digest}":
-        st.warning("No reserve found in this photo: take it again from above, or tap squares.")
+        st.warning(
+            "No reserve found in this photo: tap the 4 corners of one card below, take it again "
+            "from above, or tap the squares."
+        )
+        card_corners_ui(game, player, seat, data, digest)
         return
     import numpy as np
-    from PIL import Image, ImageOps
 
-    try:
-        image = ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")
-    except Exception:  # noqa: BLE001 - a file that is not a picture
+    image = _decode(data)
+    if image is None:
         st.error("This file is not a photo the app can open.")
         return
     try:
@@ -425,17 +517,7 @@ def photo_ui(game: dict, player: str) -> None:
     if not read.found:
         seen[where] = f"none:{digest}"
         st.rerun()
-    seen[where] = digest
-    flagged = [
-        (r, c) for r, row in enumerate(read.cells) for c, cell in enumerate(row) if cell.check
-    ]
-    before = snapshot(game, player)
-    warnings = N.set_read(game, player, read.squares, flagged)
-    game.setdefault("likely", {})[player] = {
-        f"{r},{c}": [t for t, _s in read.cells[r][c].top][:3] for r, c in flagged
-    }
-    text = f"Photo read: {len(flagged)} squares to check"
-    remember_change(game, player, "; ".join([text, *warnings]), before)
+    put_read(game, player, read, where, digest, "Photo read")
     st.rerun()
 
 
