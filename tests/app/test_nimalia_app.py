@@ -467,3 +467,115 @@ def test_check_game_names_what_is_wrong():
         N.check_game(broken)
     with pytest.raises(ValueError, match="no 'uid'"):
         N.check_game({k: v for k, v in game.items() if k != "uid"})
+
+
+def _last_card_corners(truth) -> list[tuple[float, float]]:
+    """Image corners TL, TR, BR, BL of the scene's last card laid (always fully visible)."""
+    p = truth["placements"][-1]
+    r0, c0 = truth["bbox"][:2]
+    q = truth["square_quads"]
+    r, c = p["row"] - r0, p["col"] - c0
+    return [
+        tuple(q[r][c][0]),
+        tuple(q[r][c + 1][1]),
+        tuple(q[r + 1][c + 1][2]),
+        tuple(q[r + 1][c][3]),
+    ]
+
+
+def test_no_reserve_found_asks_for_one_cards_corners(app, monkeypatch):
+    """A photo without a reserve offers the card-corner taps at once; the read from them goes
+    onto the reserve as a photo read (flags and all), with the stand-in reader of the corners."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    import vision.nimalia.manual as manual
+    from vision.nimalia.reader import ReserveRead, SquareRead
+
+    calls = []
+
+    def fake_read(image, corners, pack=None):
+        calls.append((image.shape, [tuple(c) for c in corners]))
+        cells = [
+            [
+                SquareRead("I:bea", 0.9, False, (("I:bea", 0.9),)),
+                SquareRead("J:pan", 0.01, True, (("J:pan", 0.5), ("J:gor", 0.49))),
+            ]
+        ]
+        return ReserveRead([["I:bea", "J:pan"]], cells, True, ["1 to check"], object())
+
+    monkeypatch.setattr(manual, "read_reserve_from_card", fake_read)
+    plain = io.BytesIO()
+    Image.fromarray(np.full((600, 800, 3), 120, np.uint8)).save(plain, format="JPEG")
+    at = start(app)
+    at.segmented_control(key="nim_mode").set_value("Photo").run()
+    at.file_uploader(key="nim_photo_0_1").upload("table.jpg", plain.getvalue(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    assert any("No reserve found" in w.value for w in at.warning)
+    assert any("0 of 4 placed" in m.value and "one card" in m.value for m in at.markdown)
+    assert at.button(key="nim_corners_0_1_done").disabled
+    # three corners: still waiting; a rerun keeps them
+    at.session_state["nim_corners_0_1_points"] = [(100.0, 100.0), (300.0, 300.0), (300.0, 100.0)]
+    at.run()
+    assert any("3 of 4 placed" in m.value for m in at.markdown)
+    # a fourth that does not make a card: refused with the reason, nothing read
+    at.session_state["nim_corners_0_1_points"] += [(250.0, 150.0)]  # inside the others
+    at.run()
+    at.button(key="nim_corners_0_1_done").click().run()
+    assert at.error and "do not outline a card" in at.error[0].value
+    assert not calls
+    at.session_state["nim_corners_0_1_points"][-1] = (100.0, 300.0)
+    at.run()
+    at.button(key="nim_corners_0_1_done").click().run()
+    no_errors(at)
+    assert calls == [
+        ((600, 800, 3), [(100.0, 100.0), (300.0, 100.0), (300.0, 300.0), (100.0, 300.0)])
+    ]
+    game = at.session_state["nim_game"]
+    assert game["reserves"]["Ann"][0][0][:2] == ["I:bea", "J:pan"]
+    assert N.checks_of(game, "Ann") == [(0, 1)]
+    assert any("one card's corners: 1 squares to check" in c.value for c in at.caption)
+    at.run()  # the photo stays in its widget: read, not asked again
+    assert len(calls) == 1
+    assert at.button(key="nim_tap_card_0_1")
+
+
+def test_a_wrong_read_is_replaced_by_a_read_from_one_cards_corners(app):
+    """Fresh seed 600029: the automatic reader takes a wrong extent; the 4 corners of the last
+    card laid read the reserve right."""
+    pytest.importorskip("cv2")
+    from vision.nimalia.reader import DEFAULT_GALLERY, MODELS_DIR
+    from vision.nimalia.scene import render_reserve
+
+    if not (MODELS_DIR / "card_embedder.onnx").exists() or not DEFAULT_GALLERY.exists():
+        pytest.skip("the Nimalia reader's model or gallery is missing")
+    image, truth = render_reserve(600029, max_size=(1600, 1200))
+    at = start(app)
+    at.segmented_control(key="nim_mode").set_value("Photo").run()
+    at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", _photo(image), "image/jpeg")
+    at.run()
+    no_errors(at)
+    rows, cols = len(truth["squares"]), len(truth["squares"][0])
+
+    def read_part():
+        grid = at.session_state["nim_game"]["reserves"]["Ann"][0]
+        return [row[:cols] for row in grid[:rows]]
+
+    assert read_part() != truth["squares"]
+    at.button(key="nim_tap_card_0_1").click().run()
+    no_errors(at)
+    assert any("0 of 4 placed" in m.value for m in at.markdown)
+    corners = _last_card_corners(truth)
+    at.session_state["nim_corners_0_1_points"] = [corners[i] for i in (2, 0, 3, 1)]
+    at.run()
+    at.button(key="nim_corners_0_1_done").click().run()
+    no_errors(at)
+    assert read_part() == truth["squares"]
+    grid = at.session_state["nim_game"]["reserves"]["Ann"][0]
+    assert all(t == "." for row in grid[rows:] for t in row)
+    assert all(t == "." for row in grid for t in row[cols:])
+    assert any("one card's corners" in c.value for c in at.caption)
+    assert not [b for b in at.button if b.key == "nim_corners_0_1_done"]  # the taps are done
