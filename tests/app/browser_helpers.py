@@ -162,3 +162,27 @@ def no_sideways_scroll(page) -> None:
     )
     for scroll, client in widths:
         assert scroll <= client, (page.url, widths)
+
+
+def image_box(page, key: str):
+    """The bounding box (viewport px) of the image inside the component with widget ``key``."""
+    page.locator(f".st-key-{key} iframe").scroll_into_view_if_needed()
+    image = page.frame_locator(f".st-key-{key} iframe").locator("img#image")
+    image.wait_for(timeout=30_000)
+    page.wait_for_function(
+        "k => { const f = document.querySelector(`.st-key-${k} iframe`);"
+        " const i = f && f.contentDocument && f.contentDocument.querySelector('img#image');"
+        " return i && i.complete && i.naturalWidth > 0 && i.width > 100; }",
+        arg=key,
+        timeout=30_000,
+    )
+    box = image.bounding_box()
+    assert box and box["width"] > 100, box
+    return box
+
+
+def tap_on(page, key: str, x: float, y: float, width: float, height: float) -> None:
+    """Tap the component image ``key`` at photo point ``(x, y)`` of a width x height frame."""
+    box = image_box(page, key)
+    page.touchscreen.tap(box["x"] + x / width * box["width"], box["y"] + y / height * box["height"])
+    wait_idle(page)

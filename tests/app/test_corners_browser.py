@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser_helpers import image_box, tap_on
 from PIL import Image
 
 from ui.corners import (
@@ -110,32 +111,6 @@ def test_the_degraded_photo_has_no_grid_but_reads_from_its_corners():
         if read.rows != rows:
             assert read.check.all()
     assert reader.read(photo, corners=np.asarray(corners)).rows == rows
-
-
-def image_box(page, key: str):
-    """The bounding box (viewport px) of the image inside the component with widget ``key``."""
-    page.locator(f".st-key-{key} iframe").scroll_into_view_if_needed()
-    image = page.frame_locator(f".st-key-{key} iframe").locator("img#image")
-    image.wait_for(timeout=30_000)
-    page.wait_for_function(
-        "k => { const f = document.querySelector(`.st-key-${k} iframe`);"
-        " const i = f && f.contentDocument && f.contentDocument.querySelector('img#image');"
-        " return i && i.complete && i.naturalWidth > 0 && i.width > 100; }",
-        arg=key,
-        timeout=30_000,
-    )
-    box = image.bounding_box()
-    assert box and box["width"] > 100, box
-    return box
-
-
-def tap_on(page, key: str, x: float, y: float, width: float, height: float) -> None:
-    """Tap the component image ``key`` at photo point ``(x, y)`` of a width x height frame."""
-    from serve import wait_idle
-
-    box = image_box(page, key)
-    page.touchscreen.tap(box["x"] + x / width * box["width"], box["y"] + y / height * box["height"])
-    wait_idle(page)
 
 
 @pytest.mark.browser
