@@ -273,12 +273,39 @@ def _segments(gray: np.ndarray, region: np.ndarray, seg: np.ndarray | None = Non
     return seg[inside & (length >= 0.012 * max(h, w))]
 
 
-def _families(seg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two boolean masks over segments: the two strongest roughly perpendicular directions."""
+def _on_outline(seg: np.ndarray, blob: np.ndarray) -> np.ndarray:
+    """Boolean per segment: it runs along the blob's outline (every one of 5 points along it
+    within :data:`OUTLINE_PX` of the outline), i.e. it is an edge of a card against the table."""
+    edge = blob ^ cv2.erode(blob, np.ones((3, 3), np.uint8))
+    dist = cv2.distanceTransform((edge == 0).astype(np.uint8), cv2.DIST_L2, 3)
+    t = np.linspace(0.1, 0.9, 5)[None, :, None]
+    pts = seg[:, None, :2] + t * (seg[:, None, 2:] - seg[:, None, :2])
+    h, w = blob.shape
+    ix = np.clip(np.round(pts[..., 0]).astype(int), 0, w - 1)
+    iy = np.clip(np.round(pts[..., 1]).astype(int), 0, h - 1)
+    return (dist[iy, ix] <= OUTLINE_PX).all(1)
+
+
+#: A segment within this many work-image pixels of the reserve's outline along its whole
+#: length is an outline edge (:func:`_on_outline`).
+OUTLINE_PX = 6.0
+#: Weight of outline edges in the choice of the two line families: the reserve's outline is
+#: made of card edges only, while inside it (and in the hull's notches) printed textures and a
+#: striped table also give long straight lines.
+OUTLINE_WEIGHT = 4.0
+
+
+def _families(
+    seg: np.ndarray, outline: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, tuple[int, int]]:
+    """Two boolean masks over segments: the two strongest roughly perpendicular directions
+    (segments weighted by length squared, outline edges ``outline`` by :data:`OUTLINE_WEIGHT`
+    more), and the two directions in degrees."""
     d = seg[:, 2:] - seg[:, :2]
     length = np.hypot(d[:, 0], d[:, 1])
     ang = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180.0
-    hist = np.bincount(np.round(ang).astype(int) % 180, weights=length**2, minlength=180)
+    wts = length**2 if outline is None else length**2 * np.where(outline, OUTLINE_WEIGHT, 1.0)
+    hist = np.bincount(np.round(ang).astype(int) % 180, weights=wts, minlength=180)
     kern = np.exp(-0.5 * (np.arange(-6, 7) / 2.5) ** 2)
     smooth = np.convolve(np.concatenate([hist[-6:], hist, hist[:6]]), kern, "same")[6:-6]
     a1 = int(np.argmax(smooth))
@@ -290,7 +317,21 @@ def _families(seg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         diff = np.abs((ang - a + 90) % 180 - 90)
         return diff < 14
 
-    return near(a1), near(a2)
+    return near(a1), near(a2), (a1, a2)
+
+
+def _angle_gap(a: tuple[int, int], b: tuple[int, int]) -> float:
+    """Largest difference in degrees between two pairs of line directions (unordered)."""
+
+    def d(x: float, y: float) -> float:
+        return abs((x - y + 90) % 180 - 90)
+
+    return min(max(d(a[0], b[0]), d(a[1], b[1])), max(d(a[0], b[1]), d(a[1], b[0])))
+
+
+#: Outline-weighted line families more than this many degrees from the plain ones give a
+#: second set of hypotheses (:func:`_lattices_of_blob`).
+FAMILY_GAP = 8.0
 
 
 def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
@@ -438,7 +479,7 @@ def _lattices_of_blob(
     seg_all: np.ndarray | None = None,
 ) -> list[Lattice]:
     hw, ww = work.shape[:2]
-    blob_w = cv2.resize(blob, (ww, hh := hw), interpolation=cv2.INTER_NEAREST)
+    blob_w = cv2.resize(blob, (ww, hw), interpolation=cv2.INTER_NEAREST)
     pts = cv2.findNonZero(blob_w)
     hull = cv2.convexHull(pts)
     region = np.zeros_like(blob_w)
@@ -448,7 +489,41 @@ def _lattices_of_blob(
     seg = _segments(gray, region, seg_all)
     if len(seg) < 6:
         raise LatticeNotFound("no lattice lines on the reserve")
-    f1, f2 = _families(seg)
+    # the strongest two directions of all segments; when the directions of the reserve's
+    # outline (card edges against the table, weighted up) differ, their hypotheses come after
+    plain = _families(seg)
+    outlined = _families(seg, _on_outline(seg, blob_w))
+    families = [plain]
+    if _angle_gap(plain[2], outlined[2]) > FAMILY_GAP:
+        families.append(outlined)
+    out: list[Lattice] = []
+    error: LatticeNotFound | None = None
+    for f1, f2, _ in families:
+        try:
+            out += _lattices_of_families(
+                work, s_work, blob, s_mask, keep, seg, f1, f2, hull, region
+            )
+        except LatticeNotFound as e:
+            error = error or e
+    if not out:
+        raise error or LatticeNotFound("no lattice on the reserve")
+    return out
+
+
+def _lattices_of_families(
+    work: np.ndarray,
+    s_work: float,
+    blob: np.ndarray,
+    s_mask: float,
+    keep: int,
+    seg: np.ndarray,
+    f1: np.ndarray,
+    f2: np.ndarray,
+    hull: np.ndarray,
+    region: np.ndarray,
+) -> list[Lattice]:
+    """The lattice hypotheses of one pair of line families (segments ``seg[f1]``, ``seg[f2]``)."""
+    hh, ww = work.shape[:2]
     if f1.sum() < 2 or f2.sum() < 2:
         raise LatticeNotFound("the reserve shows fewer than two families of lines")
     norm = np.array([(ww - 1) / 2, (hh - 1) / 2, max(ww, hh) / 2], np.float64)
