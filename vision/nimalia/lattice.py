@@ -185,12 +185,14 @@ def table_distances(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return d_lab, d_sh, b
 
 
-def foreground_masks(rgb: np.ndarray) -> tuple[list[np.ndarray], float]:
+def foreground_masks(rgb: np.ndarray, per_model: int = 1) -> tuple[list[np.ndarray], float]:
     """``([blob, ...], scale)``: reserve blob hypotheses on a thumbnail of ``rgb``.
 
     The first is the blob of the Lab table model (:func:`foreground_mask`); the second, when it
     differs, that of the shadow-aware model (a shadow the Lab model calls card can join the
-    reserve or outgrow it). The reader judges them by recognition.
+    reserve or outgrow it). The reader judges them by recognition. ``per_model`` > 1 also gives
+    each model's next largest card-sized blobs (a glare patch or a bright background can be
+    larger than a small, far reserve).
     """
     small, s = _resize(rgb, MASK_SIDE)
     d_lab, d_sh, b = table_distances(small)
@@ -198,16 +200,22 @@ def foreground_masks(rgb: np.ndarray) -> tuple[list[np.ndarray], float]:
     error: LatticeNotFound | None = None
     for card in (_threshold(d_lab, b), _threshold(d_sh, b)):
         try:
-            blob = _blob(card)
+            found = _blobs(card, per_model)
         except LatticeNotFound as e:
             error = error or e
             continue
-        if not any(_iou(blob, o) > SAME_BLOB_IOU for o in blobs):
-            blobs.append(blob)
+        for blob in found:
+            if not any(_iou(blob, o) > SAME_BLOB_IOU for o in blobs):
+                blobs.append(blob)
     if not blobs:
         raise error or LatticeNotFound("no reserve found")
     return blobs, s
 
+
+#: Blobs per table model and the largest extent in squares of the rescue search
+#: (:func:`find_lattice_sets`).
+RESCUE_BLOBS = 3
+RESCUE_SPAN = 10.0
 
 #: Two blobs overlapping this much (intersection over union) are one hypothesis.
 SAME_BLOB_IOU = 0.85
@@ -230,12 +238,18 @@ def foreground_mask(rgb: np.ndarray) -> tuple[np.ndarray, float]:
 
 def _blob(card: np.ndarray) -> np.ndarray:
     """The largest blob of a card mask plus blobs a hairline from it (uint8 0/255)."""
+    return _blobs(card, 1)[0]
+
+
+def _blobs(card: np.ndarray, n: int) -> list[np.ndarray]:
+    """Up to ``n`` blob groups of a card mask, largest first: each a blob plus the blobs a
+    hairline from it (uint8 0/255); groups after the first must be card-sized."""
     h, w = card.shape
     mask = card.astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    n, lab_img, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    if n <= 1:
+    n_comp, lab_img, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n_comp <= 1:
         raise LatticeNotFound("no reserve found: nothing stands out from the table")
     best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     area = stats[best, cv2.CC_STAT_AREA]
@@ -246,8 +260,16 @@ def _blob(card: np.ndarray) -> np.ndarray:
     reach = max(3, int(0.05 * math.sqrt(area)))
     grown = cv2.dilate(big.astype(np.uint8), np.ones((reach, reach), np.uint8))
     _, groups = cv2.connectedComponents(grown, connectivity=8)
-    group = groups[lab_img == best][0]
-    return ((groups == group) & big).astype(np.uint8) * 255
+    out, seen = [], set()
+    for j in 1 + np.argsort(-stats[1:, cv2.CC_STAT_AREA], kind="stable"):
+        if len(out) >= n or (out and stats[j, cv2.CC_STAT_AREA] < 0.004 * h * w):
+            break
+        group = int(groups[lab_img == j][0])
+        if group in seen or not big[lab_img == j].any():
+            continue
+        seen.add(group)
+        out.append(((groups == group) & big).astype(np.uint8) * 255)
+    return out
 
 
 def _detect(gray: np.ndarray) -> np.ndarray:
@@ -453,18 +475,25 @@ def find_lattices(rgb: np.ndarray, keep: int = PITCHES) -> list[Lattice]:
 
 
 def find_lattice_sets(
-    rgb: np.ndarray, keep: int = PITCHES
+    rgb: np.ndarray, keep: int = PITCHES, *, rescue: bool = False
 ) -> list[list[Lattice] | LatticeNotFound]:
     """Lattice hypotheses per reserve blob hypothesis (:func:`foreground_masks`), the Lab
     model's first; a blob without a lattice gives its :class:`LatticeNotFound` instead. The
-    photo's line segments are detected once."""
-    blobs, s_mask = foreground_masks(rgb)
+    photo's line segments are detected once.
+
+    ``rescue``: the wider search the reader runs when the first read is doubtful — up to
+    :data:`RESCUE_BLOBS` blobs per table model, and pitches down to the blob's extent over
+    :data:`RESCUE_SPAN` squares (glare or a shadow joined to the reserve makes the blob larger
+    than 6 squares).
+    """
+    blobs, s_mask = foreground_masks(rgb, RESCUE_BLOBS if rescue else 1)
     work, s_work = _resize(rgb, WORK_SIDE)
     seg = _detect(cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)) if len(blobs) > 1 else None
+    span = RESCUE_SPAN if rescue else MAX_SQUARES + 0.8
     out: list[list[Lattice] | LatticeNotFound] = []
     for blob in blobs:
         try:
-            out.append(_lattices_of_blob(work, s_work, blob, s_mask, keep, seg))
+            out.append(_lattices_of_blob(work, s_work, blob, s_mask, keep, seg, span))
         except LatticeNotFound as error:
             out.append(error)
     return out
@@ -477,6 +506,7 @@ def _lattices_of_blob(
     s_mask: float,
     keep: int,
     seg_all: np.ndarray | None = None,
+    span: float = MAX_SQUARES + 0.8,
 ) -> list[Lattice]:
     hw, ww = work.shape[:2]
     blob_w = cv2.resize(blob, (ww, hw), interpolation=cv2.INTER_NEAREST)
@@ -501,7 +531,7 @@ def _lattices_of_blob(
     for f1, f2, _ in families:
         try:
             out += _lattices_of_families(
-                work, s_work, blob, s_mask, keep, seg, f1, f2, hull, region
+                work, s_work, blob, s_mask, keep, seg, f1, f2, hull, region, span
             )
         except LatticeNotFound as e:
             error = error or e
@@ -521,6 +551,7 @@ def _lattices_of_families(
     f2: np.ndarray,
     hull: np.ndarray,
     region: np.ndarray,
+    span: float,
 ) -> list[Lattice]:
     """The lattice hypotheses of one pair of line families (segments ``seg[f1]``, ``seg[f2]``)."""
     hh, ww = work.shape[:2]
@@ -584,7 +615,7 @@ def _lattices_of_families(
     prof_y = (gy * inside).sum(1)
     ext_px = ext * sc
     cx, cy = (
-        _comb(prof, (margin, margin + e), max(e / (MAX_SQUARES + 0.8), 8), e / 1.6 + 1, keep)
+        _comb(prof, (margin, margin + e), max(e / span, 8), e / 1.6 + 1, keep)
         for prof, e in ((prof_x, ext_px[0]), (prof_y, ext_px[1]))
     )
     if not cx or not cy:

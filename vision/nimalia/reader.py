@@ -382,6 +382,9 @@ class ReserveRead:
     lattice: Lattice | None
     origin: tuple[int, int] = (0, 0)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: the read itself is in doubt: at most :data:`MIN_SQUARES` squares, or squares that match
+    #: the deck poorly (the reader then runs its wider search, :meth:`ReserveReader.read`)
+    doubtful: bool = False
 
     @property
     def found(self) -> bool:
@@ -450,30 +453,41 @@ class ReserveReader:
         return np.concatenate([cos, prob], 1)  # (n, 15 cosine + 15 head probabilities)
 
     def read(self, rgb: np.ndarray) -> ReserveRead:
-        """Read one photo; the first lattice hypothesis is kept unless it reads poorly, then
-        every hypothesis is tried on a few central cells and the best one is read."""
+        """Read one photo: every lattice hypothesis is tried on a few card-like cells and the
+        best one is read. When that read is in doubt (:attr:`ReserveRead.doubtful`) or no
+        lattice was found, a wider search (more blobs, smaller pitches:
+        ``find_lattice_sets(rescue=True)``) is judged the same way, and its read replaces the
+        first only when it is not in doubt."""
         t0 = time.perf_counter()
+        result, error = self._search(rgb, rescue=False)
+        t1 = time.perf_counter()
+        if result is None or result.doubtful:
+            rescued, _ = self._search(rgb, rescue=True)
+            if rescued is not None and (result is None or not rescued.doubtful):
+                result = rescued
+        if result is None:
+            return ReserveRead([], [], True, [error], None)
+        result.timings_ms = {
+            "search": (t1 - t0) * 1e3,
+            "total": (time.perf_counter() - t0) * 1e3,
+        }
+        return result
+
+    def _search(self, rgb: np.ndarray, *, rescue: bool) -> tuple[ReserveRead | None, str]:
+        """The read of the best lattice hypothesis, or ``(None, why none was found)``."""
         try:
-            sets = find_lattice_sets(rgb)
+            sets = find_lattice_sets(rgb, rescue=rescue)
         except LatticeNotFound as error:
-            return ReserveRead([], [], True, [str(error)], None)
+            return None, str(error)
         # the hypotheses of every reserve blob (Lab and shadow-aware table models) are judged
         # together by recognition
         lats = [lat for found in sets if isinstance(found, list) for lat in found]
         if not lats:
-            return ReserveRead([], [], True, [str(sets[0])], None)
-        t1 = time.perf_counter()
+            return None, str(sets[0])
         lat = self._choose(rgb, lats)
         scores = self._scores(rgb, lat)
         lat, scores = self._grow(rgb, lat, scores)
-        t2 = time.perf_counter()
-        result = _decide(scores, lat)
-        result.timings_ms = {
-            "lattice": (t1 - t0) * 1e3,
-            "squares": (t2 - t1) * 1e3,
-            "total": (time.perf_counter() - t0) * 1e3,
-        }
-        return result
+        return _decide(scores, lat), ""
 
     def _grow(self, rgb: np.ndarray, lat: Lattice, scores: np.ndarray):
         """Extend the lattice by a cell on every side whose outer cells hold squares.
@@ -705,9 +719,11 @@ def _decide(both: np.ndarray, lat: Lattice) -> ReserveRead:
     # a wrong lattice gives squares that match nothing well
     top_cos = cosine.max(-1)
     occ_scores = [top_cos[r, c] for r in range(r0, r1) for c in range(c0, c1) if occupied[r, c]]
+    doubtful = sum(t != EMPTY for row in squares for t in row) <= MIN_SQUARES
     if occ_scores and float(np.median(occ_scores)) < LATTICE_MIN_MEDIAN:
         reasons.append("the squares match the deck poorly (lattice doubtful)")
-    return ReserveRead(squares, cells, bool(reasons), reasons, lat, (r0, c0))
+        doubtful = True
+    return ReserveRead(squares, cells, bool(reasons), reasons, lat, (r0, c0), doubtful=doubtful)
 
 
 def _pale_edge(cosine: np.ndarray, occupied: np.ndarray, fg: np.ndarray) -> np.ndarray:
