@@ -31,6 +31,7 @@ squares (``vision.nimalia.reader``) decides which cells hold a square and verifi
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -216,6 +217,8 @@ def foreground_masks(rgb: np.ndarray, per_model: int = 1) -> tuple[list[np.ndarr
 #: (:func:`find_lattice_sets`).
 RESCUE_BLOBS = 3
 RESCUE_SPAN = 10.0
+#: Lattice hypotheses per pair of line families in the rescue search.
+RESCUE_HYPOTHESES = 16
 
 #: Two blobs overlapping this much (intersection over union) are one hypothesis.
 SAME_BLOB_IOU = 0.85
@@ -385,12 +388,18 @@ def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
 
 
 def _comb(
-    profile: np.ndarray, span: tuple[float, float], lo: float, hi: float, keep: int = 3
+    profile: np.ndarray,
+    span: tuple[float, float],
+    lo: float,
+    hi: float,
+    keep: int = 3,
+    extra: Sequence[float] = (),
 ) -> list[tuple[float, float, float]]:
     """Candidate ``(pitch, phase, contrast)`` combs in an edge profile, best first.
 
     Pitches lie in [lo, hi] px; up to ``keep`` candidates are local maxima of the score over the
-    pitch, more than 12 % apart.
+    pitch, more than 12 % apart; then each pitch of ``extra`` (in [lo, hi], not within 4 % of
+    one already chosen) at its best phase.
 
     A candidate (pitch, phase) scores the mean edge strength on its lines (within +-2 px) minus
     the mean strength half-way between them, over ``span`` (the reserve's extent): the true
@@ -454,6 +463,11 @@ def _comb(
         chosen.append((pitch, results[i][2], float(sc[i])))
         if len(chosen) >= keep:
             break
+    for pitch in extra:  # asked-for pitches, each at its best phase, unless already chosen
+        if not lo <= pitch <= hi or any(abs(pitch - c[0]) < 0.04 * c[0] for c in chosen):
+            continue
+        i = int(np.argmin(np.abs(ps - pitch)))
+        chosen.append((float(ps[i]), results[i][2], float(sc[i])))
     return chosen
 
 
@@ -489,11 +503,10 @@ def find_lattice_sets(
     blobs, s_mask = foreground_masks(rgb, RESCUE_BLOBS if rescue else 1)
     work, s_work = _resize(rgb, WORK_SIDE)
     seg = _detect(cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)) if len(blobs) > 1 else None
-    span = RESCUE_SPAN if rescue else MAX_SQUARES + 0.8
     out: list[list[Lattice] | LatticeNotFound] = []
     for blob in blobs:
         try:
-            out.append(_lattices_of_blob(work, s_work, blob, s_mask, keep, seg, span))
+            out.append(_lattices_of_blob(work, s_work, blob, s_mask, keep, seg, rescue))
         except LatticeNotFound as error:
             out.append(error)
     return out
@@ -506,7 +519,7 @@ def _lattices_of_blob(
     s_mask: float,
     keep: int,
     seg_all: np.ndarray | None = None,
-    span: float = MAX_SQUARES + 0.8,
+    rescue: bool = False,
 ) -> list[Lattice]:
     hw, ww = work.shape[:2]
     blob_w = cv2.resize(blob, (ww, hw), interpolation=cv2.INTER_NEAREST)
@@ -531,7 +544,7 @@ def _lattices_of_blob(
     for f1, f2, _ in families:
         try:
             out += _lattices_of_families(
-                work, s_work, blob, s_mask, keep, seg, f1, f2, hull, region, span
+                work, s_work, blob, s_mask, keep, seg, f1, f2, hull, region, rescue
             )
         except LatticeNotFound as e:
             error = error or e
@@ -551,7 +564,7 @@ def _lattices_of_families(
     f2: np.ndarray,
     hull: np.ndarray,
     region: np.ndarray,
-    span: float,
+    rescue: bool,
 ) -> list[Lattice]:
     """The lattice hypotheses of one pair of line families (segments ``seg[f1]``, ``seg[f2]``)."""
     hh, ww = work.shape[:2]
@@ -615,7 +628,16 @@ def _lattices_of_families(
     prof_y = (gy * inside).sum(1)
     ext_px = ext * sc
     cx, cy = (
-        _comb(prof, (margin, margin + e), max(e / span, 8), e / 1.6 + 1, keep)
+        _comb(
+            prof,
+            (margin, margin + e),
+            max(e / (RESCUE_SPAN if rescue else MAX_SQUARES + 0.8), 8),
+            e / 1.6 + 1,
+            keep,
+            # the rescue also tries the blob's extent over a whole number of squares (a pitch
+            # the comb's local maxima can miss when printed lines outvote the card edges)
+            [e / k for k in range(2, MAX_SQUARES + 1)] if rescue else (),
+        )
         for prof, e in ((prof_x, ext_px[0]), (prof_y, ext_px[1]))
     )
     if not cx or not cy:
@@ -627,7 +649,7 @@ def _lattices_of_families(
     hyps = sorted(
         ((a[2] + b[2], a, b) for a in cx for b in cy),
         key=lambda t: (_squareness(m_work, t[1][0], t[2][0], (hh, ww)) > MAX_LOG_ASPECT, -t[0]),
-    )[:HYPOTHESES]
+    )[: RESCUE_HYPOTHESES if rescue else HYPOTHESES]
     out = []
     for score, (px, phx, _), (py, phy, _) in hyps:
         out.append(

@@ -12,9 +12,9 @@ from vision.nimalia.manual import CARD_NOT_READ, check_card_corners, read_reserv
 from vision.nimalia.reader import read_reserve
 from vision.nimalia.scene import encode_jpeg, render_reserve
 
-#: Dev seeds 34 and fresh seed 600029: the automatic reader takes the wrong extent (its read
-#: does not have the reserve's shape); seed 0: it reads the reserve right.
-MISSED = (34, 600029)
+#: Fresh seeds 600029 and 600053: the automatic reader takes a wrong lattice (600029: half the
+#: pitch; 600053: the far side misregistered); seed 0: it reads the reserve right.
+MISSED = (600029, 600053)
 
 
 @cache
@@ -42,7 +42,7 @@ def _shape(grid):
 def test_reads_a_reserve_the_automatic_reader_gets_wrong(seed):
     rgb, truth = _photo(seed)
     auto = read_reserve(rgb)
-    assert not auto.found or _shape(auto.squares) != _shape(truth["squares"])
+    assert auto.squares != truth["squares"]  # the case the fallback is for
     read = read_reserve_from_card(rgb, last_card_corners(truth))
     assert read.found
     assert read.squares == truth["squares"]
