@@ -579,3 +579,26 @@ def test_a_wrong_read_is_replaced_by_a_read_from_one_cards_corners(app):
     assert all(t == "." for row in grid for t in row[cols:])
     assert any("one card's corners" in c.value for c in at.caption)
     assert not [b for b in at.button if b.key == "nim_corners_0_1_done"]  # the taps are done
+
+
+def test_tapping_a_cards_corners_can_be_cancelled(app):
+    """Opened from under a read, the tap screen closes again without touching the read."""
+    pytest.importorskip("cv2")
+    from vision.nimalia.reader import DEFAULT_GALLERY, MODELS_DIR
+    from vision.nimalia.scene import render_reserve
+
+    if not (MODELS_DIR / "card_embedder.onnx").exists() or not DEFAULT_GALLERY.exists():
+        pytest.skip("the Nimalia reader's model or gallery is missing")
+    image, _truth = render_reserve(600029, max_size=(1600, 1200))
+    at = start(app)
+    at.segmented_control(key="nim_mode").set_value("Photo").run()
+    at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", _photo(image), "image/jpeg")
+    at.run()
+    before = [row[:] for row in at.session_state["nim_game"]["reserves"]["Ann"][0]]
+    at.button(key="nim_tap_card_0_1").click().run()
+    assert any("0 of 4 placed" in m.value for m in at.markdown)
+    at.button(key="nim_tap_card_cancel_0_1").click().run()
+    no_errors(at)
+    assert not any("0 of 4 placed" in m.value for m in at.markdown)
+    assert [b for b in at.button if b.key == "nim_tap_card_0_1"]  # offered again
+    assert at.session_state["nim_game"]["reserves"]["Ann"][0] == before

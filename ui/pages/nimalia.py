@@ -493,6 +493,9 @@ def photo_ui(game: dict, player: str) -> None:
                 st.session_state[KEY_TAP_CARD] = tap_card
                 st.rerun()
             return
+        if st.button("Cancel: keep the read", key=f"nim_tap_card_cancel_{seat}", icon="✖️"):
+            st.session_state.pop(KEY_TAP_CARD, None)
+            st.rerun()
         card_corners_ui(game, player, seat, data, digest)
         return
     if seen.get(where) == f"none:{digest}":
