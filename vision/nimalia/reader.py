@@ -438,8 +438,17 @@ class ReserveReader:
             )
         return out
 
-    def _scores(self, rgb: np.ndarray, lat: Lattice, cells: list[int] | None = None):
-        small, s = _prefilter(rgb, lat)
+    def _scores(
+        self,
+        rgb: np.ndarray,
+        lat: Lattice,
+        cells: list[int] | None = None,
+        prefiltered: tuple[np.ndarray, float] | None = None,
+    ):
+        """Per cell: 15 cosines, 15 head probabilities and the embedding. ``prefiltered``: the
+        photo already downscaled for this lattice's squares (:func:`_prefilter`), shared by the
+        calls of one read."""
+        small, s = prefiltered or _prefilter(rgb, lat)
         crops = self.crops(small, _scaled(lat, s), cells)
         emb = self.embedder.embed(crops)
         cos = self.gallery.scores(emb)
@@ -486,11 +495,19 @@ class ReserveReader:
         if not lats:
             return None, str(sets[0])
         lat = self._choose(rgb, lats)
-        scores = self._scores(rgb, lat)
-        lat, scores = self._grow(rgb, lat, scores)
-        return _decide(scores, lat, self._photo_table(rgb, lat, scores)), ""
+        # one downscale of the photo serves every cell of this lattice and its growth
+        pre = _prefilter(rgb, lat)
+        scores = self._scores(rgb, lat, prefiltered=pre)
+        lat, scores = self._grow(rgb, lat, scores, pre)
+        return _decide(scores, lat, self._photo_table(rgb, lat, scores, pre)), ""
 
-    def _photo_table(self, rgb: np.ndarray, lat: Lattice, scores: np.ndarray) -> np.ndarray | None:
+    def _photo_table(
+        self,
+        rgb: np.ndarray,
+        lat: Lattice,
+        scores: np.ndarray,
+        prefiltered: tuple[np.ndarray, float] | None = None,
+    ) -> np.ndarray | None:
         """``(rows, cols)``: every cell's cosine similarity to the nearest of up to
         :data:`PHOTO_TABLE_CELLS` crops of *this photo's* table (lattice cells at least
         :data:`PHOTO_TABLE_GAP` cells from every square read, wholly inside the photo), or
@@ -509,29 +526,34 @@ class ReserveReader:
         side = 2 * PHOTO_TABLE_GAP - 1
         near = cv2.dilate(occ_big, np.ones((side, side), np.uint8)) > 0
         h, w = rgb.shape[:2]
-        area = _cell_area(lat)
-        cand = []
-        for r in range(big.rows):
-            for c in range(big.cols):
-                if near[r, c]:
-                    continue
-                q = big.cell_quad(r, c)
-                a = float(abs(cv2.contourArea(q.astype(np.float32))))
-                if (
-                    (q >= 0).all()
-                    and (q[:, 0] < w).all()
-                    and (q[:, 1] < h).all()
-                    and 0.2 * area < a < 5 * area
-                ):
-                    cand.append(r * big.cols + c)
+        pts = big.corners()  # (rows + 1, cols + 1, 2), every cell's corners at once
+        quads = np.stack([pts[:-1, :-1], pts[:-1, 1:], pts[1:, 1:], pts[1:, :-1]], 2)
+        x, y = quads[..., 0], quads[..., 1]
+        # shoelace area of every cell: a cell past the horizon flips or explodes
+        area = 0.5 * np.abs((x * np.roll(y, -1, 2) - np.roll(x, -1, 2) * y).sum(2))
+        ok = (
+            ~near
+            & (quads >= 0).all((2, 3))
+            & (x < w).all(2)
+            & (y < h).all(2)
+            & (area > 0.2 * _cell_area(lat))
+            & (area < 5 * _cell_area(lat))
+        )
+        cand = [int(i) for i in np.flatnonzero(ok.ravel())]
         if len(cand) < 2:
             return None
         pick = [cand[int(i)] for i in np.linspace(0, len(cand) - 1, PHOTO_TABLE_CELLS).round()]
-        small, s = _prefilter(rgb, big)
+        small, s = prefiltered or _prefilter(rgb, lat)
         far = self.embedder.embed(self.crops(small, _scaled(big, s), sorted(set(pick))))
         return (scores[:, SCORE_COLUMNS:] @ far.T).max(1).reshape(rows, cols)
 
-    def _grow(self, rgb: np.ndarray, lat: Lattice, scores: np.ndarray):
+    def _grow(
+        self,
+        rgb: np.ndarray,
+        lat: Lattice,
+        scores: np.ndarray,
+        prefiltered: tuple[np.ndarray, float] | None = None,
+    ):
         """Extend the lattice by a cell on every side whose outer cells hold squares.
 
         The foreground model can miss squares that look like the table; the reserve spans at
@@ -565,7 +587,7 @@ class ReserveReader:
                 if not (top <= r < top + lat.rows and left <= c < left + lat.cols)
             ]
             flat = grid.reshape(rows * cols, -1)
-            flat[fresh] = self._scores(rgb, new, fresh)
+            flat[fresh] = self._scores(rgb, new, fresh, prefiltered)
             lat, scores = new, flat
         return lat, scores
 
