@@ -5,11 +5,12 @@ The settings are one small JSON document per game night (stored by
 
     {"game": "reptile_tank",
      "house": {"tiers": [["rock", "basic", 3]], "objectives": [[3, 5]]},
-     "deck": "bundled"}
+     "deck": "bundled", "nimalia_deck": "bundled"}
 
 ``house`` holds only the values that differ from the default rules; :func:`rules_for` merges
 them onto the defaults. ``deck`` is ``"bundled"`` (the stand-in deck's gallery) or
-``"enrolled"`` (the night's own enrolled pack).
+``"enrolled"`` (the night's own enrolled pack); ``nimalia_deck`` is the same choice for
+Nimalia's reader (the stand-in deck, or the night's enrolled Nimalia pack).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class NightSettings:
     tiers: Mapping[TierKey, int] = field(default_factory=dict)
     objectives: Mapping[int, int] = field(default_factory=dict)
     deck: str = "bundled"
+    nimalia_deck: str = "bundled"
 
     @property
     def has_house_rules(self) -> bool:
@@ -51,6 +53,7 @@ class NightSettings:
                 "objectives": [[int(n), int(v)] for n, v in sorted(self.objectives.items())],
             },
             "deck": self.deck,
+            "nimalia_deck": self.nimalia_deck,
         }
 
     @classmethod
@@ -58,11 +61,13 @@ class NightSettings:
         house = data.get("house") or {}
         game = data.get("game", "reptile_tank")
         deck = data.get("deck", "bundled")
+        nimalia_deck = data.get("nimalia_deck", "bundled")
         return cls(
             game=game if game in GAMES else "reptile_tank",
             tiers={(str(c), str(t)): int(v) for c, t, v in house.get("tiers", [])},
             objectives={int(n): int(v) for n, v in house.get("objectives", [])},
             deck=deck if deck in DECKS else "bundled",
+            nimalia_deck=nimalia_deck if nimalia_deck in DECKS else "bundled",
         )
 
 

@@ -68,6 +68,43 @@ def pack_dir() -> Path | None:
     return path if path.is_dir() else None
 
 
+def nimalia_pack_path(session_uid: str) -> Path:
+    """Where a game night's enrolled Nimalia deck pack lives (one folder per night, on this
+    server's disk under the user data dir; apart from the night's Reptile Tank deck)."""
+    return user_data_dir() / "nimalia-decks" / f"night-{session_uid}"
+
+
+def nimalia_pack() -> str | None:
+    """The pack the Nimalia reader reads this night's photos with, or ``None`` for the
+    stand-in deck (the night's choice, ``nimalia_deck``; an enrolled pack is kept either way)."""
+    from service.nimalia_deck import pack_to_read
+
+    session_uid = st.session_state.get(S.NIGHT_UID)
+    if session_uid is None:
+        return None
+    return pack_to_read(nimalia_pack_path(session_uid), night_settings().nimalia_deck)
+
+
+def use_nimalia_deck(deck: str) -> None:
+    """Switch this game night's Nimalia reads to ``"bundled"`` (stand-in) or ``"enrolled"``."""
+    from dataclasses import replace
+
+    save_night_settings(replace(night_settings(), nimalia_deck=deck))
+
+
+def enroll_nimalia_deck(files: list[tuple[str, bytes]]) -> float:
+    """Enrol this night's Nimalia pack from uploaded ``(name, bytes)`` card images and use it;
+    returns the seconds it took. ``ValueError`` (one message) when refused."""
+    from service.nimalia_deck import enroll
+
+    session_uid = st.session_state.get(S.NIGHT_UID)
+    if session_uid is None:
+        raise ValueError("Pick a game night first: a deck belongs to a game night.")
+    _folder, seconds = enroll(files, nimalia_pack_path(session_uid))
+    use_nimalia_deck("enrolled")
+    return seconds
+
+
 def db_url() -> str | None:
     """The database URL from the environment (``None``: the store's SQLite default)."""
     return os.environ.get(DB_URL_ENV) or None

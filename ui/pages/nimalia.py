@@ -19,6 +19,7 @@ import streamlit as st
 from service import nimalia as N
 from service.errors import STORAGE_ERRORS, storage_message
 from ui import state as S
+from ui.backend import enroll_nimalia_deck, nimalia_pack, nimalia_pack_path, use_nimalia_deck
 from ui.journey import escape_markdown
 from ui.navigation import page_path
 from ui.nimalia_widgets import (
@@ -161,6 +162,7 @@ def setup_ui() -> None:
             "Break ties at every place (not only between the players tied for first)",
             key=KEY_TIEBREAK,
         )
+    nimalia_deck_ui()  # the photo reader's deck; also under each photo upload
     if st.button("Start the Nimalia game", type="primary", key="nim_start"):
         try:
             players = S.parse_player_names(st.session_state.get(KEY_PLAYERS, ""))
@@ -376,6 +378,11 @@ def reader():
 #: Session keys: the photo being read (decoded) and whether its card corners are asked for.
 KEY_CARD_PHOTO = "nim_card_photo"
 KEY_TAP_CARD = "nim_tap_card"
+#: Widget keys of the night's Nimalia deck section.
+KEY_DECK_FILES = "nim_deck_files"
+KEY_DECK_ENROL = "nim_deck_enrol"
+KEY_DECK_BUNDLED = "nim_deck_bundled"
+KEY_DECK_ENROLLED = "nim_deck_enrolled"
 CARD_PROMPT = (
     "**Tap the {ordinal} corner of one card** ({placed} of 4 placed, any order): any card whose "
     "4 squares all show, such as the last one laid."
@@ -435,7 +442,7 @@ def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str
     image = _decode(data)
     try:
         with st.spinner("Reading the reserve around that card…"):
-            read = N.read_from_card(image, corners)
+            read = N.read_from_card(image, corners, nimalia_pack())
     except ValueError as error:
         st.error(escape_markdown(str(error)))
         return
@@ -450,6 +457,53 @@ def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str
     st.rerun()
 
 
+def nimalia_deck_ui() -> None:
+    """The night's own Nimalia deck: which deck photos are read with, the one tap that
+    switches, and enrolling the 60 card images (:mod:`service.nimalia_deck`)."""
+    from service.nimalia_deck import CARDS, ENROL_SECONDS, has_pack
+
+    uid = st.session_state.get(S.NIGHT_UID)
+    if uid is None:
+        return
+    with st.expander("Your Nimalia deck"):
+        if nimalia_pack() is not None:
+            st.write("Photos are read with **your enrolled Nimalia deck**.")
+            if st.button("Use the stand-in deck", key=KEY_DECK_BUNDLED, icon="↩"):
+                use_nimalia_deck("bundled")
+                st.session_state[S.FLASH] = "Back to the stand-in deck (your deck is kept)."
+                st.rerun()
+        else:
+            st.write("Photos are read with the stand-in deck.")
+            if has_pack(nimalia_pack_path(uid)) and st.button(
+                "Use my enrolled deck", key=KEY_DECK_ENROLLED, icon="🃏"
+            ):
+                use_nimalia_deck("enrolled")
+                st.session_state[S.FLASH] = "Your enrolled Nimalia deck is in use again."
+                st.rerun()
+        st.caption(
+            f"Enrol your printing: one upright, unturned image of each of the {CARDS} cards, "
+            f"named after its id as the rules' reference numbers them (`1.png` … `{CARDS}.png`, "
+            f"or .jpg). Building the deck takes {ENROL_SECONDS}."
+        )
+        files = st.file_uploader(
+            f"The {CARDS} card images",
+            type=["png", "jpg", "jpeg"],
+            accept_multiple_files=True,
+            key=KEY_DECK_FILES,
+        )
+        if st.button("Enrol my deck", key=KEY_DECK_ENROL, disabled=not files):
+            try:
+                with st.spinner(f"Building your deck's gallery ({ENROL_SECONDS})…"):
+                    seconds = enroll_nimalia_deck([(f.name, f.getvalue()) for f in files])
+            except ValueError as error:
+                st.error(escape_markdown(str(error)))
+                return
+            st.session_state[S.FLASH] = (
+                f"Deck enrolled in {seconds:.0f} s: new photos are read with your cards."
+            )
+            st.rerun()
+
+
 def photo_ui(game: dict, player: str) -> None:
     """Upload (or take) a photo of the reserve from your seat; flagged squares are outlined.
     When the reserve is not found, or its squares are in the wrong place, the player taps the
@@ -458,6 +512,7 @@ def photo_ui(game: dict, player: str) -> None:
     if read_reserve is None:
         st.info("The photo reader is not available on this server: tap the squares instead.")
         return
+    nimalia_deck_ui()
     seat = f"{game['players'].index(player)}_{game['round']}"
     source = st.segmented_control(
         "Photo from", ["Upload", "Camera"], key="nim_photo_source", default="Upload", required=True
@@ -513,7 +568,7 @@ def photo_ui(game: dict, player: str) -> None:
         return
     try:
         with st.spinner("Reading the reserve…"):
-            read = read_reserve(np.asarray(image))
+            read = read_reserve(np.asarray(image), nimalia_pack())
     except Exception as error:  # noqa: BLE001 - the reader failed: the squares can be tapped
         st.error(f"This photo could not be read ({type(error).__name__}): tap the squares.")
         return
