@@ -97,19 +97,30 @@ def has_pack(folder: Path | None) -> bool:
     )
 
 
+#: The night chose its enrolled deck, but this server does not hold it.
+PACK_MISSING = (
+    "This night reads photos with its enrolled Nimalia deck, but the deck is not on this "
+    "server: enrol it again here, or switch to the stand-in deck (Your Nimalia deck)."
+)
+
+
 def pack_to_read(folder: Path | None, choice: str) -> str | None:
-    """The pack the reader takes: ``folder`` when the night chose ``"enrolled"`` and the pack
-    is there, otherwise ``None`` (the stand-in deck)."""
-    if choice == "enrolled" and has_pack(folder):
-        return str(folder)
-    return None
+    """The pack the reader takes: ``folder`` when the night chose ``"enrolled"``, ``None`` (the
+    stand-in deck) when it chose ``"bundled"``.
 
-
-def forget_reader(folder: Path) -> None:
-    """Drop the reader cached for ``folder`` (the next read loads the pack written there)."""
-    from vision.nimalia import reader
-
-    reader._READERS.pop(str(Path(folder).resolve()), None)
+    Raises ``ValueError`` (:data:`PACK_MISSING`) when the night chose its enrolled deck and the
+    pack is not in ``folder`` (another server enrolled it, or it was removed): reading a real
+    deck's photo with the stand-in deck's gallery would name squares wrongly without a word.
+    A re-enrolment swaps the folder in two renames, so a missing pack is looked for once more.
+    """
+    if choice != "enrolled" or folder is None:
+        return None
+    for attempt in range(2):
+        if has_pack(folder):
+            return str(folder)
+        if attempt == 0:
+            time.sleep(0.2)
+    raise ValueError(PACK_MISSING)
 
 
 def enroll(
@@ -153,5 +164,5 @@ def enroll(
             folder.rename(old)
         out.rename(folder)
         shutil.rmtree(old, ignore_errors=True)
-    forget_reader(folder)
+    # the reader cache notices the new gallery itself (vision.nimalia.reader.cached_reader)
     return folder, time.perf_counter() - started

@@ -74,9 +74,15 @@ def nimalia_pack_path(session_uid: str) -> Path:
     return user_data_dir() / "nimalia-decks" / f"night-{session_uid}"
 
 
+def nimalia_deck_choice() -> str:
+    """This night's Nimalia deck choice: ``"enrolled"`` or ``"bundled"`` (the stand-in deck)."""
+    return night_settings().nimalia_deck if st.session_state.get(S.NIGHT_UID) else "bundled"
+
+
 def nimalia_pack() -> str | None:
     """The pack the Nimalia reader reads this night's photos with, or ``None`` for the
-    stand-in deck (the night's choice, ``nimalia_deck``; an enrolled pack is kept either way)."""
+    stand-in deck (the night's choice, ``nimalia_deck``; an enrolled pack is kept either way).
+    ``ValueError`` when the night chose its enrolled deck and this server does not hold it."""
     from service.nimalia_deck import pack_to_read
 
     session_uid = st.session_state.get(S.NIGHT_UID)

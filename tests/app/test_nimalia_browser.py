@@ -67,6 +67,20 @@ def segment(page, key: str, text: str) -> None:
     wait_idle(page)
 
 
+def set_up_game(page) -> None:
+    """A new night playing Nimalia, players Ann and Ben, one goal of each colour (:data:`GOALS`),
+    the game not started yet."""
+    create_night(page)
+    goto_page(page, "Nimalia")
+    segment(page, "night_game", "Nimalia")
+    page.get_by_text("This game night plays Nimalia").first.wait_for()
+    page.locator(".st-key-nim_players textarea").fill("Ann\nBen")
+    page.locator(".st-key-nim_players textarea").blur()
+    wait_idle(page)
+    for colour, text in GOALS.items():
+        choose(page, f"nim_goal_{colour}", text)
+
+
 def goal_points(page) -> dict[int, int]:
     text = page.locator(".st-key-nim_points").inner_text()
     return {int(g): int(v) for g, v in re.findall(r"Goal (\d+)\s*\n\s*(-?\d+)", text)}
@@ -84,15 +98,7 @@ def test_photo_fix_changes_goal_points(tmp_path):
     require_browser(model=True)
     photo = reserve_photo(tmp_path / "reserve.jpg")
     with app_page(tmp_path) as page:
-        create_night(page)
-        goto_page(page, "Nimalia")
-        segment(page, "night_game", "Nimalia")
-        page.get_by_text("This game night plays Nimalia").first.wait_for()
-        page.locator(".st-key-nim_players textarea").fill("Ann\nBen")
-        page.locator(".st-key-nim_players textarea").blur()
-        wait_idle(page)
-        for colour, text in GOALS.items():
-            choose(page, f"nim_goal_{colour}", text)
+        set_up_game(page)
         shot(page, tmp_path, "nimalia_setup")
         tap(page, "nim_start")
         page.get_by_text("Nimalia started with 2 players").first.wait_for()
@@ -143,15 +149,7 @@ def test_tapping_one_cards_corners_reads_the_reserve(tmp_path):
     r, c = p["row"] - truth["bbox"][0], p["col"] - truth["bbox"][1]
     tl, tr, br, bl = q[r][c][0], q[r][c + 1][1], q[r + 1][c + 1][2], q[r + 1][c][3]
     with app_page(tmp_path) as page:
-        create_night(page)
-        goto_page(page, "Nimalia")
-        segment(page, "night_game", "Nimalia")
-        page.get_by_text("This game night plays Nimalia").first.wait_for()
-        page.locator(".st-key-nim_players textarea").fill("Ann\nBen")
-        page.locator(".st-key-nim_players textarea").blur()
-        wait_idle(page)
-        for colour, text in GOALS.items():
-            choose(page, f"nim_goal_{colour}", text)
+        set_up_game(page)
         tap(page, "nim_start")
         page.get_by_text("Nimalia started with 2 players").first.wait_for()
         segment(page, "nim_mode", "Photo")

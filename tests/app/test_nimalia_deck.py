@@ -63,7 +63,9 @@ def test_ids_may_be_zero_padded_and_jpeg(variant_files):
 
 def test_pack_to_read_follows_the_choice_and_the_pack(tmp_path):
     assert not D.has_pack(None) and not D.has_pack(tmp_path)
-    assert D.pack_to_read(tmp_path, "enrolled") is None  # no pack: the stand-in deck
+    with pytest.raises(ValueError, match="not on this server"):  # never the stand-in instead
+        D.pack_to_read(tmp_path, "enrolled")
+    assert D.pack_to_read(tmp_path, "bundled") is None
     (tmp_path / "pack.json").write_text("{}")
     (tmp_path / "gallery.npz").write_bytes(b"")
     assert D.has_pack(tmp_path)
@@ -179,3 +181,20 @@ def test_the_page_shows_a_refusal_as_one_message(app):
     assert message.startswith("Cannot enrol this deck: not an image the app can open: 1.png")
     assert "no card image among them" in message
     assert any("stand-in deck" in m.value for m in at.markdown)
+
+
+@pytest.mark.slow
+def test_a_reader_cached_for_a_pack_is_replaced_when_the_pack_is_enrolled_again(
+    variant_files, tmp_path
+):
+    """Another server (or this one) enrols the night's deck again in the same folder: the next
+    read loads the new gallery instead of the cached reader of the replaced one."""
+    pytest.importorskip("cv2")
+    from vision.nimalia.reader import cached_reader
+
+    folder = tmp_path / "night-x"
+    D.enroll(variant_files, folder)
+    first = cached_reader(folder)
+    assert cached_reader(folder) is first
+    D.enroll(variant_files, folder)
+    assert cached_reader(folder) is not first

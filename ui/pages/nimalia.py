@@ -19,7 +19,13 @@ import streamlit as st
 from service import nimalia as N
 from service.errors import STORAGE_ERRORS, storage_message
 from ui import state as S
-from ui.backend import enroll_nimalia_deck, nimalia_pack, nimalia_pack_path, use_nimalia_deck
+from ui.backend import (
+    enroll_nimalia_deck,
+    nimalia_deck_choice,
+    nimalia_pack,
+    nimalia_pack_path,
+    use_nimalia_deck,
+)
 from ui.journey import escape_markdown
 from ui.navigation import page_path
 from ui.nimalia_widgets import (
@@ -460,14 +466,16 @@ def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str
 def nimalia_deck_ui() -> None:
     """The night's own Nimalia deck: which deck photos are read with, the one tap that
     switches, and enrolling the 60 card images (:mod:`service.nimalia_deck`)."""
-    from service.nimalia_deck import CARDS, ENROL_SECONDS, has_pack
+    from service.nimalia_deck import CARDS, ENROL_SECONDS, PACK_MISSING, has_pack
 
     uid = st.session_state.get(S.NIGHT_UID)
     if uid is None:
         return
     with st.expander("Your Nimalia deck"):
-        if nimalia_pack() is not None:
+        if nimalia_deck_choice() == "enrolled":
             st.write("Photos are read with **your enrolled Nimalia deck**.")
+            if not has_pack(nimalia_pack_path(uid)):
+                st.warning(PACK_MISSING)
             if st.button("Use the stand-in deck", key=KEY_DECK_BUNDLED, icon="↩"):
                 use_nimalia_deck("bundled")
                 st.session_state[S.FLASH] = "Back to the stand-in deck (your deck is kept)."
@@ -569,6 +577,9 @@ def photo_ui(game: dict, player: str) -> None:
     try:
         with st.spinner("Reading the reserve…"):
             read = read_reserve(np.asarray(image), nimalia_pack())
+    except ValueError as error:  # the night's deck is not here, or its pack is refused
+        st.error(escape_markdown(str(error)))
+        return
     except Exception as error:  # noqa: BLE001 - the reader failed: the squares can be tapped
         st.error(f"This photo could not be read ({type(error).__name__}): tap the squares.")
         return

@@ -30,11 +30,10 @@ import numpy as np
 from vision.geometry import is_convex_quad, order_quad_clockwise, quad_area
 from vision.nimalia.lattice import Lattice, LatticeNotFound, _upright, foreground_masks
 from vision.nimalia.reader import (
-    _READERS,
     CLASSES,
     ReserveRead,
-    ReserveReader,
     _decide,
+    cached_reader,
 )
 
 #: Cells of the window on each side of the card: a 6 x 6 reserve holding the card spans at most
@@ -191,10 +190,7 @@ def read_reserve_from_card(
     rgb = np.ascontiguousarray(np.asarray(image)[..., :3])
     height, width = rgb.shape[:2]
     quad = check_card_corners(card_corners, width, height)
-    key = str(Path(pack).resolve()) if pack is not None else ""
-    reader = _READERS.get(key)
-    if reader is None:
-        reader = _READERS[key] = ReserveReader(pack)
+    reader = cached_reader(pack)
     lat = card_lattice(rgb, quad)
     t1 = time.perf_counter()
     inside = inside_share(lat, width, height) >= MIN_INSIDE

@@ -859,24 +859,46 @@ MIN_SQUARES = 4
 #: runs): right reads of dev and fresh seeds stay under 0.19, wrong lattices gave 0.69-0.73.
 DOUBT_CHECKED_SHARE = 0.35
 
-_READERS: dict[str, ReserveReader] = {}
+_READERS: dict[tuple, ReserveReader] = {}
+
+
+def cached_reader(pack: str | Path | None = None) -> ReserveReader:
+    """The reader of ``pack`` (``None``: the stand-in deck), loaded once per process.
+
+    The cache key includes the pack's gallery file as it is now (inode, size, modification
+    time): a deck enrolled again in the same folder — by this process or another server — is
+    loaded afresh, never read with the gallery it replaced.
+    """
+    if pack is None:
+        key: tuple = ("",)
+    else:
+        folder = Path(pack).resolve()
+        try:
+            st = (folder / "gallery.npz").stat()
+            key = (str(folder), st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            key = (str(folder),)  # no gallery: ReserveReader reports it
+    reader = _READERS.get(key)
+    if reader is None:
+        reader = ReserveReader(pack)
+        for old in [k for k in _READERS if k[0] == key[0]]:  # a replaced pack's reader
+            del _READERS[old]
+        _READERS[key] = reader
+    return reader
 
 
 def read_reserve(image: np.ndarray, pack: str | Path | None = None) -> ReserveRead:
     """Read a reserve photo (``(H, W, 3) uint8 RGB``, upright as taken from the player's seat).
 
     ``pack``: a Nimalia deck pack folder (``reptile-tank nimalia enroll``) or ``None`` for the
-    stand-in deck. The reader (embedder + gallery) is cached per pack.
+    stand-in deck. The reader (embedder + gallery) is cached per pack (:func:`cached_reader`).
     """
-    key = str(Path(pack).resolve()) if pack is not None else ""
-    reader = _READERS.get(key)
-    if reader is None:
-        reader = _READERS[key] = ReserveReader(pack)
-    return reader.read(np.ascontiguousarray(image[..., :3]))
+    return cached_reader(pack).read(np.ascontiguousarray(image[..., :3]))
 
 
 __all__ = [
     "CLASSES",
+    "cached_reader",
     "ReserveRead",
     "ReserveReader",
     "SquareGallery",
