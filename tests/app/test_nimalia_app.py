@@ -410,7 +410,8 @@ def test_a_file_that_is_not_a_photo_says_so(app):
     assert at.error and "not a photo" in at.error[0].value
 
 
-def test_a_photo_without_a_reserve_says_so_once(app):
+def _plain_table_uploaded(app):
+    """The photo page after uploading a plain grey table (no reserve in it)."""
     import io
 
     import numpy as np
@@ -423,6 +424,12 @@ def test_a_photo_without_a_reserve_says_so_once(app):
     at.file_uploader(key="nim_photo_0_1").upload("table.jpg", plain.getvalue(), "image/jpeg")
     at.run()
     no_errors(at)
+    return at
+
+
+def test_a_photo_without_a_reserve_says_so_once(app):
+
+    at = _plain_table_uploaded(app)
     assert any("No reserve found" in w.value for w in at.warning)
     at.run()  # the photo stays in its widget: the page still says so, the reserve is untouched
     assert any("No reserve found" in w.value for w in at.warning)
@@ -486,10 +493,6 @@ def _last_card_corners(truth) -> list[tuple[float, float]]:
 def test_no_reserve_found_asks_for_one_cards_corners(app, monkeypatch):
     """A photo without a reserve offers the card-corner taps at once; the read from them goes
     onto the reserve as a photo read (flags and all), with the stand-in reader of the corners."""
-    import io
-
-    import numpy as np
-    from PIL import Image
 
     import vision.nimalia.manual as manual
     from vision.nimalia.reader import ReserveRead, SquareRead
@@ -507,13 +510,7 @@ def test_no_reserve_found_asks_for_one_cards_corners(app, monkeypatch):
         return ReserveRead([["I:bea", "J:pan"]], cells, True, ["1 to check"], object())
 
     monkeypatch.setattr(manual, "read_reserve_from_card", fake_read)
-    plain = io.BytesIO()
-    Image.fromarray(np.full((600, 800, 3), 120, np.uint8)).save(plain, format="JPEG")
-    at = start(app)
-    at.segmented_control(key="nim_mode").set_value("Photo").run()
-    at.file_uploader(key="nim_photo_0_1").upload("table.jpg", plain.getvalue(), "image/jpeg")
-    at.run()
-    no_errors(at)
+    at = _plain_table_uploaded(app)
     assert any("No reserve found" in w.value for w in at.warning)
     assert any("0 of 4 placed" in m.value and "one card" in m.value for m in at.markdown)
     assert at.button(key="nim_corners_0_1_done").disabled
@@ -543,9 +540,9 @@ def test_no_reserve_found_asks_for_one_cards_corners(app, monkeypatch):
     assert at.button(key="nim_tap_card_0_1")
 
 
-def test_a_wrong_read_is_replaced_by_a_read_from_one_cards_corners(app):
-    """Fresh seed 600029: the automatic reader takes a wrong extent; the 4 corners of the last
-    card laid read the reserve right."""
+def _wrong_read(app):
+    """Fresh seed 600029 uploaded and read (the automatic reader takes a wrong extent):
+    ``(app test, truth)``."""
     pytest.importorskip("cv2")
     from vision.nimalia.reader import DEFAULT_GALLERY, MODELS_DIR
     from vision.nimalia.scene import render_reserve
@@ -558,6 +555,13 @@ def test_a_wrong_read_is_replaced_by_a_read_from_one_cards_corners(app):
     at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", _photo(image), "image/jpeg")
     at.run()
     no_errors(at)
+    return at, truth
+
+
+def test_a_wrong_read_is_replaced_by_a_read_from_one_cards_corners(app):
+    """Fresh seed 600029: the automatic reader takes a wrong extent; the 4 corners of the last
+    card laid read the reserve right."""
+    at, truth = _wrong_read(app)
     rows, cols = len(truth["squares"]), len(truth["squares"][0])
 
     def read_part():
@@ -583,17 +587,7 @@ def test_a_wrong_read_is_replaced_by_a_read_from_one_cards_corners(app):
 
 def test_tapping_a_cards_corners_can_be_cancelled(app):
     """Opened from under a read, the tap screen closes again without touching the read."""
-    pytest.importorskip("cv2")
-    from vision.nimalia.reader import DEFAULT_GALLERY, MODELS_DIR
-    from vision.nimalia.scene import render_reserve
-
-    if not (MODELS_DIR / "card_embedder.onnx").exists() or not DEFAULT_GALLERY.exists():
-        pytest.skip("the Nimalia reader's model or gallery is missing")
-    image, _truth = render_reserve(600029, max_size=(1600, 1200))
-    at = start(app)
-    at.segmented_control(key="nim_mode").set_value("Photo").run()
-    at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", _photo(image), "image/jpeg")
-    at.run()
+    at, _truth = _wrong_read(app)
     before = [row[:] for row in at.session_state["nim_game"]["reserves"]["Ann"][0]]
     at.button(key="nim_tap_card_0_1").click().run()
     assert any("0 of 4 placed" in m.value for m in at.markdown)

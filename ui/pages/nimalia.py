@@ -421,6 +421,19 @@ def put_read(game: dict, player: str, read, where: str, digest: str, text: str) 
     remember_change(game, player, "; ".join([text, *card, *warnings]), before)
 
 
+def _read_or_explain(label: str, read_photo):
+    """Run one photo read under a spinner; on failure say why in one error (the squares can
+    still be tapped) and return ``None``."""
+    try:
+        with st.spinner(label):
+            return read_photo()
+    except ValueError as error:  # the corners, the night's deck or its pack refused
+        st.error(escape_markdown(str(error)))
+    except Exception as error:  # noqa: BLE001 - the reader failed: the squares can be tapped
+        st.error(f"This photo could not be read ({type(error).__name__}): tap the squares.")
+    return None
+
+
 def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str) -> None:
     """Tap the 4 corners of one card on the photo; the reserve is then read around that card."""
     from ui.corners import corners_ui
@@ -446,14 +459,11 @@ def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str
     if corners is None:
         return
     image = _decode(data)
-    try:
-        with st.spinner("Reading the reserve around that card…"):
-            read = N.read_from_card(image, corners, nimalia_pack())
-    except ValueError as error:
-        st.error(escape_markdown(str(error)))
-        return
-    except Exception as error:  # noqa: BLE001 - the reader failed: the squares can be tapped
-        st.error(f"This photo could not be read ({type(error).__name__}): tap the squares.")
+    read = _read_or_explain(
+        "Reading the reserve around that card…",
+        lambda: N.read_from_card(image, corners, nimalia_pack()),
+    )
+    if read is None:
         return
     if not read.found:
         st.warning("No squares read around that card: check its corners, or tap the squares.")
@@ -574,14 +584,10 @@ def photo_ui(game: dict, player: str) -> None:
     if image is None:
         st.error("This file is not a photo the app can open.")
         return
-    try:
-        with st.spinner("Reading the reserve…"):
-            read = read_reserve(np.asarray(image), nimalia_pack())
-    except ValueError as error:  # the night's deck is not here, or its pack is refused
-        st.error(escape_markdown(str(error)))
-        return
-    except Exception as error:  # noqa: BLE001 - the reader failed: the squares can be tapped
-        st.error(f"This photo could not be read ({type(error).__name__}): tap the squares.")
+    read = _read_or_explain(
+        "Reading the reserve…", lambda: read_reserve(np.asarray(image), nimalia_pack())
+    )
+    if read is None:
         return
     if not read.found:
         seen[where] = f"none:{digest}"
