@@ -531,13 +531,14 @@ class ReserveReader:
         x, y = quads[..., 0], quads[..., 1]
         # shoelace area of every cell: a cell past the horizon flips or explodes
         area = 0.5 * np.abs((x * np.roll(y, -1, 2) - np.roll(x, -1, 2) * y).sum(2))
+        cell = _cell_area(lat)
         ok = (
             ~near
             & (quads >= 0).all((2, 3))
             & (x < w).all(2)
             & (y < h).all(2)
-            & (area > 0.2 * _cell_area(lat))
-            & (area < 5 * _cell_area(lat))
+            & (area > 0.2 * cell)
+            & (area < 5 * cell)
         )
         cand = [int(i) for i in np.flatnonzero(ok.ravel())]
         if len(cand) < 2:
