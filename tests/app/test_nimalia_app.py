@@ -541,7 +541,7 @@ def test_no_reserve_found_asks_for_one_cards_corners(app, monkeypatch):
 
 
 def _wrong_read(app):
-    """Fresh seed 600029 uploaded and read (the automatic reader takes a wrong extent):
+    """Fresh seed 740016 uploaded and read (the automatic reader takes a wrong lattice):
     ``(app test, truth)``."""
     pytest.importorskip("cv2")
     from vision.nimalia.reader import DEFAULT_GALLERY, MODELS_DIR
@@ -549,7 +549,7 @@ def _wrong_read(app):
 
     if not (MODELS_DIR / "card_embedder.onnx").exists() or not DEFAULT_GALLERY.exists():
         pytest.skip("the Nimalia reader's model or gallery is missing")
-    image, truth = render_reserve(600029, max_size=(1600, 1200))
+    image, truth = render_reserve(740016, max_size=(1600, 1200))
     at = start(app)
     at.segmented_control(key="nim_mode").set_value("Photo").run()
     at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", _photo(image), "image/jpeg")
@@ -559,7 +559,7 @@ def _wrong_read(app):
 
 
 def test_a_wrong_read_is_replaced_by_a_read_from_one_cards_corners(app):
-    """Fresh seed 600029: the automatic reader takes a wrong extent; the 4 corners of the last
+    """Fresh seed 740016: the automatic reader takes a wrong lattice; the 4 corners of the last
     card laid read the reserve right."""
     at, truth = _wrong_read(app)
     rows, cols = len(truth["squares"]), len(truth["squares"][0])

@@ -107,6 +107,25 @@ class Lattice:
                     fg[r, c] = self.foreground[r + dr, c + dc]
         return Lattice(rows, cols, self.h_img_from_lat @ t, fg, self.score)
 
+    def coarser(self, dr: int, dc: int) -> Lattice:
+        """The lattice of twice the pitch whose cells are 2 x 2 blocks of this one's, the first
+        block starting at cell (dr, dc) (0 or 1): the true lattice when this one is at half the
+        pitch (a cell a quarter of a square). Its foreground is the blocks' mean."""
+        rows, cols = (self.rows - dr + 1) // 2, (self.cols - dc + 1) // 2
+        fg = np.zeros((2 * rows, 2 * cols))
+        part = self.foreground[dr:, dc:]
+        fg[: part.shape[0], : part.shape[1]] = part
+        fg = fg.reshape(rows, 2, cols, 2).mean((1, 3))
+        t = np.array([[2.0, 0, dc], [0, 2.0, dr], [0, 0, 1]])
+        return Lattice(rows, cols, self.h_img_from_lat @ t, fg, self.score)
+
+    def finer(self) -> Lattice:
+        """The lattice of half the pitch over the same area (each cell split into 2 x 2): the
+        true lattice when this one is at twice the pitch (a cell a whole card)."""
+        fg = np.repeat(np.repeat(self.foreground, 2, 0), 2, 1)
+        t = np.diag([0.5, 0.5, 1.0])
+        return Lattice(2 * self.rows, 2 * self.cols, self.h_img_from_lat @ t, fg, self.score)
+
 
 def _resize(img: np.ndarray, side: int) -> tuple[np.ndarray, float]:
     s = side / max(img.shape[:2])
@@ -757,6 +776,127 @@ def _upright(lat: Lattice) -> Lattice:
     return Lattice(nr, nc, lat.h_img_from_lat @ m, np.ascontiguousarray(fg), lat.score)
 
 
+#: Lattice refinement (:func:`refine_lattice`): search windows (in squares, either side of each
+#: lattice line) of its passes, and the RANSAC tolerance in squares.
+REFINE_WINDOWS = (0.42, 0.25, 0.12)
+REFINE_TOL = 0.08
+#: A pass whose fit explains fewer than this share of the moved points ends the refinement.
+REFINE_MIN_INLIERS = 0.3
+#: Cells whose foreground share is at least this carry the lines refinement snaps to.
+REFINE_MIN_FG = 0.3
+
+
+def _edge_images(img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel Sobel derivatives ``(gx, gy)``, each ``(H, W, 3)`` float32."""
+    f = cv2.GaussianBlur(img, (0, 0), 1.0).astype(np.float32)
+    return cv2.Sobel(f, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(f, cv2.CV_32F, 0, 1, ksize=3)
+
+
+def _normal_edge(gx: np.ndarray, gy: np.ndarray, pts: np.ndarray, normal: np.ndarray) -> np.ndarray:
+    """Edge strength across ``normal`` at image points ``pts`` (``(..., 2)``, bilinear; 0
+    outside the image): the summed absolute channel derivatives along the unit normal."""
+    shape = pts.shape[:-1]
+    flat = pts.reshape(-1, 2).astype(np.float32)
+    n_pts = len(flat)
+    # remap's maps are images (each side under 32767): the points as rows of 1024
+    width = 1024
+    rows = max(1, -(-n_pts // width))
+    maps = np.full((rows * width, 2), -1.0, np.float32)
+    maps[:n_pts] = flat
+    mx = maps[:, 0].reshape(rows, width)
+    my = maps[:, 1].reshape(rows, width)
+    ax = cv2.remap(gx, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    ay = cv2.remap(gy, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    ax, ay = ax.reshape(-1, 3)[:n_pts], ay.reshape(-1, 3)[:n_pts]
+    n = normal.reshape(-1, 2)
+    return np.abs(ax * n[:, :1] + ay * n[:, 1:]).sum(1).reshape(shape)
+
+
+def _line_samples(lat: Lattice, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lattice points on the lines of one family next to card cells: ``(k, t)`` per sample as
+    ``(N, 2)`` lattice (u, v) points and the family index per sample (``axis`` 0: the lines
+    u = k, 1: v = k). Samples keep away from the crossings (the other family's lines)."""
+    fg = lat.foreground >= REFINE_MIN_FG
+    rows, cols = lat.rows, lat.cols
+    ts = np.array([0.2, 0.35, 0.5, 0.65, 0.8])
+    pts = []
+    n_lines, n_cells = (cols, rows) if axis == 0 else (rows, cols)
+    for k in range(n_lines + 1):
+        for j in range(n_cells):
+            if axis == 0:
+                near = (k > 0 and fg[j, k - 1]) or (k < cols and fg[j, k])
+            else:
+                near = (k > 0 and fg[k - 1, j]) or (k < rows and fg[k, j])
+            if near:
+                pts += [(k, j + t) if axis == 0 else (j + t, k) for t in ts]
+    return np.array(pts, np.float64).reshape(-1, 2), np.full(len(pts), axis)
+
+
+def refine_lattice(img: np.ndarray, lat: Lattice) -> Lattice:
+    """Snap the lattice's lines to the image's edges and re-fit its homography.
+
+    Along every lattice line beside a card cell, points between the crossings are moved across
+    the line (within a window, in squares) to the strongest edge across it; a homography is
+    fitted to the moved points (RANSAC) and the pass repeats with a narrower window
+    (:data:`REFINE_WINDOWS`). A vanishing point pulled by table texture or printed lines leaves
+    the far rows a fraction of a square off; the squares' own edges pull them back. The refined
+    lattice is kept only when more edge lies on its lines than on the given one's.
+    ``img``: the image ``lat`` maps into (any scale at which a square is tens of pixels).
+    """
+    # only the lattice's own part of the image (plus a margin) is differentiated
+    corners = lat.corners().reshape(-1, 2)
+    lo = np.floor(np.maximum(corners.min(0) - 8, 0)).astype(int)
+    hi = np.ceil(np.minimum(corners.max(0) + 8, [img.shape[1], img.shape[0]])).astype(int)
+    if (hi - lo < 16).any():
+        return lat
+    shift = np.array([[1.0, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]])
+    back = np.linalg.inv(shift)
+    gx, gy = _edge_images(img[lo[1] : hi[1], lo[0] : hi[0]])
+    lat = Lattice(lat.rows, lat.cols, shift @ lat.h_img_from_lat, lat.foreground, lat.score)
+    su, fu = _line_samples(lat, 0)
+    sv, fv = _line_samples(lat, 1)
+    base = np.concatenate([su, sv])
+    fam = np.concatenate([fu, fv])
+    if len(base) < 20 or not (fam == 0).any() or not (fam == 1).any():
+        return lat
+    step = np.where(fam[:, None] == 0, [[1.0, 0.0]], [[0.0, 1.0]])  # across the line
+
+    def support(h: np.ndarray) -> float:
+        probe = Lattice(lat.rows, lat.cols, h, lat.foreground, lat.score)
+        p = probe.to_image(base)
+        eps = 0.02
+        q = probe.to_image(base + eps * step)
+        normal = (q - p) / (np.linalg.norm(q - p, axis=1, keepdims=True) + 1e-9)
+        return float(_normal_edge(gx, gy, p, normal).mean())
+
+    h = lat.h_img_from_lat.copy()
+    for window in REFINE_WINDOWS:
+        probe = Lattice(lat.rows, lat.cols, h, lat.foreground, lat.score)
+        offs = np.linspace(-window, window, max(9, int(round(window * 60)) | 1))
+        cand = base[:, None, :] + offs[None, :, None] * step[:, None, :]  # (N, K, 2)
+        p = probe.to_image(cand.reshape(-1, 2)).reshape(len(base), len(offs), 2)
+        q = probe.to_image((cand + 0.02 * step[:, None, :]).reshape(-1, 2)).reshape(p.shape)
+        normal = (q - p) / (np.linalg.norm(q - p, axis=2, keepdims=True) + 1e-9)
+        strength = _normal_edge(gx, gy, p, normal)  # (N, K)
+        best = strength.argmax(1)
+        peak = strength[np.arange(len(base)), best]
+        clear = peak > 1.5 * np.median(strength, 1) + 1e-6
+        if clear.sum() < 12:
+            break
+        src = base[clear].astype(np.float32)
+        dst = p[np.arange(len(base)), best][clear].astype(np.float32)
+        quad = probe.cell_quad(lat.rows // 2, lat.cols // 2)
+        side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, 0), axis=1)))
+        h_new, inl = cv2.findHomography(src, dst, cv2.RANSAC, max(1.0, REFINE_TOL * side))
+        if h_new is None or inl is None or inl.sum() < max(12, REFINE_MIN_INLIERS * len(src)):
+            break
+        h = h_new / h_new[2, 2]
+    if support(h) <= support(lat.h_img_from_lat):
+        h = lat.h_img_from_lat
+    h = back @ h
+    return Lattice(lat.rows, lat.cols, h / h[2, 2], lat.foreground, lat.score)
+
+
 __all__ = [
     "Lattice",
     "LatticeNotFound",
@@ -765,4 +905,5 @@ __all__ = [
     "find_lattices",
     "foreground_mask",
     "foreground_masks",
+    "refine_lattice",
 ]

@@ -38,7 +38,7 @@ import numpy as np
 from nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
 from vision.augment import table_texture
 from vision.classifier import CardEmbedder
-from vision.nimalia.lattice import Lattice, LatticeNotFound, find_lattice_sets
+from vision.nimalia.lattice import Lattice, LatticeNotFound, find_lattice_sets, refine_lattice
 from vision.nimalia.squares import square_embedder
 
 #: The 15 classes of a cell: the 14 kinds, then empty.
@@ -467,7 +467,9 @@ class ReserveReader:
         best one is read. When that read is in doubt (:attr:`ReserveRead.doubtful`) or no
         lattice was found, a wider search (more blobs, smaller pitches:
         ``find_lattice_sets(rescue=True)``) is judged the same way, and its read replaces the
-        first only when it is not in doubt."""
+        first only when it is not in doubt. A read still in doubt is tried at twice and half its
+        lattice's pitch (:meth:`_harmonic_read`). Every lattice read is first snapped to the
+        squares' edges (:func:`vision.nimalia.lattice.refine_lattice`)."""
         t0 = time.perf_counter()
         result, error = self._search(rgb, rescue=False)
         t1 = time.perf_counter()
@@ -475,6 +477,10 @@ class ReserveReader:
             rescued, _ = self._search(rgb, rescue=True)
             if rescued is not None and (result is None or not rescued.doubtful):
                 result = rescued
+        if result is not None and result.doubtful and result.lattice is not None:
+            other = self._harmonic_read(rgb, result.lattice)
+            if other is not None:
+                result = other
         if result is None:
             return ReserveRead([], [], True, [error], None)
         result.timings_ms = {
@@ -494,12 +500,38 @@ class ReserveReader:
         lats = [lat for found in sets if isinstance(found, list) for lat in found]
         if not lats:
             return None, str(sets[0])
-        lat = self._choose(rgb, lats)
+        return self._read_lattice(rgb, self._rank(rgb, lats)[0][1]), ""
+
+    def _harmonic_read(self, rgb: np.ndarray, lat: Lattice) -> ReserveRead | None:
+        """The read of the doubtful lattice ``lat`` at twice its pitch (its best phase of four)
+        or half its pitch, when one of them is not in doubt (the one with fewer squares checked
+        when both are): the comb can take a harmonic of the true pitch, and a lattice at half
+        the pitch cuts quarter squares that match some kind, rarely clearly one."""
+        coarse = [lat.coarser(dr, dc) for dr in (0, 1) for dc in (0, 1)]
+        coarse = [c for c in coarse if min(c.rows, c.cols) >= 1]
+        options = [lat.finer()] if max(lat.rows, lat.cols) <= 2 * MAX_SIDE else []
+        if coarse:
+            options.insert(0, self._rank(rgb, coarse)[0][1])
+        best = None
+        for option in options:
+            read = self._read_lattice(rgb, option)
+            if read.doubtful or not read.found:
+                continue
+            if best is None or _checked_share(read) < _checked_share(best):
+                best = read
+        return best
+
+    def _read_lattice(self, rgb: np.ndarray, lat: Lattice) -> ReserveRead:
+        """Read every cell of one lattice hypothesis (grown where its outer cells hold squares)."""
         # one downscale of the photo serves every cell of this lattice and its growth
         pre = _prefilter(rgb, lat)
+        # snap the lines to the squares' edges (a vanishing point a little off leaves the far
+        # rows a fraction of a square off)
+        small, s = pre
+        lat = _scaled(refine_lattice(small, _scaled(lat, s)), 1 / s)
         scores = self._scores(rgb, lat, prefiltered=pre)
         lat, scores = self._grow(rgb, lat, scores, pre)
-        return _decide(scores, lat, self._photo_table(rgb, lat, scores, pre)), ""
+        return _decide(scores, lat, self._photo_table(rgb, lat, scores, pre))
 
     def _photo_table(
         self,
@@ -592,15 +624,17 @@ class ReserveReader:
             lat, scores = new, flat
         return lat, scores
 
-    def _choose(self, rgb: np.ndarray, lats: list[Lattice]) -> Lattice:
-        """The hypothesis whose most card-like cells match the gallery best (one batch).
+    def _rank(self, rgb: np.ndarray, lats: list[Lattice]) -> list[tuple[float, Lattice]]:
+        """Every hypothesis with its score, best first: its most card-like cells against the
+        gallery (one batch).
 
-        Score: median best similarity plus median margin to the next class. Cells of a wrong
-        pitch (quarter squares, two squares at once) can still look like some square, but they
-        rarely look like exactly one kind: the margin tells them apart.
+        Score: median best similarity plus median margin to the next class, less
+        :data:`FG_SPLIT_WEIGHT` x :func:`_fg_split`. Cells of a wrong pitch (quarter squares,
+        two squares at once) can still look like some square, but they rarely look like exactly
+        one kind: the margin tells them apart.
         """
         if len(lats) == 1:
-            return lats[0]
+            return [(0.0, lats[0])]
         pyramid: dict[int, tuple[np.ndarray, float]] = {}
         crops, owner = [], []
         for k, lat in enumerate(lats):
@@ -624,7 +658,7 @@ class ReserveReader:
             owner += [k] * len(cells)
         scores = self.gallery.scores(self.embedder.embed(np.concatenate(crops)))
         owner_a = np.array(owner)
-        best = (-np.inf, 0)
+        ranked = []
         for k, lat in enumerate(lats):
             mine = scores[owner_a == k]
             top2 = np.sort(mine, 1)[:, -2:]
@@ -633,13 +667,19 @@ class ReserveReader:
                 + float(np.median(top2[:, 1] - top2[:, 0]))
                 - FG_SPLIT_WEIGHT * _fg_split(lat)
             )
-            if q > best[0]:
-                best = (q, k)
-        return lats[best[1]]
+            ranked.append((q, k))
+        ranked.sort(key=lambda t: (-t[0], t[1]))
+        return [(q, lats[k]) for q, k in ranked]
 
 
 #: Weight of :func:`_fg_split` in the choice of a lattice hypothesis.
 FG_SPLIT_WEIGHT = 0.2
+
+
+def _checked_share(read: ReserveRead) -> float:
+    """Share of the read's squares whose check flag is on."""
+    flags = [c.check for row in read.cells for c in row if c.token != EMPTY]
+    return float(np.mean(flags)) if flags else 1.0
 
 
 def _fg_split(lat: Lattice) -> float:

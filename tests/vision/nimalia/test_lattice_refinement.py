@@ -1,0 +1,106 @@
+"""Refining a lattice onto the squares' edges, and its harmonics (twice and half the pitch)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.loading import load_image
+from vision.nimalia.lattice import Lattice, _edge_images, _normal_edge, refine_lattice
+from vision.nimalia.reader import read_reserve
+from vision.nimalia.scene import encode_jpeg, render_reserve
+
+
+def _true_lattice(truth: dict) -> Lattice:
+    """The truth's nominal lattice (its bounding box) as a :class:`Lattice`, foreground = the
+    truth's squares."""
+    pts = np.array(truth["lattice"], np.float64)  # (rows + 1, cols + 1, 2) image points
+    rows, cols = pts.shape[0] - 1, pts.shape[1] - 1
+    vv, uu = np.mgrid[0 : rows + 1, 0 : cols + 1]
+    src = np.column_stack([uu.ravel(), vv.ravel()]).astype(np.float32)
+    h, _ = cv2.findHomography(src, pts.reshape(-1, 2).astype(np.float32))
+    fg = np.array([[float(t != ".") for t in row] for row in truth["squares"]])
+    return Lattice(rows, cols, h, fg, 1.0)
+
+
+def _corner_error(lat: Lattice, truth_lat: Lattice) -> float:
+    """Largest distance between the two lattices' corners of the truth's squares, in squares."""
+    a, b = lat.corners(), truth_lat.corners()
+    q = truth_lat.cell_quad(truth_lat.rows // 2, truth_lat.cols // 2)
+    side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, 0), axis=1)))
+    sq = np.pad(truth_lat.foreground > 0, 1)
+    of_square = sq[:-1, :-1] | sq[:-1, 1:] | sq[1:, :-1] | sq[1:, 1:]  # (rows + 1, cols + 1)
+    return float(np.linalg.norm(a - b, axis=-1)[of_square].max() / side)
+
+
+def _drifted(lat: Lattice, far: float) -> Lattice:
+    """The lattice with a wrong perspective: its pitch grows by ``far`` squares per row down
+    (as a vanishing point pulled away by table texture leaves it)."""
+    drift = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, -far / (lat.rows + 1), 1.0]])
+    return Lattice(lat.rows, lat.cols, lat.h_img_from_lat @ drift, lat.foreground, lat.score)
+
+
+@pytest.mark.parametrize("seed", [3, 5, 13])
+def test_a_drifted_lattice_is_pulled_back_onto_the_squares(seed):
+    image, truth = render_reserve(seed, size=(1280, 960), tilt_deg=(20.0, 40.0), degrade=False)
+    true = _true_lattice(truth)
+    drifted = _drifted(true, 0.04)
+    assert _corner_error(drifted, true) > 0.25  # far rows a quarter square off or more
+    refined = refine_lattice(image, drifted)
+    assert _corner_error(refined, true) < 0.1  # cards sit up to 2.5 mm off the nominal lattice
+
+
+def test_refinement_keeps_the_lattice_where_the_image_has_no_edges():
+    image, truth = render_reserve(3, size=(1280, 960), degrade=False)
+    lat = _true_lattice(truth)
+    blank = np.full_like(image, 128)
+    assert np.allclose(refine_lattice(blank, lat).h_img_from_lat, lat.h_img_from_lat)
+
+
+def test_coarser_and_finer_lattices_share_the_lines():
+    rng = np.random.default_rng(0)
+    h = np.array([[40.0, 5, 100], [-3, 38, 60], [1e-4, 2e-4, 1]])
+    fg = rng.random((5, 6))
+    lat = Lattice(5, 6, h, fg, 1.0)
+    coarse = lat.coarser(1, 0)  # blocks of 2 x 2 cells from cell (1, 0)
+    assert (coarse.rows, coarse.cols) == (2, 3)
+    assert np.allclose(coarse.cell_quad(0, 1)[0], lat.cell_quad(1, 2)[0])
+    assert np.allclose(coarse.cell_quad(0, 1)[2], lat.cell_quad(2, 3)[2])
+    assert coarse.foreground[0, 1] == pytest.approx(fg[1:3, 2:4].mean())
+    # the last block of an odd count half covers the lattice: its outside half is table
+    assert lat.coarser(0, 0).foreground[2, 0] == pytest.approx(fg[4, 0:2].mean() / 2)
+    fine = lat.finer()
+    assert (fine.rows, fine.cols) == (10, 12)
+    assert np.allclose(fine.coarser(0, 0).h_img_from_lat, lat.h_img_from_lat)
+    assert np.allclose(fine.coarser(0, 0).foreground, fg)
+
+
+def test_a_lattice_at_half_the_pitch_is_read_at_the_true_one():
+    """Fresh stand-in scene 740033 (a cloth table): the comb's best lattice is at half the pitch
+    (quarter squares, most of them checked); its read at twice that pitch is the reserve."""
+    image, truth = render_reserve(740033, max_size=(1600, 1200))
+    rgb = load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb
+    result = read_reserve(rgb)
+    assert result.squares == truth["squares"]
+
+
+def test_edge_sampling_takes_more_points_than_an_image_side_can_hold():
+    """cv2.remap's maps are images (each side under 32767 px): a lattice at half the pitch of a
+    6 x 6 reserve samples more points than that."""
+    img = np.zeros((64, 64, 3), np.uint8)
+    img[:, 32:] = 200  # one vertical edge at x = 32
+    gx, gy = _edge_images(img)
+    n = 40_000
+    pts = np.column_stack([np.full(n, 32.0), np.linspace(5, 58, n)])
+    normal = np.tile([1.0, 0.0], (n, 1))
+    strength = _normal_edge(gx, gy, pts, normal)
+    assert strength.shape == (n,) and (strength > 100).all()
+    off = _normal_edge(gx, gy, pts - [20, 0], normal)
+    assert (off < 1).all()
+
+
+def test_a_one_row_lattice_has_one_coarser_phase_per_axis():
+    lat = Lattice(1, 3, np.eye(3), np.ones((1, 3)), 1.0)
+    assert lat.coarser(1, 0).rows == 0  # the reader skips it
+    assert (lat.coarser(0, 1).rows, lat.coarser(0, 1).cols) == (1, 1)
