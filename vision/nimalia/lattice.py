@@ -892,9 +892,29 @@ def refine_lattice(img: np.ndarray, lat: Lattice) -> Lattice:
             break
         h = h_new / h_new[2, 2]
     if support(h) <= support(lat.h_img_from_lat):
-        h = lat.h_img_from_lat
+        return Lattice(lat.rows, lat.cols, back @ lat.h_img_from_lat, lat.foreground, lat.score)
     h = back @ h
-    return Lattice(lat.rows, lat.cols, h / h[2, 2], lat.foreground, lat.score)
+    h = h / h[2, 2]
+    given = Lattice(lat.rows, lat.cols, back @ lat.h_img_from_lat, lat.foreground, lat.score)
+    return Lattice(lat.rows, lat.cols, h, _carried_foreground(given, h), lat.score)
+
+
+def _carried_foreground(given: Lattice, h_new: np.ndarray) -> np.ndarray:
+    """The foreground shares of ``given`` carried to the lattice ``h_new`` of the same extent:
+    each new cell takes the share of the given cell under its centre (0 outside). Refinement can
+    move the lattice by up to half a square (a whole cell where its lines snapped to the next
+    ones); the shares must stay with the squares, not with the cell indices."""
+    rows, cols = given.rows, given.cols
+    vv, uu = np.mgrid[0:rows, 0:cols]
+    centres = np.column_stack([uu.ravel() + 0.5, vv.ravel() + 0.5])
+    img = np.column_stack([centres, np.ones(len(centres))]) @ h_new.T
+    img = img[:, :2] / img[:, 2:3]
+    q = np.column_stack([img, np.ones(len(img))]) @ np.linalg.inv(given.h_img_from_lat).T
+    uv = np.floor(q[:, :2] / q[:, 2:3]).astype(int)
+    ok = (uv[:, 0] >= 0) & (uv[:, 0] < cols) & (uv[:, 1] >= 0) & (uv[:, 1] < rows)
+    fg = np.zeros(rows * cols)
+    fg[ok] = given.foreground[uv[ok, 1], uv[ok, 0]]
+    return fg.reshape(rows, cols)
 
 
 __all__ = [

@@ -104,3 +104,14 @@ def test_a_one_row_lattice_has_one_coarser_phase_per_axis():
     lat = Lattice(1, 3, np.eye(3), np.ones((1, 3)), 1.0)
     assert lat.coarser(1, 0).rows == 0  # the reader skips it
     assert (lat.coarser(0, 1).rows, lat.coarser(0, 1).cols) == (1, 1)
+
+
+def test_foreground_shares_stay_with_the_squares_when_the_lattice_moves():
+    from vision.nimalia.lattice import _carried_foreground
+
+    fg = np.arange(12, dtype=float).reshape(3, 4) / 12
+    given = Lattice(3, 4, np.diag([30.0, 30.0, 1.0]), fg, 1.0)
+    one_right = given.h_img_from_lat @ np.array([[1.0, 0, 1], [0, 1, 0], [0, 0, 1]])
+    carried = _carried_foreground(given, one_right)
+    assert np.allclose(carried[:, :3], fg[:, 1:]) and (carried[:, 3] == 0).all()
+    assert np.allclose(_carried_foreground(given, given.h_img_from_lat), fg)
