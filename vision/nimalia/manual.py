@@ -9,7 +9,9 @@ reserve's own outline would not do: it is not a rectangle (notches, holes, up to
 :func:`read_reserve_from_card` maps lattice coordinates ``[0, 2] x [0, 2]`` onto the tapped
 corners, opens a 10 x 10 window of cells around the card (cells -4..5 on each axis: every 6 x 6
 reserve holding that card fits in it), turns it upright as the automatic path does (the photo
-is taken from the seat: the quarter turn whose up is closest to the image's up), and reads every
+is taken from the seat: the quarter turn whose up is closest to the image's up), snaps the
+window's lines to the squares' edges (taps a few pixels off put the lines 4 cells away a good
+part of a square off: :func:`~vision.nimalia.lattice.refine_lattice`), and reads every
 cell through the same :class:`~vision.nimalia.reader.ReserveReader` code path and
 :func:`~vision.nimalia.reader._decide` as :func:`~vision.nimalia.reader.read_reserve`. Cells
 whose quads fall mostly outside the photo (or behind the camera) are table; squares not
@@ -28,11 +30,20 @@ import cv2
 import numpy as np
 
 from vision.geometry import is_convex_quad, order_quad_clockwise, quad_area
-from vision.nimalia.lattice import Lattice, LatticeNotFound, _upright, foreground_masks
+from vision.nimalia.lattice import (
+    REFINE_MIN_FG,
+    Lattice,
+    LatticeNotFound,
+    _upright,
+    foreground_masks,
+    refine_lattice,
+)
 from vision.nimalia.reader import (
     CLASSES,
     ReserveRead,
     _decide,
+    _prefilter,
+    _scaled,
     cached_reader,
 )
 
@@ -192,8 +203,9 @@ def read_reserve_from_card(
     quad = check_card_corners(card_corners, width, height)
     reader = cached_reader(pack)
     lat = card_lattice(rgb, quad)
-    t1 = time.perf_counter()
     inside = inside_share(lat, width, height) >= MIN_INSIDE
+    lat = _snapped(rgb, lat, inside)
+    t1 = time.perf_counter()
     cells = [int(i) for i in np.flatnonzero(inside.ravel())]
     first = reader._scores(rgb, lat, cells)
     scores = np.tile(_table_row(first.shape[1]), (lat.rows * lat.cols, 1))
@@ -211,6 +223,24 @@ def read_reserve_from_card(
         "total": (time.perf_counter() - t0) * 1e3,
     }
     return result
+
+
+def _snapped(rgb: np.ndarray, lat: Lattice, inside: np.ndarray) -> Lattice:
+    """The window's lattice snapped to the squares' edges
+    (:func:`~vision.nimalia.lattice.refine_lattice` on the part of the window the table model
+    calls card): 4 taps a few pixels off put the lines 4 cells away a good part of a square
+    off. The window keeps its extent and cell indices (the tapped card stays where it was)."""
+    use = (lat.foreground >= REFINE_MIN_FG) & inside
+    if use.sum() < 4:
+        return lat
+    rr, cc = np.where(use.any(1))[0], np.where(use.any(0))[0]
+    r0, c0 = int(rr[0]), int(cc[0])
+    part = lat.shifted(r0, c0, int(rr[-1]) + 1 - r0, int(cc[-1]) + 1 - c0)
+    small, s = _prefilter(rgb, part)
+    snapped = _scaled(refine_lattice(small, _scaled(part, s)), 1 / s)
+    back = np.array([[1.0, 0, -c0], [0, 1, -r0], [0, 0, 1]])
+    h = snapped.h_img_from_lat @ back
+    return Lattice(lat.rows, lat.cols, h / h[2, 2], lat.foreground, lat.score)
 
 
 def _card_as_squares(scores: np.ndarray, lat: Lattice) -> tuple[np.ndarray, bool]:

@@ -111,3 +111,17 @@ def test_corners_that_are_not_a_card_are_refused(corners, message):
 def test_corners_at_the_edge_are_kept_and_ordered():
     quad = check_card_corners([(401, 300), (0, -2), (400, 0), (0, 300)], 400, 300)
     assert quad.tolist() == [[0, -2], [400, 0], [401, 300], [0, 300]]
+
+
+def test_taps_a_few_pixels_off_are_snapped_to_the_squares(monkeypatch):
+    """Fresh seed 600006: each corner tapped ~8 px off (a 1600 px photo). The lines 4 cells
+    from the card drift by a good part of a square; snapped to the squares' edges they read the
+    reserve right (the unsnapped window does not)."""
+    from vision.nimalia import manual
+
+    rgb, truth = _photo(600006)
+    off = np.array([[6.0, -5.0], [-6.0, 5.0], [5.0, 6.0], [-5.0, -6.0]])
+    corners = (np.array(last_card_corners(truth)) + off).tolist()
+    assert read_reserve_from_card(rgb, corners).squares == truth["squares"]
+    monkeypatch.setattr(manual, "_snapped", lambda rgb, lat, inside: lat)
+    assert read_reserve_from_card(rgb, corners).squares != truth["squares"]
