@@ -845,20 +845,23 @@ def refine_lattice(img: np.ndarray, lat: Lattice) -> Lattice:
     """
     # only the lattice's own part of the image (plus a margin) is differentiated
     corners = lat.corners().reshape(-1, 2)
+    if not np.isfinite(corners).all():  # a corner past the horizon
+        return lat
     lo = np.floor(np.maximum(corners.min(0) - 8, 0)).astype(int)
     hi = np.ceil(np.minimum(corners.max(0) + 8, [img.shape[1], img.shape[0]])).astype(int)
     if (hi - lo < 16).any():
         return lat
-    shift = np.array([[1.0, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]])
-    back = np.linalg.inv(shift)
-    gx, gy = _edge_images(img[lo[1] : hi[1], lo[0] : hi[0]])
-    lat = Lattice(lat.rows, lat.cols, shift @ lat.h_img_from_lat, lat.foreground, lat.score)
     su, fu = _line_samples(lat, 0)
     sv, fv = _line_samples(lat, 1)
     base = np.concatenate([su, sv])
     fam = np.concatenate([fu, fv])
     if len(base) < 20 or not (fam == 0).any() or not (fam == 1).any():
         return lat
+    given = lat
+    shift = np.array([[1.0, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]])
+    back = np.linalg.inv(shift)
+    gx, gy = _edge_images(img[lo[1] : hi[1], lo[0] : hi[0]])
+    lat = Lattice(lat.rows, lat.cols, shift @ lat.h_img_from_lat, lat.foreground, lat.score)
     step = np.where(fam[:, None] == 0, [[1.0, 0.0]], [[0.0, 1.0]])  # across the line
 
     def support(h: np.ndarray) -> float:

@@ -115,3 +115,13 @@ def test_foreground_shares_stay_with_the_squares_when_the_lattice_moves():
     carried = _carried_foreground(given, one_right)
     assert np.allclose(carried[:, :3], fg[:, 1:]) and (carried[:, 3] == 0).all()
     assert np.allclose(_carried_foreground(given, given.h_img_from_lat), fg)
+
+
+def test_a_lattice_without_card_cells_comes_back_as_given():
+    """No lines to snap (no card cell): the lattice is returned unchanged, in the image's own
+    coordinates (not those of the part of the image refinement looks at)."""
+    image, truth = render_reserve(3, size=(1280, 960), degrade=False)
+    lat = _true_lattice(truth)
+    none = np.zeros_like(lat.foreground)
+    sparse = Lattice(lat.rows, lat.cols, lat.h_img_from_lat, none, lat.score)
+    assert np.allclose(refine_lattice(image, sparse).h_img_from_lat, lat.h_img_from_lat)
