@@ -107,6 +107,11 @@ class Lattice:
                     fg[r, c] = self.foreground[r + dr, c + dc]
         return Lattice(rows, cols, self.h_img_from_lat @ t, fg, self.score)
 
+    def square_side(self) -> float:
+        """Mean image side, in pixels, of the central cell."""
+        q = self.cell_quad(self.rows // 2, self.cols // 2)
+        return float(np.mean([np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)]))
+
     def coarser(self, dr: int, dc: int) -> Lattice:
         """The lattice of twice the pitch whose cells are 2 x 2 blocks of this one's, the first
         block starting at cell (dr, dc) (0 or 1): the true lattice when this one is at half the
@@ -864,23 +869,24 @@ def refine_lattice(img: np.ndarray, lat: Lattice) -> Lattice:
     lat = Lattice(lat.rows, lat.cols, shift @ lat.h_img_from_lat, lat.foreground, lat.score)
     step = np.where(fam[:, None] == 0, [[1.0, 0.0]], [[0.0, 1.0]])  # across the line
 
-    def support(h: np.ndarray) -> float:
+    def across(h: np.ndarray, pts: np.ndarray, dirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Image points of lattice points ``pts`` (``(..., 2)``) through ``h``, and the edge
+        strength there across the lattice direction ``dirs`` (the line's normal in the image)."""
         probe = Lattice(lat.rows, lat.cols, h, lat.foreground, lat.score)
-        p = probe.to_image(base)
-        eps = 0.02
-        q = probe.to_image(base + eps * step)
-        normal = (q - p) / (np.linalg.norm(q - p, axis=1, keepdims=True) + 1e-9)
-        return float(_normal_edge(gx, gy, p, normal).mean())
+        p = probe.to_image(pts.reshape(-1, 2)).reshape(pts.shape)
+        q = probe.to_image((pts + 0.02 * dirs).reshape(-1, 2)).reshape(pts.shape)
+        normal = (q - p) / (np.linalg.norm(q - p, axis=-1, keepdims=True) + 1e-9)
+        return p, _normal_edge(gx, gy, p, normal)
+
+    def support(h: np.ndarray) -> float:
+        return float(across(h, base, step)[1].mean())
 
     h = lat.h_img_from_lat.copy()
     for window in REFINE_WINDOWS:
         probe = Lattice(lat.rows, lat.cols, h, lat.foreground, lat.score)
         offs = np.linspace(-window, window, max(9, int(round(window * 60)) | 1))
         cand = base[:, None, :] + offs[None, :, None] * step[:, None, :]  # (N, K, 2)
-        p = probe.to_image(cand.reshape(-1, 2)).reshape(len(base), len(offs), 2)
-        q = probe.to_image((cand + 0.02 * step[:, None, :]).reshape(-1, 2)).reshape(p.shape)
-        normal = (q - p) / (np.linalg.norm(q - p, axis=2, keepdims=True) + 1e-9)
-        strength = _normal_edge(gx, gy, p, normal)  # (N, K)
+        p, strength = across(h, cand, step[:, None, :])  # (N, K, 2), (N, K)
         best = strength.argmax(1)
         peak = strength[np.arange(len(base)), best]
         clear = peak > 1.5 * np.median(strength, 1) + 1e-6
@@ -888,8 +894,7 @@ def refine_lattice(img: np.ndarray, lat: Lattice) -> Lattice:
             break
         src = base[clear].astype(np.float32)
         dst = p[np.arange(len(base)), best][clear].astype(np.float32)
-        quad = probe.cell_quad(lat.rows // 2, lat.cols // 2)
-        side = float(np.mean(np.linalg.norm(quad - np.roll(quad, 1, 0), axis=1)))
+        side = probe.square_side()
         h_new, inl = cv2.findHomography(src, dst, cv2.RANSAC, max(1.0, REFINE_TOL * side))
         if h_new is None or inl is None or inl.sum() < max(12, REFINE_MIN_INLIERS * len(src)):
             break

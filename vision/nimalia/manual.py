@@ -36,15 +36,13 @@ from vision.nimalia.lattice import (
     LatticeNotFound,
     _upright,
     foreground_masks,
-    refine_lattice,
 )
 from vision.nimalia.reader import (
     CLASSES,
     ReserveRead,
     _decide,
-    _prefilter,
-    _scaled,
     cached_reader,
+    snap_to_edges,
 )
 
 #: Cells of the window on each side of the card: a 6 x 6 reserve holding the card spans at most
@@ -236,8 +234,7 @@ def _snapped(rgb: np.ndarray, lat: Lattice, inside: np.ndarray) -> Lattice:
     rr, cc = np.where(use.any(1))[0], np.where(use.any(0))[0]
     r0, c0 = int(rr[0]), int(cc[0])
     part = lat.shifted(r0, c0, int(rr[-1]) + 1 - r0, int(cc[-1]) + 1 - c0)
-    small, s = _prefilter(rgb, part)
-    snapped = _scaled(refine_lattice(small, _scaled(part, s)), 1 / s)
+    snapped = snap_to_edges(rgb, part)
     back = np.array([[1.0, 0, -c0], [0, 1, -r0], [0, 0, 1]])
     h = snapped.h_img_from_lat @ back
     return Lattice(lat.rows, lat.cols, h / h[2, 2], lat.foreground, lat.score)

@@ -532,8 +532,7 @@ class ReserveReader:
         lat = result.lattice
         if lat is None or not result.found:
             return result
-        small, s = _prefilter(rgb, lat)
-        refined = _scaled(refine_lattice(small, _scaled(lat, s)), 1 / s)
+        refined = snap_to_edges(rgb, lat)
         if _moved(lat, refined) < REFINE_MIN_MOVE:
             return result
         read = self._read_lattice(rgb, refined)
@@ -759,9 +758,7 @@ def _quality(scores: np.ndarray, lat: Lattice, cells: list[int] | None = None) -
 
 def _prefilter_scale(lat: Lattice) -> float:
     """The downscale that makes a square about 1.5 crops wide (at most 1)."""
-    q = lat.cell_quad(lat.rows // 2, lat.cols // 2)
-    side = float(np.mean([np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)]))
-    return min(1.0, 1.5 * CROP / max(side, 1.0))
+    return min(1.0, 1.5 * CROP / max(lat.square_side(), 1.0))
 
 
 def _prefilter(rgb: np.ndarray, lat: Lattice) -> tuple[np.ndarray, float]:
@@ -773,6 +770,13 @@ def _prefilter(rgb: np.ndarray, lat: Lattice) -> tuple[np.ndarray, float]:
         rgb, (round(rgb.shape[1] * s), round(rgb.shape[0] * s)), interpolation=cv2.INTER_AREA
     )
     return small, s
+
+
+def snap_to_edges(rgb: np.ndarray, lat: Lattice) -> Lattice:
+    """``lat`` (in ``rgb``'s pixels) snapped to the squares' edges
+    (:func:`~vision.nimalia.lattice.refine_lattice`) in the downscale the squares are read from."""
+    small, s = _prefilter(rgb, lat)
+    return _scaled(refine_lattice(small, _scaled(lat, s)), 1 / s)
 
 
 def _scaled(lat: Lattice, s: float) -> Lattice:
