@@ -112,24 +112,26 @@ class Lattice:
         q = self.cell_quad(self.rows // 2, self.cols // 2)
         return float(np.mean([np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)]))
 
-    def coarser(self, dr: int, dc: int) -> Lattice:
-        """The lattice of twice the pitch whose cells are 2 x 2 blocks of this one's, the first
-        block starting at cell (dr, dc) (0 or 1): the true lattice when this one is at half the
-        pitch (a cell a quarter of a square). Its foreground is the blocks' mean."""
-        rows, cols = (self.rows - dr + 1) // 2, (self.cols - dc + 1) // 2
-        fg = np.zeros((2 * rows, 2 * cols))
+    def coarser(self, dr: int, dc: int, fr: int = 2, fc: int = 2) -> Lattice:
+        """The lattice of ``fr`` times the pitch down and ``fc`` times across (1 or 2 each)
+        whose cells are ``fr`` x ``fc`` blocks of this one's, the first block starting at cell
+        (dr, dc): the true lattice when this one is at half the pitch on those axes (the comb
+        picks each axis's pitch on its own). Its foreground is the blocks' mean."""
+        rows, cols = (self.rows - dr + fr - 1) // fr, (self.cols - dc + fc - 1) // fc
+        fg = np.zeros((fr * rows, fc * cols))
         part = self.foreground[dr:, dc:]
         fg[: part.shape[0], : part.shape[1]] = part
-        fg = fg.reshape(rows, 2, cols, 2).mean((1, 3))
-        t = np.array([[2.0, 0, dc], [0, 2.0, dr], [0, 0, 1]])
+        fg = fg.reshape(rows, fr, cols, fc).mean((1, 3))
+        t = np.array([[float(fc), 0, dc], [0, float(fr), dr], [0, 0, 1]])
         return Lattice(rows, cols, self.h_img_from_lat @ t, fg, self.score)
 
-    def finer(self) -> Lattice:
-        """The lattice of half the pitch over the same area (each cell split into 2 x 2): the
-        true lattice when this one is at twice the pitch (a cell a whole card)."""
-        fg = np.repeat(np.repeat(self.foreground, 2, 0), 2, 1)
-        t = np.diag([0.5, 0.5, 1.0])
-        return Lattice(2 * self.rows, 2 * self.cols, self.h_img_from_lat @ t, fg, self.score)
+    def finer(self, fr: int = 2, fc: int = 2) -> Lattice:
+        """The lattice of 1/``fr`` the pitch down and 1/``fc`` across over the same area (each
+        cell split into ``fr`` x ``fc``): the true lattice when this one is at a multiple of
+        the pitch on those axes (a cell a whole card, or a card's half)."""
+        fg = np.repeat(np.repeat(self.foreground, fr, 0), fc, 1)
+        t = np.diag([1 / fc, 1 / fr, 1.0])
+        return Lattice(fr * self.rows, fc * self.cols, self.h_img_from_lat @ t, fg, self.score)
 
 
 def _resize(img: np.ndarray, side: int) -> tuple[np.ndarray, float]:

@@ -28,7 +28,9 @@ score, or an extent over 6 x 6 (thresholds calibrated on held-out scenes, see
 from __future__ import annotations
 
 import json
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -470,17 +472,26 @@ class ReserveReader:
         lattice was found, a wider search (more blobs, smaller pitches:
         ``find_lattice_sets(rescue=True)``) is judged the same way, and its read replaces the
         first only when it is not in doubt. A read still in doubt is tried at twice and half its
-        lattice's pitch (:meth:`_harmonic_read`). The read chosen is then tried on its lattice
-        snapped to the squares' edges (:meth:`_refined`)."""
+        lattice's pitch, on both axes or one (:meth:`_harmonic_read`), then on the wider
+        search's next hypotheses in rank order (:meth:`_next_read`). The read chosen is then
+        tried on its lattice snapped to the squares' edges (:meth:`_refined`). The photo's
+        downscales are shared by all of these."""
+        with _downscales_shared(rgb):
+            return self._read(rgb)
+
+    def _read(self, rgb: np.ndarray) -> ReserveRead:
         t0 = time.perf_counter()
-        result, error = self._search(rgb, rescue=False)
+        result, error, _ = self._search(rgb, rescue=False)
         t1 = time.perf_counter()
+        ranked: list[Lattice] = []
         if result is None or result.doubtful:
-            rescued, _ = self._search(rgb, rescue=True)
+            rescued, _, ranked = self._search(rgb, rescue=True)
             if rescued is not None and (result is None or not rescued.doubtful):
                 result = rescued
         if result is not None and result.doubtful and result.lattice is not None:
             other = self._harmonic_read(rgb, result.lattice)
+            if other is None:
+                other = self._next_read(rgb, ranked[1 : 1 + NEXT_HYPOTHESES])
             if other is not None:
                 result = other
         if result is None:
@@ -492,29 +503,50 @@ class ReserveReader:
         }
         return result
 
-    def _search(self, rgb: np.ndarray, *, rescue: bool) -> tuple[ReserveRead | None, str]:
-        """The read of the best lattice hypothesis, or ``(None, why none was found)``."""
+    def _search(
+        self, rgb: np.ndarray, *, rescue: bool
+    ) -> tuple[ReserveRead | None, str, list[Lattice]]:
+        """The read of the best lattice hypothesis, or ``None`` and why none was found; and
+        every hypothesis, best first."""
         try:
             sets = find_lattice_sets(rgb, rescue=rescue)
         except LatticeNotFound as error:
-            return None, str(error)
+            return None, str(error), []
         # the hypotheses of every reserve blob (Lab and shadow-aware table models) are judged
         # together by recognition
         lats = [lat for found in sets if isinstance(found, list) for lat in found]
         if not lats:
-            return None, str(sets[0])
-        return self._read_lattice(rgb, self._rank(rgb, lats)[0][1]), ""
+            return None, str(sets[0]), []
+        ranked = [lat for _, lat in self._rank(rgb, lats)]
+        return self._read_lattice(rgb, ranked[0]), "", ranked
+
+    def _next_read(self, rgb: np.ndarray, lats: list[Lattice]) -> ReserveRead | None:
+        """The first read of ``lats`` (hypotheses after the best, in rank order) that is not in
+        doubt: the last resort when the best hypothesis and its harmonics all are. The probe
+        cells can rank a lattice of quarter squares first (a round badge cut in four still
+        looks like some animal), with the true lattice a few places down."""
+        for lat in lats:
+            read = self._read_lattice(rgb, lat)
+            if read.found and not read.doubtful:
+                return read
+        return None
 
     def _harmonic_read(self, rgb: np.ndarray, lat: Lattice) -> ReserveRead | None:
-        """The read of the doubtful lattice ``lat`` at twice its pitch (its best phase of four)
-        or half its pitch, when one of them is not in doubt (the one with fewer squares checked
-        when both are): the comb can take a harmonic of the true pitch, and a lattice at half
-        the pitch cuts quarter squares that match some kind, rarely clearly one."""
-        coarse = [lat.coarser(dr, dc) for dr in (0, 1) for dc in (0, 1)]
-        coarse = [c for c in coarse if min(c.rows, c.cols) >= 1]
-        options = [lat.finer()] if max(lat.rows, lat.cols) <= 2 * MAX_SIDE else []
-        if coarse:
-            options.insert(0, self._rank(rgb, coarse)[0][1])
+        """The read of the doubtful lattice ``lat`` at twice its pitch (its best phase) or half
+        its pitch, on both axes or on one, when one of them is not in doubt (the one with fewer
+        squares checked when several are): the comb takes each axis's pitch on its own and can
+        take a harmonic of the true one, and a lattice at half the pitch cuts parts of squares
+        that match some kind, rarely clearly one."""
+        options = []
+        for fr, fc in HARMONICS:
+            coarse = [
+                lat.coarser(dr, dc, fr, fc) for dr in range(fr) for dc in range(fc)
+            ]
+            coarse = [c for c in coarse if min(c.rows, c.cols) >= 1]
+            if coarse:
+                options.append(self._rank(rgb, coarse)[0][1])
+            if max(fr * lat.rows, fc * lat.cols) <= 2 * MAX_SIDE:
+                options.append(lat.finer(fr, fc))
         best = None
         for option in options:
             read = self._read_lattice(rgb, option)
@@ -659,16 +691,7 @@ class ReserveReader:
             # each hypothesis cut from the power-of-two downscale nearest to its own need
             level = max(0, int(np.floor(-np.log2(_prefilter_scale(lat)))))
             if level not in pyramid:
-                f = 0.5**level
-                img = (
-                    rgb
-                    if level == 0
-                    else cv2.resize(
-                        rgb,
-                        (round(rgb.shape[1] * f), round(rgb.shape[0] * f)),
-                        interpolation=cv2.INTER_AREA,
-                    )
-                )
+                img = rgb if level == 0 else _downscale(rgb, 0.5**level)[0]
                 pyramid[level] = (img, img.shape[1] / rgb.shape[1])
             small, s = pyramid[level]
             cells = _probe_cells(lat)
@@ -697,6 +720,10 @@ FG_SPLIT_WEIGHT = 0.2
 #: A refined lattice whose corners of the read's squares moved less than this (in squares) is
 #: not read again (:meth:`ReserveReader._refined`).
 REFINE_MIN_MOVE = 0.08
+#: the harmonics of a doubtful read's lattice: (factor down, factor across)
+HARMONICS = ((2, 2), (2, 1), (1, 2))
+#: hypotheses read in turn when the best and its harmonics are in doubt
+NEXT_HYPOTHESES = 8
 
 
 def _moved(lat: Lattice, other: Lattice) -> float:
@@ -762,13 +789,46 @@ def _prefilter_scale(lat: Lattice) -> float:
 
 
 def _prefilter(rgb: np.ndarray, lat: Lattice) -> tuple[np.ndarray, float]:
-    """Downscale the photo so a square is about 1.5 crops wide (area-averaged, no aliasing)."""
+    """Downscale the photo so a square is about 1.5 crops wide (area-averaged, no aliasing).
+    Within :meth:`ReserveReader.read`, a downscale made for a scale within
+    :data:`DOWNSCALE_REUSE` of this one is reused (the refined lattice of a read, its re-read)."""
     s = _prefilter_scale(lat)
     if s > 0.8:
         return rgb, 1.0
+    return _downscale(rgb, s, DOWNSCALE_REUSE)
+
+
+#: a downscale made for scale s serves a request for s' within this share of s (one read)
+DOWNSCALE_REUSE = 0.1
+
+_READ_STATE = threading.local()
+
+
+@contextmanager
+def _downscales_shared(rgb: np.ndarray):
+    """Within the block, downscales of ``rgb`` are made once and reused (per thread: the
+    cached reader serves every session of the app)."""
+    _READ_STATE.downscales = (rgb, [])
+    try:
+        yield
+    finally:
+        _READ_STATE.downscales = None
+
+
+def _downscale(rgb: np.ndarray, s: float, reuse: float = 0.0) -> tuple[np.ndarray, float]:
+    """``rgb`` area-averaged by ``s``, and the scale made (a shared one within ``reuse`` of
+    ``s``, inside :func:`_downscales_shared`). Requests with ``reuse`` 0 (the ranking's
+    pyramid) and others keep apart, so the first read of a photo is as it would be alone."""
+    shared = getattr(_READ_STATE, "downscales", None)
+    made = shared[1] if shared is not None and shared[0] is rgb else None
+    for small, s_made, tol in made or ():
+        if tol == reuse and abs(s_made / s - 1) <= reuse:
+            return small, s_made
     small = cv2.resize(
         rgb, (round(rgb.shape[1] * s), round(rgb.shape[0] * s)), interpolation=cv2.INTER_AREA
     )
+    if made is not None:
+        made.append((small, s, reuse))
     return small, s
 
 
@@ -810,6 +870,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     r0, r1, c0, c1 = int(rr[0]), int(rr[-1]) + 1, int(cc[0]), int(cc[-1]) + 1
     # more than 6 x 6: drop the weakest outer row/column (the reserve fits 6 x 6)
     top = cosine.max(-1)
+    oversized = r1 - r0 > MAX_SIDE or c1 - c0 > MAX_SIDE
     while r1 - r0 > MAX_SIDE or c1 - c0 > MAX_SIDE:
         reasons.append("the squares found span more than 6 x 6")
         options = []
@@ -880,11 +941,23 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     n_checked = sum(c.check and c.token != EMPTY for row in cells for c in row)
     # few squares, or many of them uncertain (a lattice at a wrong pitch cuts parts of squares
     # that look like some kind, rarely clearly one): the read itself is in doubt
-    doubtful = n_squares <= MIN_SQUARES or n_checked >= DOUBT_CHECKED_SHARE * n_squares
+    doubtful = n_squares <= MIN_SQUARES or n_checked >= DOUBT_CHECKED_SHARE * n_squares or oversized
+    # every card after the first covers a square already there: a reserve is one patch of
+    # squares (4-neighbours); squares read in two or more patches come from a lattice at a
+    # wrong pitch or phase (a column of half squares read as table), or take in a stray card
+    if n_squares and _patches(occupied[r0:r1, c0:c1]) > 1:
+        reasons.append("the squares read are not one connected patch")
+        doubtful = True
     if occ_scores and float(np.median(occ_scores)) < LATTICE_MIN_MEDIAN:
         reasons.append("the squares match the deck poorly (lattice doubtful)")
         doubtful = True
     return ReserveRead(squares, cells, bool(reasons), reasons, lat, (r0, c0), doubtful=doubtful)
+
+
+def _patches(occupied: np.ndarray) -> int:
+    """How many 4-connected patches the occupied cells form."""
+    n, _ = cv2.connectedComponents(occupied.astype(np.uint8), connectivity=4)
+    return n - 1
 
 
 def _enclosed(occupied: np.ndarray) -> np.ndarray:

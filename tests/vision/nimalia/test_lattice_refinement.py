@@ -125,3 +125,66 @@ def test_a_lattice_without_card_cells_comes_back_as_given():
     none = np.zeros_like(lat.foreground)
     sparse = Lattice(lat.rows, lat.cols, lat.h_img_from_lat, none, lat.score)
     assert np.allclose(refine_lattice(image, sparse).h_img_from_lat, lat.h_img_from_lat)
+
+
+def test_harmonics_on_one_axis():
+    """The comb takes each axis's pitch on its own: a lattice can be at half the pitch across
+    only, and its true lattice doubles that axis alone."""
+    rng = np.random.default_rng(1)
+    h = np.array([[40.0, 5, 100], [-3, 38, 60], [1e-4, 2e-4, 1]])
+    fg = rng.random((4, 6))
+    lat = Lattice(4, 6, h, fg, 1.0)
+    across = lat.coarser(0, 1, 1, 2)  # blocks of 1 x 2 cells from cell (0, 1)
+    assert (across.rows, across.cols) == (4, 3)
+    assert np.allclose(across.cell_quad(2, 0)[0], lat.cell_quad(2, 1)[0])
+    assert np.allclose(across.cell_quad(2, 0)[2], lat.cell_quad(2, 2)[2])
+    assert across.foreground[2, 0] == pytest.approx(fg[2, 1:3].mean())
+    down = lat.coarser(1, 0, 2, 1)
+    assert (down.rows, down.cols) == (2, 6)
+    assert np.allclose(down.cell_quad(0, 3)[2], lat.cell_quad(2, 3)[2])
+    fine = lat.finer(1, 2)
+    assert (fine.rows, fine.cols) == (4, 12)
+    assert np.allclose(fine.coarser(0, 0, 1, 2).h_img_from_lat, lat.h_img_from_lat)
+    assert np.allclose(fine.coarser(0, 0, 1, 2).foreground, fg)
+
+
+@pytest.fixture(scope="module")
+def variant_pack(tmp_path_factory):
+    """The variant deck enrolled from one image per card (as a player's deck would be)."""
+    from vision.nimalia.bench import enrolled_images
+    from vision.nimalia.deck import VARIANT
+    from vision.nimalia.reader import enroll_pack
+
+    src = tmp_path_factory.mktemp("variant-cards")
+    for cid, img in enrolled_images(VARIANT.name).items():
+        cv2.imwrite(str(src / f"{cid}.png"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
+    return enroll_pack(src, tmp_path_factory.mktemp("variant-pack"))
+
+
+def _variant_photo(seed: int):
+    from vision.nimalia.deck import VARIANT
+
+    image, truth = render_reserve(seed, style=VARIANT)
+    return load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb, truth
+
+
+@pytest.mark.slow
+def test_a_read_in_two_patches_is_in_doubt_and_read_at_the_true_pitch(variant_pack):
+    """Fresh variant-style scene 780066: the comb's lattice is at half the pitch across, and
+    its read is two columns of squares with a column of table between them (a reserve is one
+    patch): in doubt, it is read again at twice the pitch across."""
+    rgb, truth = _variant_photo(780066)
+    result = read_reserve(rgb, variant_pack)
+    assert result.squares == truth["squares"]
+
+
+@pytest.mark.slow
+def test_the_next_hypothesis_is_read_when_the_best_and_its_harmonics_are_in_doubt(
+    variant_pack,
+):
+    """Fresh variant-style scene 780108: the probe cells rank lattices of quarter squares first
+    (a round badge cut in four still looks like an animal); the true lattice is a few places
+    down the wider search's ranking."""
+    rgb, truth = _variant_photo(780108)
+    result = read_reserve(rgb, variant_pack)
+    assert result.squares == truth["squares"]

@@ -221,6 +221,34 @@ def test_a_pale_table_cell_beside_a_square_is_checked():
     assert "a cell beside the squares may be a square read as table" in pale.reasons
 
 
+def test_squares_in_two_patches_put_the_read_in_doubt():
+    """A reserve is one patch of squares (every card after the first covers one already
+    there): two patches come from a wrong lattice (or take in a stray card)."""
+    from vision.nimalia.lattice import Lattice
+    from vision.nimalia.reader import _decide
+
+    n, empty = len(CLASSES), len(CLASSES) - 1
+
+    def read(occupied_cols):
+        cos = np.full((3, 4, n), 0.3, np.float32)
+        cos[..., empty] = 0.95
+        prob = np.full((3, 4, n), 0.001, np.float32)
+        prob[..., 0] = 0.99
+        for c in occupied_cols:
+            cos[:, c, empty], cos[:, c, 0] = 0.3, 0.95
+        fg = np.zeros((3, 4), np.float32)
+        fg[:, list(occupied_cols)] = 1.0
+        lat = Lattice(3, 4, np.eye(3), fg, 1.0)
+        return _decide(np.concatenate([cos, prob], -1).reshape(12, -1), lat)
+
+    joined = read((1, 2))
+    assert not joined.doubtful
+    assert "the squares read are not one connected patch" not in joined.reasons
+    parted = read((0, 2))
+    assert parted.doubtful and parted.needs_check
+    assert "the squares read are not one connected patch" in parted.reasons
+
+
 def test_a_pale_table_cell_inside_the_read_is_checked():
     from vision.nimalia.reader import _pale_edge
 
