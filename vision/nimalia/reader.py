@@ -517,7 +517,7 @@ class ReserveReader:
         lats = [lat for found in sets if isinstance(found, list) for lat in found]
         if not lats:
             return None, str(sets[0]), []
-        ranked = [lat for _, lat in self._rank(rgb, lats)]
+        ranked = [lat for _, lat in self._rank(rgb, _distinct(lats))]
         return self._read_lattice(rgb, ranked[0]), "", ranked
 
     def _next_read(self, rgb: np.ndarray, lats: list[Lattice]) -> ReserveRead | None:
@@ -539,9 +539,7 @@ class ReserveReader:
         that match some kind, rarely clearly one."""
         options = []
         for fr, fc in HARMONICS:
-            coarse = [
-                lat.coarser(dr, dc, fr, fc) for dr in range(fr) for dc in range(fc)
-            ]
+            coarse = [lat.coarser(dr, dc, fr, fc) for dr in range(fr) for dc in range(fc)]
             coarse = [c for c in coarse if min(c.rows, c.cols) >= 1]
             if coarse:
                 options.append(self._rank(rgb, coarse)[0][1])
@@ -734,6 +732,33 @@ def _moved(lat: Lattice, other: Lattice) -> float:
         return 0.0
     d = np.linalg.norm(lat.corners() - other.corners(), axis=-1)
     return float(d[near].max() / np.sqrt(_cell_area(lat)))
+
+
+def _distinct(lats: list[Lattice], tol: float = 0.1) -> list[Lattice]:
+    """``lats`` less those whose probe cells (:func:`_probe_cells`) lie on an earlier one's
+    lines (every corner within ``tol`` of a square of its lattice points, the squares the same
+    size within 10 %): they would be cut and scored alike. Line families from the hull's and
+    the blob's segments often agree."""
+    kept: list[tuple[Lattice, np.ndarray]] = []
+    out = []
+    for lat in lats:
+        probe = np.array([lat.cell_quad(*divmod(i, lat.cols)) for i in _probe_cells(lat)])
+        pts = np.column_stack([probe.reshape(-1, 2), np.ones(probe.size // 2)])
+        side = lat.square_side()
+        same = False
+        for other, inv in kept:
+            uv = pts @ inv.T
+            uv = uv[:, :2] / uv[:, 2:3]
+            if (
+                np.abs(uv - np.round(uv)).max() < tol
+                and abs(np.log(other.square_side() / side)) < 0.1
+            ):
+                same = True
+                break
+        if not same:
+            kept.append((lat, np.linalg.inv(lat.h_img_from_lat)))
+            out.append(lat)
+    return out
 
 
 def _checked_cells(read: ReserveRead) -> int:

@@ -75,3 +75,35 @@ def test_a_reserve_beside_a_phone_shadow_is_found(seed):
     rgb = load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb
     result = read_reserve(rgb)
     assert [len(r) for r in result.squares] == [len(r) for r in truth["squares"]]
+
+
+def test_a_grained_table_in_the_notches_does_not_turn_the_lattice():
+    """Fresh stand-in scene 740105: a striped wooden table shows through the reserve's notches
+    at nearly the angle of one family of card edges, and the segments inside the hull put that
+    family's vanishing point far off; the segments on the cards alone give the true lattice."""
+    image, truth = render_reserve(740105)
+    rgb = load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb
+    assert read_reserve(rgb).squares == truth["squares"]
+
+
+def test_hypotheses_on_the_same_lines_are_ranked_once():
+    from vision.nimalia.lattice import Lattice
+    from vision.nimalia.reader import _distinct
+
+    h = np.array([[40.0, 5, 100], [-3, 38, 60], [1e-4, 2e-4, 1]])
+    fg = np.zeros((6, 6))
+    fg[1:5, 1:5] = 1.0
+    lat = Lattice(6, 6, h, fg, 1.0)
+    # the same lines with one more cell on top and left, a tiny shift: a duplicate
+    nudge = np.array([[1.0, 0, -1.02], [0, 1.0, -0.97], [0, 0, 1]])
+    bigger = Lattice(7, 7, h @ nudge, np.pad(fg, ((1, 0), (1, 0))), 1.0)
+    half_phase = Lattice(6, 6, h @ np.array([[1.0, 0, 0.5], [0, 1, 0], [0, 0, 1]]), fg, 1.0)
+    half_pitch = lat.finer()
+    assert _distinct([lat, bigger, half_phase, half_pitch]) == [lat, half_phase, half_pitch]
+
+
+def test_channel_sum_is_numpys():
+    from vision.nimalia.lattice import _channel_sum
+
+    img = np.random.default_rng(0).random((50, 70, 3)).astype(np.float32) * 300
+    assert np.array_equal(_channel_sum(img), img.sum(-1))
