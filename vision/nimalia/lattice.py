@@ -404,19 +404,107 @@ def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
     for _ in range(3):
         _, _, vt = np.linalg.svd(lines[keep] * wts[keep, None], full_matrices=False)
         vp = vt[-1]
-        # angular residual of each segment w.r.t. the direction to the vanishing point
-        mid = (p1 + p2) / 2
-        to_vp = vp[:2] - mid * vp[2]
-        seg_dir = p2 - p1
-        cosang = np.abs(np.sum(to_vp * seg_dir, 1)) / (
-            np.linalg.norm(to_vp, axis=1) * np.linalg.norm(seg_dir, axis=1) + 1e-12
-        )
-        res = np.degrees(np.arccos(np.clip(cosang, 0, 1)))
+        res = _vp_residual(seg, norm, vp[None])[0]
         new_keep = res < max(1.5, float(np.percentile(res, 80)))
         if new_keep.sum() < 3 or (new_keep == keep).all():
             break
         keep = new_keep
     return vp
+
+
+def _vp_residual(seg: np.ndarray, norm: np.ndarray, vps: np.ndarray) -> np.ndarray:
+    """``(len(vps), len(seg))``: the angle in degrees between each segment and the direction
+    from its midpoint to each vanishing point (homogeneous, normalised coordinates)."""
+    p1 = (seg[:, :2] - norm[:2]) / norm[2]
+    p2 = (seg[:, 2:] - norm[:2]) / norm[2]
+    mid = (p1 + p2) / 2
+    to_vp = vps[:, None, :2] - mid[None] * vps[:, None, 2:3]
+    seg_dir = p2 - p1
+    cosang = np.abs(np.sum(to_vp * seg_dir[None], -1)) / (
+        np.linalg.norm(to_vp, axis=-1) * np.linalg.norm(seg_dir, axis=-1)[None] + 1e-12
+    )
+    return np.degrees(np.arccos(np.clip(cosang, 0, 1)))
+
+
+def _orthogonal_families(
+    seg: np.ndarray, shape: tuple[int, ...], families: tuple[np.ndarray, np.ndarray, tuple]
+) -> list[tuple[np.ndarray, np.ndarray, tuple]]:
+    """The family whose segments meet best in their vanishing point, with its orthogonal
+    partner searched afresh (:func:`_orthogonal_family`), when that differs: ``[]`` or one
+    family pair."""
+    f1, f2, angles = families
+    if f1.sum() < 3 or f2.sum() < 3:
+        return []
+    hh, ww = shape[:2]
+    norm = np.array([(ww - 1) / 2, (hh - 1) / 2, max(ww, hh) / 2], np.float64)
+    spread = [
+        float(np.median(_vp_residual(seg[f], norm, _vanishing_point(seg[f], norm)[None])[0]))
+        for f in (f1, f2)
+    ]
+    if spread[0] <= spread[1]:
+        partner = _orthogonal_family(seg, norm, f1, f2)
+        return [] if partner is None else [(f1, partner, angles)]
+    partner = _orthogonal_family(seg, norm, f2, f1)
+    return [] if partner is None else [(partner, f2, angles)]
+
+
+def _orthogonal_family(
+    seg: np.ndarray, norm: np.ndarray, kept: np.ndarray, other: np.ndarray
+) -> np.ndarray | None:
+    """The segments of the vanishing point, orthogonal in space to family ``kept``'s, that the
+    most segment length points at (RANSAC over pairs of the longest segments not in ``kept``),
+    when they differ from ``other``; else ``None``.
+
+    A family was first the segments within 14 degrees of one image direction: under a steep
+    view one family's card edges fan out wider than that, and a striped table or a printed band
+    can take their place. With the camera centred on the image and a phone's focal length
+    (0.6-1.4 x the long side), a vanishing point fixes the line its orthogonal partner lies on;
+    the partner is searched along it.
+    """
+    v1 = _vanishing_point(seg[kept], norm)
+    free = ~kept
+    if free.sum() < 3:
+        return None
+    length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
+    longest = np.where(free)[0][np.argsort(-length[free])[:ORTHO_CANDIDATES]]
+    p1 = (seg[longest, :2] - norm[:2]) / norm[2]
+    p2 = (seg[longest, 2:] - norm[:2]) / norm[2]
+    ones = np.ones((len(longest), 1))
+    lines = np.cross(np.hstack([p1, ones]), np.hstack([p2, ones]))
+    i, j = np.triu_indices(len(longest), 1)
+    cand = np.cross(lines[i], lines[j])
+    cand /= np.linalg.norm(cand, axis=1, keepdims=True) + 1e-12
+    # orthogonal in space: x1 x2 + y1 y2 + f^2 w1 w2 = 0 for a phone's focal length f
+    dot = cand[:, :2] @ v1[:2]
+    ww = cand[:, 2] * v1[2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f2 = -dot / ww
+    side = 2 * max(norm[0], norm[1]) / norm[2]  # the long side in normalised units
+    at_infinity = np.abs(ww) < 1e-6
+    orthogonal = np.where(
+        at_infinity,
+        np.abs(dot) < 0.1 * np.linalg.norm(cand[:, :2], axis=1) * np.linalg.norm(v1[:2]) + 1e-12,
+        (f2 >= (0.6 * side) ** 2) & (f2 <= (1.4 * side) ** 2),
+    )
+    cand = cand[orthogonal]
+    if not len(cand):
+        return None
+    res = _vp_residual(seg, norm, cand)  # (candidates, segments)
+    support = ((res < ORTHO_INLIER_DEG) & free[None]).astype(np.float64) @ length
+    best = cand[int(np.argmax(support))]
+    mask = (_vp_residual(seg, norm, best[None])[0] < ORTHO_INLIER_DEG) & free
+    if mask.sum() < 3:
+        return None
+    union = (mask | other).sum()
+    if union and (mask & other).sum() / union >= 0.7:
+        return None
+    return mask
+
+
+#: the longest segments outside the kept family whose pairs give candidate vanishing points
+ORTHO_CANDIDATES = 40
+#: a segment within this many degrees of pointing at a vanishing point supports it
+ORTHO_INLIER_DEG = 1.5
 
 
 def _comb(
@@ -584,6 +672,9 @@ def _lattices_of_blob(
         families = [plain]
         if _angle_gap(plain[2], outlined[2]) > FAMILY_GAP:
             families.append(outlined)
+        if rescue:
+            # the wider search only: a first read in doubt
+            families += _orthogonal_families(seg, work.shape, plain)
         for f1, f2, _ in families:
             try:
                 out += _lattices_of_families(

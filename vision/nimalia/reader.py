@@ -721,7 +721,7 @@ REFINE_MIN_MOVE = 0.08
 #: the harmonics of a doubtful read's lattice: (factor down, factor across)
 HARMONICS = ((2, 2), (2, 1), (1, 2))
 #: hypotheses read in turn when the best and its harmonics are in doubt
-NEXT_HYPOTHESES = 8
+NEXT_HYPOTHESES = 12
 
 
 def _moved(lat: Lattice, other: Lattice) -> float:

@@ -107,3 +107,41 @@ def test_channel_sum_is_numpys():
 
     img = np.random.default_rng(0).random((50, 70, 3)).astype(np.float32) * 300
     assert np.array_equal(_channel_sum(img), img.sum(-1))
+
+
+def test_the_partner_vanishing_point_is_found_along_its_orthogonal_line():
+    """Under a steep view the columns fan out wider than one image direction: a family taken
+    by image angle holds a few of them and a printed band; the partner of the rows' vanishing
+    point, searched among every segment with the camera's orthogonality, holds them all."""
+    from vision.nimalia.lattice import _orthogonal_family
+
+    f = 900.0  # focal length, px (image 900 x 700, camera centred)
+    tilt = np.radians(55)
+    rot = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
+    k = np.array([[f, 0, 449.5], [0, f, 349.5], [0, 0, 1]])
+
+    def project(x, y):
+        p = k @ (rot @ np.array([x, y, 0.0]) + np.array([0, 0, 6.0]))
+        return p[:2] / p[2]
+
+    rows = [[*project(-2, y), *project(2, y)] for y in np.linspace(-2, 2, 5)]
+    cols = [[*project(x, -2), *project(x, 2)] for x in np.linspace(-2, 2, 5)]
+    band = [[300.0, 100.0, 520.0, 600.0], [320.0, 100.0, 540.0, 600.0]]  # a printed band
+    seg = np.array(rows + cols + band, np.float32)
+    norm = np.array([449.5, 349.5, 450.0])
+    kept = np.arange(len(seg)) < 5
+    angle_family = np.zeros(len(seg), bool)
+    angle_family[[7, 10, 11]] = True  # the middle column and the band
+    partner = _orthogonal_family(seg, norm, kept, angle_family)
+    assert partner is not None
+    assert partner.tolist() == [False] * 5 + [True] * 5 + [False] * 2
+    # when the angle's family is already the partner, there is nothing new
+    assert _orthogonal_family(seg, norm, kept, partner) is None
+
+
+def test_a_steep_view_of_large_squares_is_read():
+    """Fresh stand-in scene 790056: the columns' vanishing point taken by image angle alone
+    was several degrees off, and the lattice half a square off on the near side."""
+    image, truth = render_reserve(790056)
+    rgb = load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb
+    assert read_reserve(rgb).squares == truth["squares"]
