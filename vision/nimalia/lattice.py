@@ -437,19 +437,24 @@ def _orthogonal_families(
         return []
     hh, ww = shape[:2]
     norm = np.array([(ww - 1) / 2, (hh - 1) / 2, max(ww, hh) / 2], np.float64)
+    vps = [_vanishing_point(seg[f], norm) for f in (f1, f2)]
     spread = [
-        float(np.median(_vp_residual(seg[f], norm, _vanishing_point(seg[f], norm)[None])[0]))
-        for f in (f1, f2)
+        float(np.median(_vp_residual(seg[f], norm, v[None])[0]))
+        for f, v in zip((f1, f2), vps, strict=True)
     ]
     if spread[0] <= spread[1]:
-        partner = _orthogonal_family(seg, norm, f1, f2)
+        partner = _orthogonal_family(seg, norm, f1, f2, vps[0])
         return [] if partner is None else [(f1, partner, angles)]
-    partner = _orthogonal_family(seg, norm, f2, f1)
+    partner = _orthogonal_family(seg, norm, f2, f1, vps[1])
     return [] if partner is None else [(partner, f2, angles)]
 
 
 def _orthogonal_family(
-    seg: np.ndarray, norm: np.ndarray, kept: np.ndarray, other: np.ndarray
+    seg: np.ndarray,
+    norm: np.ndarray,
+    kept: np.ndarray,
+    other: np.ndarray,
+    v_kept: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """The segments of the vanishing point, orthogonal in space to family ``kept``'s, that the
     most segment length points at (RANSAC over pairs of the longest segments not in ``kept``),
@@ -459,9 +464,10 @@ def _orthogonal_family(
     view one family's card edges fan out wider than that, and a striped table or a printed band
     can take their place. With the camera centred on the image and a phone's focal length
     (0.6-1.4 x the long side), a vanishing point fixes the line its orthogonal partner lies on;
-    the partner is searched along it.
+    the partner is searched along it. ``v_kept``: family ``kept``'s vanishing point when
+    already estimated.
     """
-    v1 = _vanishing_point(seg[kept], norm)
+    v1 = _vanishing_point(seg[kept], norm) if v_kept is None else v_kept
     free = ~kept
     if free.sum() < 3:
         return None
