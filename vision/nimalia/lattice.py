@@ -391,6 +391,13 @@ BLOB_SEG_PX = 9
 BLOB_SEG_MIN_DROPPED = 0.05
 
 
+def _normaliser(shape: tuple[int, ...]) -> np.ndarray:
+    """``(cx, cy, half the long side)`` of an image: points ``(p - c) / half`` are the
+    normalised coordinates the vanishing points live in."""
+    hh, ww = shape[:2]
+    return np.array([(ww - 1) / 2, (hh - 1) / 2, max(ww, hh) / 2], np.float64)
+
+
 def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """Homogeneous common point of segment lines (normalised coordinates), robustly."""
     p1 = (seg[:, :2] - norm[:2]) / norm[2]
@@ -435,8 +442,7 @@ def _orthogonal_families(
     f1, f2, angles = families
     if f1.sum() < 3 or f2.sum() < 3:
         return []
-    hh, ww = shape[:2]
-    norm = np.array([(ww - 1) / 2, (hh - 1) / 2, max(ww, hh) / 2], np.float64)
+    norm = _normaliser(shape)
     vps = [_vanishing_point(seg[f], norm) for f in (f1, f2)]
     spread = [
         float(np.median(_vp_residual(seg[f], norm, v[None])[0]))
@@ -710,7 +716,7 @@ def _lattices_of_families(
     hh, ww = work.shape[:2]
     if f1.sum() < 2 or f2.sum() < 2:
         raise LatticeNotFound("the reserve shows fewer than two families of lines")
-    norm = np.array([(ww - 1) / 2, (hh - 1) / 2, max(ww, hh) / 2], np.float64)
+    norm = _normaliser(work.shape)
     v1 = _vanishing_point(seg[f1], norm)
     v2 = _vanishing_point(seg[f2], norm)
     n_mat = np.array(

@@ -734,30 +734,33 @@ def _moved(lat: Lattice, other: Lattice) -> float:
     return float(d[near].max() / np.sqrt(_cell_area(lat)))
 
 
+_QUAD_CORNERS = np.array([[0, 0], [1, 0], [1, 1], [0, 1]])
+
+
 def _distinct(lats: list[Lattice], tol: float = 0.1) -> list[Lattice]:
     """``lats`` less those whose probe cells (:func:`_probe_cells`) lie on an earlier one's
     lines (every corner within ``tol`` of a square of its lattice points, the squares the same
     size within 10 %): they would be cut and scored alike. Line families from the hull's and
     the blob's segments often agree."""
-    kept: list[tuple[Lattice, np.ndarray]] = []
-    out = []
+    out: list[Lattice] = []
+    invs = np.empty((len(lats), 3, 3))  # the kept lattices' image -> lattice maps
+    sides = np.empty(len(lats))
     for lat in lats:
-        probe = np.array([lat.cell_quad(*divmod(i, lat.cols)) for i in _probe_cells(lat)])
-        pts = np.column_stack([probe.reshape(-1, 2), np.ones(probe.size // 2)])
+        rows, cols = np.divmod(np.array(_probe_cells(lat)), lat.cols)
+        # the probe cells' corners TL, TR, BR, BL, in one mapping
+        uv = np.stack([cols, rows], 1)[:, None, :] + _QUAD_CORNERS[None]
+        pts = np.column_stack([lat.to_image(uv.reshape(-1, 2)), np.ones(uv.size // 2)])
         side = lat.square_side()
-        same = False
-        for other, inv in kept:
-            uv = pts @ inv.T
-            uv = uv[:, :2] / uv[:, 2:3]
-            if (
-                np.abs(uv - np.round(uv)).max() < tol
-                and abs(np.log(other.square_side() / side)) < 0.1
-            ):
-                same = True
-                break
-        if not same:
-            kept.append((lat, np.linalg.inv(lat.h_img_from_lat)))
-            out.append(lat)
+        k = len(out)
+        if k:
+            uv = np.einsum("kij,mj->kmi", invs[:k], pts)
+            uv = uv[..., :2] / uv[..., 2:3]
+            on_lines = np.abs(uv - np.round(uv)).max((1, 2)) < tol
+            if (on_lines & (np.abs(np.log(sides[:k] / side)) < 0.1)).any():
+                continue
+        invs[k] = np.linalg.inv(lat.h_img_from_lat)
+        sides[k] = side
+        out.append(lat)
     return out
 
 
