@@ -886,11 +886,18 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     occupied = cosine.argmax(-1) != empty
     # how clearly a cell is (or is not) table, in cosine units
     empty_margin = np.abs(cosine[..., empty] - cosine[..., :empty].max(-1))
+    reasons: list[str] = []
+    # the visible squares are whole cards (2 x 2 blocks): a card's square read as table leaves
+    # its other squares in no whole card
+    completed = _complete_cards(occupied, empty_margin)
+    if completed.any():
+        occupied = occupied | completed
+        reasons.append("a square read as table completes a card")
+    stray = _stray(occupied)
     kinds = prob[..., :empty] / np.maximum(prob[..., :empty].sum(-1, keepdims=True), 1e-9)
     scores = np.concatenate([kinds, np.zeros(kinds.shape[:2] + (1,), kinds.dtype)], -1)
     scores[~occupied] = 0.0
     scores[~occupied, empty] = 1.0
-    reasons: list[str] = []
     if not occupied.any():
         return ReserveRead([], [], True, ["no squares recognised"], lat)
     rr = np.where(occupied.any(1))[0]
@@ -923,6 +930,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
             c1 -= 1
     pale_edge = _pale_edge(cosine, occupied, lat.foreground, photo_table)
     enclosed = _enclosed(occupied)
+    unfinished = _unfinished_cards(occupied, stray)
     squares, cells = [], []
     for r in range(r0, r1):
         row_t, row_c = [], []
@@ -932,10 +940,20 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
             k = int(order[0])
             if occupied[r, c]:
                 margin = float(s[k] - s[order[1]])
-                check = margin < CHECK_MARGIN or empty_margin[r, c] < CHECK_EMPTY_MARGIN
+                check = (
+                    margin < CHECK_MARGIN
+                    or empty_margin[r, c] < CHECK_EMPTY_MARGIN
+                    or bool(completed[r, c])
+                    or bool(stray[r, c])
+                )
             else:
                 margin = float(empty_margin[r, c])
-                check = margin < CHECK_EMPTY_MARGIN or bool(pale_edge[r, c]) or bool(enclosed[r, c])
+                check = (
+                    margin < CHECK_EMPTY_MARGIN
+                    or bool(pale_edge[r, c])
+                    or bool(enclosed[r, c])
+                    or bool(unfinished[r, c])
+                )
                 order = np.argsort(-cosine[r, c])
                 s = cosine[r, c]
             row_t.append(CLASSES[k])
@@ -976,6 +994,8 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     if n_squares and _patches(occupied[r0:r1, c0:c1]) > 1:
         reasons.append("the squares read are not one connected patch")
         doubtful = True
+    if stray[r0:r1, c0:c1].any():
+        reasons.append("some squares read are in no whole card")
     if occ_scores and float(np.median(occ_scores)) < LATTICE_MIN_MEDIAN:
         reasons.append("the squares match the deck poorly (lattice doubtful)")
         doubtful = True
@@ -986,6 +1006,73 @@ def _patches(occupied: np.ndarray) -> int:
     """How many 4-connected patches the occupied cells form."""
     n, _ = cv2.connectedComponents(occupied.astype(np.uint8), connectivity=4)
     return n - 1
+
+
+def _whole_cards(occupied: np.ndarray) -> np.ndarray:
+    """Cells in some 2 x 2 block of occupied cells (``(rows, cols)``): where a card can lie."""
+    block = occupied[:-1, :-1] & occupied[1:, :-1] & occupied[:-1, 1:] & occupied[1:, 1:]
+    covered = np.zeros_like(occupied)
+    for dr in (0, 1):
+        for dc in (0, 1):
+            covered[dr : dr + block.shape[0], dc : dc + block.shape[1]] |= block
+    return covered
+
+
+def _stray(occupied: np.ndarray) -> np.ndarray:
+    """Squares in no 2 x 2 block of squares (``(rows, cols)``). Every visible square is a
+    quarter of some card and every quarter of a card is visible (a later card covers it with
+    one of its own), so the squares of a reserve are a union of 2 x 2 blocks: a stray square is
+    a square missed beside it (read as table) or a cell wrongly read as a square."""
+    return occupied & ~_whole_cards(occupied)
+
+
+def _complete_cards(occupied: np.ndarray, empty_margin: np.ndarray) -> np.ndarray:
+    """Table cells to read as squares (``(rows, cols)``): the one table cell of a 2 x 2 block
+    whose other three cells are squares and hold a stray square (:func:`_stray`), when it is
+    not clearly table (``empty_margin`` under :data:`COMPLETE_MAX_MARGIN`). Where several such
+    cells would do, the least clearly table goes first; blocks are completed until none is
+    left. A square close to the table's colour is missed this way and the card it belongs to
+    says where it is."""
+    occupied = occupied.copy()
+    completed = np.zeros_like(occupied)
+    rows, cols = occupied.shape
+    while True:
+        stray = _stray(occupied)
+        options = set()
+        for r, c in zip(*np.nonzero(stray), strict=True):
+            for r0 in (r - 1, r):
+                for c0 in (c - 1, c):
+                    if not (0 <= r0 < rows - 1 and 0 <= c0 < cols - 1):
+                        continue
+                    hole = np.argwhere(~occupied[r0 : r0 + 2, c0 : c0 + 2])
+                    if len(hole) == 1:
+                        options.add((r0 + int(hole[0][0]), c0 + int(hole[0][1])))
+        options = {o for o in options if empty_margin[o] < COMPLETE_MAX_MARGIN}
+        if not options:
+            return completed
+        best = min(options, key=lambda o: (empty_margin[o], o))
+        occupied[best] = completed[best] = True
+
+
+def _unfinished_cards(occupied: np.ndarray, stray: np.ndarray) -> np.ndarray:
+    """Table cells that would put a stray square in a whole card (``(rows, cols)``): those of
+    the 2 x 2 blocks holding it with the fewest table cells."""
+    rows, cols = occupied.shape
+    flags = np.zeros_like(occupied)
+    for r, c in zip(*np.nonzero(stray), strict=True):
+        blocks = [
+            (int((~occupied[r0 : r0 + 2, c0 : c0 + 2]).sum()), r0, c0)
+            for r0 in (r - 1, r)
+            for c0 in (c - 1, c)
+            if 0 <= r0 < rows - 1 and 0 <= c0 < cols - 1
+        ]
+        if not blocks:
+            continue
+        fewest = min(b[0] for b in blocks)
+        for n, r0, c0 in blocks:
+            if n == fewest:
+                flags[r0 : r0 + 2, c0 : c0 + 2] |= ~occupied[r0 : r0 + 2, c0 : c0 + 2]
+    return flags
 
 
 def _enclosed(occupied: np.ndarray) -> np.ndarray:
@@ -1043,6 +1130,9 @@ PHOTO_TABLE_GAP = 2
 SCORE_COLUMNS = 2 * len(CLASSES)
 #: Median best similarity of the occupied squares under which the lattice itself is doubted.
 LATTICE_MIN_MEDIAN = 0.75
+#: A table cell completing a card (:func:`_complete_cards`) is read as a square only when its
+#: cosine margin to the nearest square is under this.
+COMPLETE_MAX_MARGIN = 0.12
 #: A read with at most this many squares is checked (a reserve is at least 3 cards).
 MIN_SQUARES = 4
 #: A read whose squares are checked at least this share is in doubt (the reader's wider search

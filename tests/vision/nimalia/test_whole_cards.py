@@ -1,0 +1,105 @@
+"""The visible squares of a reserve are whole cards (2 x 2 blocks): a square read as table that
+leaves a card short is completed or checked, and a right read is left alone."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nimalia.cards import EMPTY
+from vision.nimalia.lattice import Lattice
+from vision.nimalia.reader import (
+    CLASSES,
+    COMPLETE_MAX_MARGIN,
+    _complete_cards,
+    _decide,
+    _stray,
+    _unfinished_cards,
+)
+from vision.nimalia.scene import sample_reserve, visible_frame
+
+EMPTY_INDEX = len(CLASSES) - 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_every_legal_reserve_is_whole_cards(seed):
+    """Oracle: the placements themselves. Whatever the order and overlaps, no square of a legal
+    reserve is stray, and nothing is completed or flagged."""
+    grid = np.array(visible_frame(sample_reserve(np.random.default_rng(seed))))
+    occupied = grid != EMPTY
+    assert not _stray(occupied).any()
+    assert not _complete_cards(occupied, np.zeros(occupied.shape)).any()
+    assert not _unfinished_cards(occupied, _stray(occupied)).any()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.data())
+def test_one_square_missed_is_found_again(seed, data):
+    """A legal reserve with one square read as table: when that square leaves a card short it is
+    completed (or, when it is clearly table, checked); when other cards still cover its
+    neighbours nothing can be said, and nothing else changes."""
+    grid = np.array(visible_frame(sample_reserve(np.random.default_rng(seed))))
+    truth = grid != EMPTY
+    cells = np.argwhere(truth)
+    r, c = cells[data.draw(st.integers(0, len(cells) - 1))]
+    read = truth.copy()
+    read[r, c] = False
+    margin = np.full(read.shape, 0.5)
+    margin[r, c] = 0.05
+    completed = _complete_cards(read, margin)
+    stray = _stray(read)
+    if stray.any():
+        assert completed.tolist() == (truth & ~read).tolist()
+        assert not _stray(read | completed).any()
+        margin[r, c] = 0.5
+        assert not _complete_cards(read, margin).any()
+        assert _unfinished_cards(read, stray)[r, c]
+    else:
+        assert not completed.any()
+
+
+def _decide_grid(squares: list[str], table_margin: dict[tuple[int, int], float]):
+    """``_decide`` on a lattice whose cells are ``#`` (a clear square) or ``.`` (table); a cell
+    in ``table_margin`` is table by that cosine margin."""
+    rows, cols = len(squares), len(squares[0])
+    n = len(CLASSES)
+    cos = np.full((rows, cols, n), 0.3, np.float32)
+    fg = np.zeros((rows, cols), np.float32)
+    for r, row in enumerate(squares):
+        for c, ch in enumerate(row):
+            if ch == "#":
+                cos[r, c, 0], fg[r, c] = 0.95, 1.0
+            else:
+                cos[r, c, EMPTY_INDEX] = 0.97
+    for (r, c), m in table_margin.items():
+        cos[r, c, EMPTY_INDEX], cos[r, c, 1] = 0.9, 0.9 - m
+    prob = np.full((rows, cols, n), 0.001, np.float32)
+    prob[..., 1] = 0.99
+    prob[..., 0] = 0.002
+    both = np.concatenate([cos, prob], -1).reshape(rows * cols, -1)
+    return _decide(both, Lattice(rows, cols, np.eye(3), fg, 1.0))
+
+
+def test_a_card_short_of_a_square_is_completed_and_checked():
+    # two cards overlapping by one column; the right card's bottom-right square read as table
+    layout = ["###.", "##..", "...."]
+    near = _decide_grid(layout, {(1, 2): COMPLETE_MAX_MARGIN / 2})
+    assert [t != EMPTY for t in near.squares[1]] == [True, True, True]
+    assert near.squares[1][2] == CLASSES[1]  # its kind from the head, like any square
+    assert near.cells[1][2].check
+    assert "a square read as table completes a card" in near.reasons
+    assert "some squares read are in no whole card" not in near.reasons
+    # clearly table: left as table, checked with the square it strands
+    far = _decide_grid(layout, {(1, 2): COMPLETE_MAX_MARGIN * 2})
+    assert far.squares[1][2] == EMPTY and far.cells[1][2].check
+    assert far.cells[0][2].check
+    assert "some squares read are in no whole card" in far.reasons
+    assert far.needs_check
+
+
+def test_whole_cards_add_no_flag():
+    read = _decide_grid(["###.", "###.", ".##."], {})
+    assert not any(cell.check for row in read.cells for cell in row)
+    assert not read.needs_check
