@@ -486,9 +486,9 @@ class ReserveReader:
         ranked: list[Lattice] = []
         if result is None or result.doubtful:
             rescued, _, ranked = self._search(rgb, rescue=True)
-            if rescued is not None and (result is None or not rescued.doubtful):
+            if rescued is not None and (result is None or _settled(rescued)):
                 result = rescued
-        if result is not None and result.doubtful and result.lattice is not None:
+        if result is not None and not _settled(result) and result.lattice is not None:
             other = self._harmonic_read(rgb, result.lattice)
             if other is None:
                 other = self._next_read(rgb, ranked[1 : 1 + NEXT_HYPOTHESES])
@@ -527,7 +527,7 @@ class ReserveReader:
         looks like some animal), with the true lattice a few places down."""
         for lat in lats:
             read = self._read_lattice(rgb, lat)
-            if read.found and not read.doubtful:
+            if _settled(read):
                 return read
         return None
 
@@ -548,7 +548,7 @@ class ReserveReader:
         best = None
         for option in options:
             read = self._read_lattice(rgb, option)
-            if read.doubtful or not read.found:
+            if not _settled(read):
                 continue
             if best is None or _checked_share(read) < _checked_share(best):
                 best = read
@@ -566,7 +566,7 @@ class ReserveReader:
         if _moved(lat, refined) < REFINE_MIN_MOVE:
             return result
         read = self._read_lattice(rgb, refined)
-        if read.doubtful or not read.found:
+        if not _settled(read):
             return result
         before, after = _checked_cells(result), _checked_cells(read)
         if after < before or (after == before and _match(read) > _match(result)):
@@ -762,6 +762,32 @@ def _distinct(lats: list[Lattice], tol: float = 0.1) -> list[Lattice]:
         sides[k] = side
         out.append(lat)
     return out
+
+
+def _settled(read: ReserveRead) -> bool:
+    """Whether the search may stop at ``read``: squares found and not in doubt, or exactly one
+    card's 2 x 2 squares, none checked, matching the deck well. A reserve of cards laid exactly
+    on one another is one card's worth of squares; such a read stays in doubt (so a wider
+    search still looks for more squares) but a harmonic or later hypothesis replaces it only
+    when settled itself."""
+    if not read.found:
+        return False
+    if not read.doubtful:
+        return True
+    return (
+        len(read.squares) == 2
+        and len(read.squares[0]) == 2
+        and all(t != EMPTY for row in read.squares for t in row)
+        and not any(c.check for row in read.cells for c in row)
+        and set(read.reasons) <= ONE_CARD_REASONS
+    )
+
+
+#: The reasons a clean read of one card's squares may carry and still settle the search.
+ONE_CARD_REASONS = {
+    "only one card's worth of squares was read",
+    "a cell beside the squares may be a square read as table",
+}
 
 
 def _checked_cells(read: ReserveRead) -> int:

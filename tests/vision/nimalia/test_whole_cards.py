@@ -4,10 +4,12 @@ leaves a card short is completed or checked, and a right read is left alone."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nimalia.cards import EMPTY
+from vision.loading import load_image
 from vision.nimalia.lattice import Lattice
 from vision.nimalia.reader import (
     CLASSES,
@@ -16,8 +18,9 @@ from vision.nimalia.reader import (
     _decide,
     _stray,
     _unfinished_cards,
+    read_reserve,
 )
-from vision.nimalia.scene import sample_reserve, visible_frame
+from vision.nimalia.scene import encode_jpeg, render_reserve, sample_reserve, visible_frame
 
 EMPTY_INDEX = len(CLASSES) - 1
 
@@ -103,3 +106,18 @@ def test_whole_cards_add_no_flag():
     read = _decide_grid(["###.", "###.", ".##."], {})
     assert not any(cell.check for row in read.cells for cell in row)
     assert not read.needs_check
+
+
+@pytest.mark.parametrize("seed", [900000, 900002, 900006])
+def test_three_cards_laid_on_one_another_are_read(seed):
+    """One card's worth of squares is in doubt but settles the search when clean (these seeds
+    were read at a harmonic or with a row of table before)."""
+    rng = np.random.default_rng(seed)
+    ids = rng.choice(60, 3, replace=False) + 1
+    placements = [
+        {"card": int(i), "row": 2, "col": 2, "turn": int(rng.integers(4)) * 90} for i in ids
+    ]
+    image, truth = render_reserve(seed, placements=placements, size=(1600, 1200))
+    read = read_reserve(load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb)
+    assert read.squares == truth["squares"]
+    assert read.needs_check  # one card's worth is always checked
