@@ -261,3 +261,34 @@ def test_a_pale_table_cell_inside_the_read_is_checked():
     occupied = cos.argmax(-1) != empty
     flags = _pale_edge(cos, occupied, np.full((2, 3), 0.5, np.float32))
     assert flags.tolist() == [[False, False, False], [False, True, False]]
+
+
+def test_a_weak_square_just_like_the_photos_table_is_table():
+    """A pale wooden table (or its glare) can read as a sandy square by a small margin; such a
+    cell that also matches this photo's own table almost exactly is table, and checked."""
+    from vision.nimalia.lattice import Lattice
+    from vision.nimalia.reader import LIKE_TABLE_MARGIN, PHOTO_TABLE_SQUARE_MAX, _decide
+
+    n, empty = len(CLASSES), len(CLASSES) - 1
+    cos = np.full((3, 4, n), 0.3, np.float32)
+    cos[..., empty] = 0.97
+    fg = np.zeros((3, 4), np.float32)
+    for r, c in [(0, 0), (0, 1), (1, 0), (1, 1)]:  # one clear card
+        cos[r, c, empty], cos[r, c, 0], fg[r, c] = 0.3, 0.95, 1.0
+    cos[1, 2, empty], cos[1, 2, 1] = 0.9, 0.9 + LIKE_TABLE_MARGIN / 2  # weakly a square
+    prob = np.full((3, 4, n), 0.001, np.float32)
+    prob[..., 0] = 0.99
+    both = np.concatenate([cos, prob], -1).reshape(12, -1)
+    lat = Lattice(3, 4, np.eye(3), fg, 1.0)
+
+    def read(like: float):
+        photo_table = np.full((3, 4), 0.5, np.float32)
+        photo_table[1, 2] = like
+        return _decide(both, lat, photo_table)
+
+    table = read(PHOTO_TABLE_SQUARE_MAX + 0.005)
+    assert [len(table.squares), len(table.squares[0])] == [2, 2]
+    assert "a cell read as a square looks just like this photo's table" in table.reasons
+    kept = read(PHOTO_TABLE_SQUARE_MAX - 0.05)
+    assert kept.squares[1][2] != EMPTY and kept.cells[1][2].check  # a stray square: checked
+    assert "a cell read as a square looks just like this photo's table" not in kept.reasons
