@@ -1062,6 +1062,17 @@ def _stray(occupied: np.ndarray) -> np.ndarray:
     return occupied & ~_whole_cards(occupied)
 
 
+def _blocks_holding(r: int, c: int, shape: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Top-left cells of the 2 x 2 blocks inside a ``shape`` grid that hold cell ``(r, c)``."""
+    rows, cols = shape[:2]
+    return [
+        (r0, c0)
+        for r0 in (r - 1, r)
+        for c0 in (c - 1, c)
+        if 0 <= r0 < rows - 1 and 0 <= c0 < cols - 1
+    ]
+
+
 def _complete_cards(occupied: np.ndarray, empty_margin: np.ndarray) -> np.ndarray:
     """Table cells to read as squares (``(rows, cols)``): the one table cell of a 2 x 2 block
     whose other three cells are squares and hold a stray square (:func:`_stray`), when it is
@@ -1071,18 +1082,13 @@ def _complete_cards(occupied: np.ndarray, empty_margin: np.ndarray) -> np.ndarra
     says where it is."""
     occupied = occupied.copy()
     completed = np.zeros_like(occupied)
-    rows, cols = occupied.shape
     while True:
-        stray = _stray(occupied)
         options = set()
-        for r, c in zip(*np.nonzero(stray), strict=True):
-            for r0 in (r - 1, r):
-                for c0 in (c - 1, c):
-                    if not (0 <= r0 < rows - 1 and 0 <= c0 < cols - 1):
-                        continue
-                    hole = np.argwhere(~occupied[r0 : r0 + 2, c0 : c0 + 2])
-                    if len(hole) == 1:
-                        options.add((r0 + int(hole[0][0]), c0 + int(hole[0][1])))
+        for r, c in zip(*np.nonzero(_stray(occupied)), strict=True):
+            for r0, c0 in _blocks_holding(r, c, occupied.shape):
+                hole = np.argwhere(~occupied[r0 : r0 + 2, c0 : c0 + 2])
+                if len(hole) == 1:
+                    options.add((r0 + int(hole[0][0]), c0 + int(hole[0][1])))
         options = {o for o in options if empty_margin[o] < COMPLETE_MAX_MARGIN}
         if not options:
             return completed
@@ -1093,14 +1099,11 @@ def _complete_cards(occupied: np.ndarray, empty_margin: np.ndarray) -> np.ndarra
 def _unfinished_cards(occupied: np.ndarray, stray: np.ndarray) -> np.ndarray:
     """Table cells that would put a stray square in a whole card (``(rows, cols)``): those of
     the 2 x 2 blocks holding it with the fewest table cells."""
-    rows, cols = occupied.shape
     flags = np.zeros_like(occupied)
     for r, c in zip(*np.nonzero(stray), strict=True):
         blocks = [
             (int((~occupied[r0 : r0 + 2, c0 : c0 + 2]).sum()), r0, c0)
-            for r0 in (r - 1, r)
-            for c0 in (c - 1, c)
-            if 0 <= r0 < rows - 1 and 0 <= c0 < cols - 1
+            for r0, c0 in _blocks_holding(r, c, occupied.shape)
         ]
         if not blocks:
             continue
