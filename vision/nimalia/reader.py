@@ -1018,12 +1018,23 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
         reasons.append("only one card's worth of squares was read")
     # a wrong lattice gives squares that match nothing well
     top_cos = cosine.max(-1)
-    occ_scores = [top_cos[r, c] for r in range(r0, r1) for c in range(c0, c1) if occupied[r, c]]
+    occ_scores = [
+        top_cos[r, c]
+        for r in range(r0, r1)
+        for c in range(c0, c1)
+        if occupied[r, c] and not completed[r, c]
+    ]
     n_squares = sum(t != EMPTY for row in squares for t in row)
-    n_checked = sum(c.check and c.token != EMPTY for row in cells for c in row)
+    # squares completed from their cards are checked for the player, but say nothing about the
+    # lattice: the share is of the squares recognised
+    recognised = (occupied & ~completed)[r0:r1, c0:c1]
+    n_recognised = int(recognised.sum())
+    n_checked = sum(cells[r][c].check for r, c in zip(*np.nonzero(recognised), strict=True))
     # few squares, or many of them uncertain (a lattice at a wrong pitch cuts parts of squares
     # that look like some kind, rarely clearly one): the read itself is in doubt
-    doubtful = n_squares <= MIN_SQUARES or n_checked >= DOUBT_CHECKED_SHARE * n_squares or oversized
+    doubtful = (
+        n_squares <= MIN_SQUARES or n_checked >= DOUBT_CHECKED_SHARE * n_recognised or oversized
+    )
     # every card after the first covers a square already there: a reserve is one patch of
     # squares (4-neighbours); squares read in two or more patches come from a lattice at a
     # wrong pitch or phase (a column of half squares read as table), or take in a stray card

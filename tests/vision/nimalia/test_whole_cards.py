@@ -63,9 +63,14 @@ def test_one_square_missed_is_found_again(seed, data):
         assert not completed.any()
 
 
-def _decide_grid(squares: list[str], table_margin: dict[tuple[int, int], float]):
+def _decide_grid(
+    squares: list[str],
+    table_margin: dict[tuple[int, int], float],
+    unsure: tuple[tuple[int, int], ...] = (),
+):
     """``_decide`` on a lattice whose cells are ``#`` (a clear square) or ``.`` (table); a cell
-    in ``table_margin`` is table by that cosine margin."""
+    in ``table_margin`` is table by that cosine margin; the kind of an ``unsure`` square is a
+    toss-up between two."""
     rows, cols = len(squares), len(squares[0])
     n = len(CLASSES)
     cos = np.full((rows, cols, n), 0.3, np.float32)
@@ -81,6 +86,8 @@ def _decide_grid(squares: list[str], table_margin: dict[tuple[int, int], float])
     prob = np.full((rows, cols, n), 0.001, np.float32)
     prob[..., 1] = 0.99
     prob[..., 0] = 0.002
+    for r, c in unsure:
+        prob[r, c, 1], prob[r, c, 2] = 0.5, 0.49
     both = np.concatenate([cos, prob], -1).reshape(rows * cols, -1)
     return _decide(both, Lattice(rows, cols, np.eye(3), fg, 1.0))
 
@@ -100,6 +107,16 @@ def test_a_card_short_of_a_square_is_completed_and_checked():
     assert far.cells[0][2].check
     assert "some squares read are in no whole card" in far.reasons
     assert far.needs_check
+
+
+def test_completed_squares_do_not_put_the_lattice_in_doubt():
+    """Two cards side by side, a corner of each read as table and 2 of the 6 squares recognised
+    unsure: the recognised share checked (2 / 6) is under the doubt share, though with the 2
+    completed squares (checked for the player) 4 of 8 are."""
+    read = _decide_grid([".###", "###."], {(0, 0): 0.05, (1, 3): 0.05}, unsure=((0, 1), (1, 1)))
+    assert all(t != EMPTY for row in read.squares for t in row)
+    assert sum(cell.check for row in read.cells for cell in row) == 4
+    assert not read.doubtful
 
 
 def test_whole_cards_add_no_flag():
