@@ -386,8 +386,9 @@ class ReserveRead:
     lattice: Lattice | None
     origin: tuple[int, int] = (0, 0)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    #: the read itself is in doubt: at most :data:`MIN_SQUARES` squares, or squares that match
-    #: the deck poorly (the reader then runs its wider search, :meth:`ReserveReader.read`)
+    #: the read itself is in doubt: no squares or at most :data:`MIN_SQUARES`, many of them
+    #: checked, in two patches, over 6 x 6, or matching the deck poorly (the reader then runs
+    #: its wider search, :meth:`ReserveReader.read`)
     doubtful: bool = False
 
     @property
@@ -484,7 +485,7 @@ class ReserveReader:
         result, error, _ = self._search(rgb, rescue=False)
         t1 = time.perf_counter()
         ranked: list[Lattice] = []
-        if result is None or result.doubtful:
+        if result is None or result.doubtful or not result.found:
             rescued, _, ranked = self._search(rgb, rescue=True)
             if rescued is not None and (result is None or _settled(rescued)):
                 result = rescued
@@ -934,7 +935,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     scores[~occupied] = 0.0
     scores[~occupied, empty] = 1.0
     if not occupied.any():
-        return ReserveRead([], [], True, ["no squares recognised"], lat)
+        return ReserveRead([], [], True, ["no squares recognised"], lat, doubtful=True)
     rr = np.where(occupied.any(1))[0]
     cc = np.where(occupied.any(0))[0]
     r0, r1, c0, c1 = int(rr[0]), int(rr[-1]) + 1, int(cc[0]), int(cc[-1]) + 1

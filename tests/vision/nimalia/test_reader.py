@@ -292,3 +292,33 @@ def test_a_weak_square_just_like_the_photos_table_is_table():
     kept = read(PHOTO_TABLE_SQUARE_MAX - 0.05)
     assert kept.squares[1][2] != EMPTY and kept.cells[1][2].check  # a stray square: checked
     assert "a cell read as a square looks just like this photo's table" not in kept.reasons
+
+
+def test_a_lattice_holding_no_square_is_in_doubt(monkeypatch):
+    """A first lattice on the draw pile (a card back) reads no square; that read is in doubt,
+    so the wider search, which looks at more blobs, runs."""
+    from vision.nimalia.lattice import Lattice
+    from vision.nimalia.reader import ReserveRead, ReserveReader, _decide
+
+    n, empty = len(CLASSES), len(CLASSES) - 1
+    cos = np.full((3, 3, n), 0.3, np.float32)
+    cos[..., empty] = 0.95
+    prob = np.full((3, 3, n), 1.0 / n, np.float32)
+    lat = Lattice(3, 3, np.eye(3), np.zeros((3, 3), np.float32), 1.0)
+    nothing = _decide(np.concatenate([cos, prob], -1).reshape(9, -1), lat)
+    assert not nothing.found and nothing.doubtful
+
+    searched = []
+
+    def search(self, rgb, *, rescue):
+        searched.append(rescue)
+        if rescue:
+            return ReserveRead([["I:bea"]], [], False, [], lat), "", []
+        return ReserveRead([], [], True, ["no squares recognised"], lat), "", [lat]
+
+    monkeypatch.setattr(ReserveReader, "_search", search)
+    monkeypatch.setattr(ReserveReader, "_refined", lambda self, rgb, result: result)
+    reader = ReserveReader.__new__(ReserveReader)
+    read = reader.read(np.zeros((60, 80, 3), np.uint8))
+    assert searched == [False, True]
+    assert read.squares == [["I:bea"]]
