@@ -1015,21 +1015,15 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
         reasons.append("a cell beside the squares may be a square read as table")
     # a reserve is at least 3 cards: one card's worth of squares is most likely a stray card or a
     # part of the reserve (it happens in play only when cards were stacked exactly)
-    if sum(t != EMPTY for row in squares for t in row) <= MIN_SQUARES:
-        reasons.append("only one card's worth of squares was read")
-    # a wrong lattice gives squares that match nothing well
-    top_cos = cosine.max(-1)
-    occ_scores = [
-        top_cos[r, c]
-        for r in range(r0, r1)
-        for c in range(c0, c1)
-        if occupied[r, c] and not completed[r, c]
-    ]
     n_squares = sum(t != EMPTY for row in squares for t in row)
+    if n_squares <= MIN_SQUARES:
+        reasons.append("only one card's worth of squares was read")
     # squares completed from their cards are checked for the player, but say nothing about the
-    # lattice: the share is of the squares recognised
+    # lattice: the doubt is judged on the squares recognised
     recognised = (occupied & ~completed)[r0:r1, c0:c1]
     n_recognised = int(recognised.sum())
+    # a wrong lattice gives squares that match nothing well
+    occ_scores = cosine.max(-1)[r0:r1, c0:c1][recognised]
     n_checked = sum(cells[r][c].check for r, c in zip(*np.nonzero(recognised), strict=True))
     # few squares, or many of them uncertain (a lattice at a wrong pitch cuts parts of squares
     # that look like some kind, rarely clearly one): the read itself is in doubt
@@ -1044,7 +1038,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
         doubtful = True
     if stray[r0:r1, c0:c1].any():
         reasons.append("some squares read are in no whole card")
-    if occ_scores and float(np.median(occ_scores)) < LATTICE_MIN_MEDIAN:
+    if occ_scores.size and float(np.median(occ_scores)) < LATTICE_MIN_MEDIAN:
         reasons.append("the squares match the deck poorly (lattice doubtful)")
         doubtful = True
     return ReserveRead(squares, cells, bool(reasons), reasons, lat, (r0, c0), doubtful=doubtful)
