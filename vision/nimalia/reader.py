@@ -248,17 +248,18 @@ def gallery_crops(
     if missing:
         more = "..." if len(missing) > 10 else ""
         raise NimaliaPackError(f"no image for cards {missing[:10]}{more}")
+    faces = card_faces(card_images)
     rng = np.random.default_rng(seed)
     crops, labels = [], []
     for cid in sorted(cards()):
-        img = _square_image(card_images[cid])
+        img = faces[cid]
         for t in (0, 90, 180, 270):
             turned = np.ascontiguousarray(np.rot90(img, k=-(t // 90)))
             tokens = [s.token for s in turn(cid, t)]
             for q, views_q in enumerate(square_views(turned, rng, views)):
                 crops += views_q
                 labels += [CLASSES.index(tokens[q])] * len(views_q)
-    sample = [_square_image(card_images[c]) for c in sorted(card_images)[:20]]
+    sample = [faces[c] for c in sorted(faces)[:20]]
     crops += empty_views(rng, empties, sample)
     labels += [CLASSES.index(EMPTY)] * empties
     return np.stack(crops), np.array(labels)
@@ -278,13 +279,57 @@ def build_gallery(
     return SquareGallery(_embed(embedder, crops), labels, embedder.model_id, name)
 
 
-def _square_image(img: np.ndarray, size: int = 256) -> np.ndarray:
-    """A card image as a square RGB array (a photo or scan is resized to square)."""
+#: A card image whose sides differ by at most this share is taken as the card itself (a scan
+#: or an exported face, resized to square); a wider or taller one is a photo of the card, which
+#: is cut out of it (:func:`card_face`).
+FACE_ASPECT_SLACK = 0.1
+#: Share of a photo a card must cover to be cut out of it, at least and at most.
+FACE_SHARE = (0.2, 0.95)
+
+
+def card_face(img: np.ndarray, size: int = 256) -> np.ndarray | None:
+    """A card image as the upright square face ``(size, size, 3)`` its squares are cut from.
+
+    Nimalia cards are square. An image within :data:`FACE_ASPECT_SLACK` of square is taken as
+    the card (resized). Any other is a photo of one card: the largest convex four-sided outline
+    covering :data:`FACE_SHARE` of it, with sides of nearly one length (shorter over longer
+    0.8-1; opposite sides within 1.5 x: perspective) is taken as the card and warped square,
+    its top-left corner the one nearest the image's top-left (the card photographed upright).
+    ``None`` when no such outline is found: the image must then be cropped to its card.
+    A square photo with a margin round the card is taken as the card (the outline search
+    finds quarters of a tight face as readily as a card on a table).
+    """
+    from vision.enrol import _largest_card_quad
+    from vision.geometry import order_quad_clockwise
+
     img = np.asarray(img)
     if img.ndim == 2:
         img = cv2.cvtColor(img, cv2.COLOR_GRAY2RGB)
-    img = img[..., :3]
-    return cv2.resize(img, (size, size), interpolation=cv2.INTER_AREA)
+    img = np.ascontiguousarray(img[..., :3])
+    h, w = img.shape[:2]
+    if min(h, w) / max(h, w) >= 1 - FACE_ASPECT_SLACK:
+        return cv2.resize(img, (size, size), interpolation=cv2.INTER_AREA)
+    quad = _largest_card_quad(img, (0.8, 1.0), FACE_SHARE, max_opposite_ratio=1.5, fit_sides=True)
+    if quad is None:
+        return None
+    corners = order_quad_clockwise(quad).astype(np.float32)
+    target = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    matrix = cv2.getPerspectiveTransform(corners, target)
+    return cv2.warpPerspective(img, matrix, (size, size), flags=cv2.INTER_AREA)
+
+
+def card_faces(card_images: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """:func:`card_face` of every card image; one :class:`NimaliaPackError` naming every card
+    whose image is a photo with no card found in it."""
+    faces = {cid: card_face(img) for cid, img in card_images.items()}
+    lost = sorted(cid for cid, face in faces.items() if face is None)
+    if lost:
+        more = "..." if len(lost) > 10 else ""
+        raise NimaliaPackError(
+            f"no card found in the photos of cards {lost[:10]}{more}: crop each image to its "
+            "card (a square image is taken as the card)"
+        )
+    return {cid: face for cid, face in faces.items() if face is not None}
 
 
 def _embed(embedder: CardEmbedder, crops: np.ndarray, batch: int = 256) -> np.ndarray:
@@ -308,7 +353,8 @@ def enroll_pack(
 ) -> Path:
     """Enrol a deck from ``src_dir/<card id>.png`` (1-60): writes ``out_dir`` as a pack.
 
-    The pack holds ``cards/<id>.png`` (the images as given), ``gallery.npz`` and ``pack.json``.
+    The pack holds ``cards/<id>.png`` (the faces the squares were cut from: each image as
+    :func:`card_face` takes it), ``gallery.npz`` and ``pack.json``.
     """
     src, out = Path(src_dir), Path(out_dir)
     if not src.is_dir():
@@ -322,10 +368,11 @@ def enroll_pack(
         if img is None:
             raise NimaliaPackError(f"cannot read {path}")
         images[cid] = cv2.cvtColor(img, cv2.COLOR_BGR2RGB)
+    faces = card_faces(images)
     embedder = embedder or square_embedder()
-    gallery = build_gallery(images, embedder, views=views, name=name or src.name)
+    gallery = build_gallery(faces, embedder, views=views, name=name or src.name)
     (out / "cards").mkdir(parents=True, exist_ok=True)
-    for cid, img in images.items():
+    for cid, img in faces.items():
         cv2.imwrite(str(out / "cards" / f"{cid}.png"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
     gallery.save(out / "gallery.npz")
     (out / "pack.json").write_text(
