@@ -501,7 +501,8 @@ def nimalia_deck_ui() -> None:
         st.caption(
             f"Enrol your printing: one upright, unturned image of each of the {CARDS} cards, "
             f"named after its id as the rules' reference numbers them (`1.png` … `{CARDS}.png`, "
-            f"or .jpg). Building the deck takes {ENROL_SECONDS}."
+            f"or .jpg): a scan cropped to the card, or a photo of the card alone on a plain, "
+            f"contrasting surface. Building the deck takes {ENROL_SECONDS}."
         )
         files = st.file_uploader(
             f"The {CARDS} card images",

@@ -287,6 +287,16 @@ FACE_ASPECT_SLACK = 0.1
 FACE_SHARE = (0.2, 0.95)
 
 
+def card_outline(img: np.ndarray) -> np.ndarray | None:
+    """The image corners ``(4, 2)`` (top-left first, clockwise) of the card in a photo of one
+    card, as :func:`card_face` cuts it; ``None`` when no card-like outline is found."""
+    from vision.enrol import _largest_card_quad
+    from vision.geometry import order_quad_clockwise
+
+    quad = _largest_card_quad(img, (0.8, 1.0), FACE_SHARE, max_opposite_ratio=1.5, fit_sides=True)
+    return None if quad is None else order_quad_clockwise(quad)
+
+
 def card_face(img: np.ndarray, size: int = 256) -> np.ndarray | None:
     """A card image as the upright square face ``(size, size, 3)`` its squares are cut from.
 
@@ -299,9 +309,6 @@ def card_face(img: np.ndarray, size: int = 256) -> np.ndarray | None:
     A square photo with a margin round the card is taken as the card (the outline search
     finds quarters of a tight face as readily as a card on a table).
     """
-    from vision.enrol import _largest_card_quad
-    from vision.geometry import order_quad_clockwise
-
     img = np.asarray(img)
     if img.ndim == 2:
         img = cv2.cvtColor(img, cv2.COLOR_GRAY2RGB)
@@ -309,12 +316,11 @@ def card_face(img: np.ndarray, size: int = 256) -> np.ndarray | None:
     h, w = img.shape[:2]
     if min(h, w) / max(h, w) >= 1 - FACE_ASPECT_SLACK:
         return cv2.resize(img, (size, size), interpolation=cv2.INTER_AREA)
-    quad = _largest_card_quad(img, (0.8, 1.0), FACE_SHARE, max_opposite_ratio=1.5, fit_sides=True)
-    if quad is None:
+    corners = card_outline(img)
+    if corners is None:
         return None
-    corners = order_quad_clockwise(quad).astype(np.float32)
     target = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
-    matrix = cv2.getPerspectiveTransform(corners, target)
+    matrix = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
     return cv2.warpPerspective(img, matrix, (size, size), flags=cv2.INTER_AREA)
 
 
