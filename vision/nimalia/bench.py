@@ -33,7 +33,7 @@ import numpy as np
 
 from nimalia.cards import EMPTY
 from vision.loading import load_image
-from vision.nimalia.deck import STAND_IN, STYLES, VARIANT, render_deck
+from vision.nimalia.deck import PAINTED, STAND_IN, STYLES, VARIANT, render_deck
 from vision.nimalia.reader import CLASSES, ReserveReader, _prefilter, _scaled, gallery_crops
 from vision.nimalia.scene import encode_jpeg, render_reserve
 
@@ -55,6 +55,9 @@ SETS: dict[str, EvalSet] = {
     "test": EvalSet("test", STAND_IN.name, range(100_000, 100_080)),
     # a differently drawn deck the recogniser never saw, enrolled from one image per card
     "variant": EvalSet("variant", VARIANT.name, range(200_000, 200_060), pack="enrolled"),
+    # a third look, painted as one picture per card (lands without seams, wavy borders, large
+    # silhouettes), never trained on, enrolled from one image per card
+    "painted": EvalSet("painted", PAINTED.name, range(220_000, 220_060), pack="enrolled"),
     # 12 MP photos (speed and accuracy at full phone resolution)
     "12mp": EvalSet("12mp", STAND_IN.name, range(300_000, 300_010), size=(4032, 3024)),
 }

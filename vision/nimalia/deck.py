@@ -120,8 +120,6 @@ VARIANT = DeckStyle(
     back=((120, 40, 60), (240, 210, 200)),
 )
 
-STYLES: dict[str, DeckStyle] = {STAND_IN.name: STAND_IN, VARIANT.name: VARIANT}
-
 
 # ---------------------------------------------------------------------------------------------
 # Drawing helpers: a similarity from unit coordinates to pixels
@@ -314,9 +312,13 @@ _ANIMALS: dict[str, Callable] = {
 # ---------------------------------------------------------------------------------------------
 
 
-def _texture(img: np.ndarray, kind: str, c2: Color, rng: np.random.Generator) -> None:
+def _texture(
+    img: np.ndarray, kind: str, c2: Color, rng: np.random.Generator, scale: float | None = None
+) -> None:
+    """Draw a land's texture over ``img``; ``scale`` is pixels per hundredth of a square
+    (default: ``img`` is one square)."""
     n = img.shape[0]
-    s = n / 100.0
+    s = n / 100.0 if scale is None else scale
     w = max(1, int(round(1.6 * s)))
     if kind == "waves":
         phase = rng.uniform(0, 10)
@@ -433,6 +435,8 @@ def _texture(img: np.ndarray, kind: str, c2: Color, rng: np.random.Generator) ->
                 )
     elif kind in _RANDOM_TEXTURES:
         _RANDOM_TEXTURES[kind](img, c2, rng, s, w)
+    elif kind in _PAINTED_TEXTURES:
+        _PAINTED_TEXTURES[kind](img, c2, rng, s, w)
     else:  # pragma: no cover - a style names only the kinds above
         raise ValueError(f"unknown texture {kind!r}")
 
@@ -571,6 +575,106 @@ def _near(rng: np.random.Generator, c: Color, spread: float) -> Color:
     return tuple(int(v) for v in np.clip(np.array(c) + rng.normal(0, spread, 3), 0, 255))
 
 
+# ---------------------------------------------------------------------------------------------
+# The painted style (a third look, held out from training like the variant)
+# ---------------------------------------------------------------------------------------------
+
+
+def _brush(img, c2, rng, s, w) -> None:
+    """Short soft brush strokes in shades between the land's two colours."""
+    n = img.shape[0]
+    c1 = np.float32(img[0, 0])
+    for _ in range(int(n * n / (60 * s * s))):
+        t = rng.uniform(0, 1)
+        colour = tuple(int(v) for v in np.clip(c1 * (1 - t) + np.float32(c2) * t
+                                               + rng.normal(0, 8, 3), 0, 255))  # fmt: skip
+        x, y = rng.uniform(-5 * s, n + 5 * s, 2)
+        a = rng.normal(0.3, 0.35)
+        length = rng.uniform(5, 13) * s
+        dx, dy = np.cos(a) * length / 2, np.sin(a) * length / 2
+        cv2.line(img, (int((x - dx) * _ONE), int((y - dy) * _ONE)),
+                 (int((x + dx) * _ONE), int((y + dy) * _ONE)), colour,
+                 max(1, int(rng.uniform(1.5, 3.5) * s)), cv2.LINE_AA, _SHIFT)  # fmt: skip
+    img[:] = cv2.GaussianBlur(img, (0, 0), 0.6 * s + 0.3)
+
+
+def _mottle(img, c2, rng, s, w) -> None:
+    """Soft patches of the second colour at two sizes, as washes of paint."""
+    n = img.shape[0]
+    total = np.zeros((n, n), np.float32)
+    for size in (14 * s, 4 * s):
+        noise = cv2.GaussianBlur(rng.normal(0, 1, (n, n)).astype(np.float32), (0, 0), size + 1)
+        total += (noise - noise.mean()) / (noise.std() + 1e-6)
+    a = np.clip(0.5 + 0.35 * total, 0, 1)[..., None]
+    img[:] = (img * (1 - a) + np.float32(c2) * a).astype(np.uint8)
+
+
+#: Textures only the painted style uses (neither training nor the other styles see them).
+_PAINTED_TEXTURES = {"brush": _brush, "mottle": _mottle}
+
+
+def _silhouette(rng: np.random.Generator) -> tuple:
+    """An animal as a filled outline (a wobbly closed curve), a patch of its second colour, a
+    tail or limbs as strokes and an eye: a shape family the square embedder never trained on."""
+    k = np.arange(2, 6)
+    amps, phases = rng.uniform(0.05, 0.22, 4), rng.uniform(0, 2 * np.pi, 4)
+    theta = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+    r = 0.62 + (amps[:, None] * np.cos(k[:, None] * theta + phases[:, None])).sum(0)
+    stretch = rng.uniform(1.0, 1.45)
+    body = np.column_stack([r * np.cos(theta) * stretch, r * np.sin(theta) / stretch])
+    patch = body * rng.uniform(0.35, 0.6) + rng.uniform(-0.25, 0.25, 2)
+    head = rng.uniform(0.55, 0.85) * np.array([1.0, rng.uniform(-0.5, 0.2)])
+    prims: list = [
+        ("poly", 2, (body * 1.06).tolist()),
+        ("poly", 0, body.tolist()),
+        ("poly", 1, patch.tolist()),
+        ("ellipse", 0, *head, rng.uniform(0.18, 0.3), rng.uniform(0.14, 0.24), 0.0),
+    ]
+    for _ in range(int(rng.integers(1, 4))):
+        start = body[int(rng.integers(len(body)))]
+        prims.append(("line", 2, [start.tolist(), (start * rng.uniform(1.2, 1.5)).tolist()],
+                      rng.uniform(0.05, 0.1)))  # fmt: skip
+    prims.append(("ellipse", 1, head[0] + 0.06, head[1] - 0.05, 0.07, 0.07, 0.0))
+    prims.append(("ellipse", 2, head[0] + 0.07, head[1] - 0.05, 0.035, 0.035, 0.0))
+    return tuple(prims)
+
+
+def _painted_style() -> DeckStyle:
+    rng = np.random.default_rng(31337)
+    return DeckStyle(
+        name="painted",
+        land={
+            "W": ((52, 118, 172), (128, 182, 214)),
+            "S": ((212, 176, 98), (168, 128, 62)),
+            "J": ((56, 110, 56), (122, 158, 72)),
+            "I": ((232, 238, 246), (186, 204, 228)),
+        },
+        texture={"W": "brush", "S": "brush", "J": "mottle", "I": "mottle"},
+        animal_colours={
+            "cro": ((88, 124, 60), (196, 204, 120)),
+            "fla": ((236, 140, 150), (250, 210, 200)),
+            "lio": ((190, 120, 50), (120, 70, 30)),
+            "gir": ((240, 200, 110), (150, 90, 40)),
+            "pan": ((246, 246, 240), (36, 36, 36)),
+            "gor": ((70, 62, 66), (150, 130, 120)),
+            "bea": ((120, 84, 56), (210, 180, 150)),
+            "pen": ((30, 36, 52), (246, 246, 246)),
+            "ott": ((130, 88, 56), (222, 190, 150)),
+        },
+        outline=(48, 38, 34),
+        edge=(248, 246, 238),
+        edge_mm=2.0,
+        corner_mm=3.5,
+        river=((64, 140, 212), (196, 228, 250)),
+        river_width=0.2,
+        animal_size=0.8,
+        seed=4243,
+        back=((30, 60, 110), (230, 220, 180)),
+        extra={"painted": 1.0},
+        pictograms={a: _silhouette(rng) for a in _ANIMALS if a != "ott"} | {"ott": "ott"},
+    )
+
+
 def random_style(seed: int) -> DeckStyle:
     """A randomly drawn deck (training data for a square embedder that must compare looks, not
     remember one deck): random land colours and textures (the stand-in's and random-only ones,
@@ -610,6 +714,14 @@ def random_style(seed: int) -> DeckStyle:
     )
 
 
+#: A third look (the "painted" style): each card painted as one picture, lands meeting without
+#: a seam or along a wavy line, large animal silhouettes with no disc, a wide pale edge, textures
+#: and shapes no training deck has. Like the variant, it is only ever enrolled, never trained on.
+PAINTED = _painted_style()
+
+STYLES: dict[str, DeckStyle] = {s.name: s for s in (STAND_IN, VARIANT, PAINTED)}
+
+
 def draw_square(
     token: str, size_px: int, style: DeckStyle = STAND_IN, *, seed: int = 0
 ) -> np.ndarray:
@@ -624,6 +736,13 @@ def draw_square(
     img = np.empty((n, n, 3), np.uint8)
     img[:] = c1
     _texture(img, style.texture[sq.land], c2, rng)
+    _decorate(img, sq, style, rng)
+    return img
+
+
+def _decorate(img: np.ndarray, sq: Square, style: DeckStyle, rng: np.random.Generator) -> None:
+    """Draw a square's river (otters) and animal onto its land, ``img`` ``(n, n, 3)``."""
+    n = img.shape[0]
     if sq.river:
         _river(img, sq.river, style, rng)
     a1, a2 = style.animal_colours[sq.animal]
@@ -661,7 +780,6 @@ def draw_square(
         _ANIMALS[how](pen, a1, a2, style.outline)
     else:
         _draw_primitives(pen, how, (a1, a2, style.outline))
-    return img
 
 
 # ---------------------------------------------------------------------------------------------
@@ -689,16 +807,56 @@ def render_card(
     c = card(card_id)
     half = int(round(square_mm() * px_per_mm))
     n = 2 * half
-    img = np.zeros((n, n, 3), np.uint8)
-    for q, sq in enumerate(c.squares):
-        r, col = divmod(q, 2)
-        img[r * half : (r + 1) * half, col * half : (col + 1) * half] = draw_square(
-            sq.token, half, style, seed=card_id * 4 + q
-        )
+    if style.extra.get("painted"):
+        img = _painted_card(card_id, half, style)
+    else:
+        img = np.zeros((n, n, 3), np.uint8)
+        for q, sq in enumerate(c.squares):
+            r, col = divmod(q, 2)
+            img[r * half : (r + 1) * half, col * half : (col + 1) * half] = draw_square(
+                sq.token, half, style, seed=card_id * 4 + q
+            )
     e = max(1, int(round(style.edge_mm * px_per_mm)))
     cv2.rectangle(img, (0, 0), (n - 1, n - 1), style.edge, e * 2 - 1)
     img[card_mask(n, style, px_per_mm) == 0] = 0
     return np.ascontiguousarray(np.rot90(img, k=-(turn // 90)))
+
+
+def _painted_card(card_id: int, half: int, style: DeckStyle) -> np.ndarray:
+    """A card painted as one picture (the :data:`PAINTED` style): each land is one layer across
+    the whole card, so two squares of one land meet without a seam, lands meet along a wavy line
+    near the squares' border, soft light and shade lie over the card, then each square's river
+    and animal are drawn on its quarter."""
+    c = card(card_id)
+    n = 2 * half
+    rng = np.random.default_rng([style.seed, card_id])
+    layers = {}
+    for sq in c.squares:
+        if sq.land not in layers:
+            layer = np.empty((n, n, 3), np.uint8)
+            c1, c2 = style.land[sq.land]
+            layer[:] = c1
+            _texture(layer, style.texture[sq.land], c2, rng, scale=half / 100.0)
+            layers[sq.land] = layer
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+    amp = 0.05 * half
+    wave = rng.uniform(0.4, 0.9, 2) * half
+    phase = rng.uniform(0, 2 * np.pi, 2)
+    xs = xx + amp * np.sin(2 * np.pi * yy / wave[0] + phase[0])
+    ys = yy + amp * np.sin(2 * np.pi * xx / wave[1] + phase[1])
+    quarter = (ys >= half).astype(np.int32) * 2 + (xs >= half).astype(np.int32)
+    img = np.zeros((n, n, 3), np.uint8)
+    for q, sq in enumerate(c.squares):
+        img[quarter == q] = layers[sq.land][quarter == q]
+    light = cv2.resize(rng.normal(0, 1, (6, 6)).astype(np.float32), (n, n), cv2.INTER_CUBIC)
+    light = 1 + 0.07 * light / (light.std() + 1e-6)
+    img = np.clip(img * light[..., None], 0, 255).astype(np.uint8)
+    for q, sq in enumerate(c.squares):
+        r, col = divmod(q, 2)
+        tile = img[r * half : (r + 1) * half, col * half : (col + 1) * half].copy()
+        _decorate(tile, sq, style, np.random.default_rng([style.seed, card_id, q]))
+        img[r * half : (r + 1) * half, col * half : (col + 1) * half] = tile
+    return img
 
 
 def render_back(*, style: DeckStyle = STAND_IN, px_per_mm: float = 4.0) -> np.ndarray:
@@ -804,6 +962,7 @@ def write_print_pdf(path: str | Path, style: DeckStyle = STAND_IN, *, dpi: int =
 
 __all__ = [
     "STAND_IN",
+    "PAINTED",
     "STYLES",
     "VARIANT",
     "DeckStyle",

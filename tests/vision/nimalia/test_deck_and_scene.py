@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from nimalia.cards import EMPTY, SQUARE_KINDS, TURN_QUARTERS, cards, turn
-from vision.nimalia.deck import STAND_IN, VARIANT, deck_sheet, draw_square, render_card
+from vision.nimalia.deck import PAINTED, STAND_IN, VARIANT, deck_sheet, draw_square, render_card
 from vision.nimalia.scene import crop_to_bbox, render_reserve, sample_reserve, visible_frame
 
 
@@ -15,11 +15,12 @@ def _quarters(img: np.ndarray) -> list[np.ndarray]:
     return [img[:h, :h], img[:h, h:], img[h:, :h], img[h:, h:]]
 
 
+@pytest.mark.parametrize("style", [STAND_IN, PAINTED], ids=lambda s: s.name)
 @pytest.mark.parametrize("card_id", [1, 36, 59])
 @pytest.mark.parametrize("degrees", [90, 180, 270])
-def test_a_turned_card_shows_its_quarters_turned(card_id, degrees):
-    flat = _quarters(render_card(card_id, px_per_mm=1.5))
-    turned = _quarters(render_card(card_id, px_per_mm=1.5, turn=degrees))
+def test_a_turned_card_shows_its_quarters_turned(card_id, degrees, style):
+    flat = _quarters(render_card(card_id, style=style, px_per_mm=1.5))
+    turned = _quarters(render_card(card_id, style=style, px_per_mm=1.5, turn=degrees))
     for new, old in enumerate(TURN_QUARTERS[degrees]):
         expected = np.rot90(flat[old], k=-(degrees // 90))
         # the card's printed edge and rounded corners sit on different sides after a turn
@@ -48,8 +49,8 @@ def test_rivers_are_drawn_along_their_diagonal(land):
     assert _river_share(back, "\\") > 0.7 and _river_share(back, "/") < 0.3
 
 
-def test_every_kind_is_drawn_distinctly_in_both_styles():
-    for style in (STAND_IN, VARIANT):
+def test_every_kind_is_drawn_distinctly_in_every_style():
+    for style in (STAND_IN, VARIANT, PAINTED):
         imgs = [draw_square(k, 64, style, seed=3).astype(np.float32) for k in SQUARE_KINDS]
         for i in range(len(imgs)):
             for j in range(i + 1, len(imgs)):
@@ -58,6 +59,30 @@ def test_every_kind_is_drawn_distinctly_in_both_styles():
     a = draw_square("W:cro", 64, STAND_IN).astype(np.float32)
     b = draw_square("W:cro", 64, VARIANT).astype(np.float32)
     assert np.abs(a - b).mean() > 20
+
+
+def test_the_painted_style_paints_a_card_as_one_picture():
+    """Two squares of one land meet without a seam; squares of two lands meet along a wavy
+    line near their border, not along the straight line the other styles draw."""
+    img = render_card(10, style=PAINTED, px_per_mm=3.0).astype(np.float32)  # S:lio S:gir / ...
+    half = img.shape[0] // 2
+    assert [s.land for s in cards()[10].squares][:2] == ["S", "S"]
+    rows = slice(half // 10, half // 4)  # above the animals, below the printed edge
+
+    def step(col: int) -> float:  # colour change across one column of pixels
+        return float(np.abs(img[rows, col + 1] - img[rows, col - 1]).mean())
+
+    seam = step(half)
+    within = np.median([step(c) for c in range(half // 3, 2 * half // 3)])
+    assert seam < 2.5 * within
+    lands = {s.land for s in cards()[1].squares[:2]}
+    assert len(lands) == 2  # card 1: two lands side by side on top
+    one = render_card(1, style=PAINTED, px_per_mm=3.0).astype(np.float32)
+    # where the two top lands meet moves along the border: the column of the strongest change
+    # differs from row to row
+    peaks = [int(np.abs(np.diff(one[r, half - 20 : half + 20], axis=0)).sum(-1).argmax())
+             for r in range(half // 10, half // 2, 4)]  # fmt: skip
+    assert max(peaks) - min(peaks) >= 3
 
 
 def test_deck_sheet_holds_all_sixty_cards():

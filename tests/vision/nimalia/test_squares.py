@@ -7,7 +7,7 @@ import pytest
 
 from nimalia.cards import SQUARE_KINDS
 from vision.classifier import CardEmbedder
-from vision.nimalia.deck import STAND_IN, VARIANT, draw_square, random_style
+from vision.nimalia.deck import PAINTED, STAND_IN, VARIANT, draw_square, random_style
 from vision.nimalia.reader import (
     CLASSES,
     NimaliaPackError,
@@ -71,6 +71,7 @@ def test_random_decks_are_deterministic_and_never_the_variant():
     for seed in range(20):
         style = random_style(seed)
         assert not set(style.texture.values()) & set(VARIANT.texture.values())
+        assert not set(style.texture.values()) & set(PAINTED.texture.values())
         assert style.name.startswith("random-")
     for token in SQUARE_KINDS:
         img = draw_square(token, 48, a, seed=1)
