@@ -620,7 +620,9 @@ class ReserveReader:
         if _moved(lat, refined) < REFINE_MIN_MOVE:
             return result
         read = self._read_lattice(rgb, refined)
-        if not _settled(read):
+        if not _settled(read) or _n_squares(read) < _n_squares(result):
+            # the snap sharpens the lattice; a read that loses squares (a far row or column
+            # pulled onto the table has fewer cells to check) is not a better one
             return result
         before, after = _checked_cells(result), _checked_cells(read)
         if after < before or (after == before and _match(read) > _match(result)):
@@ -844,6 +846,10 @@ ONE_CARD_REASONS = {
 }
 
 
+def _n_squares(read: ReserveRead) -> int:
+    return sum(t != EMPTY for row in read.squares for t in row)
+
+
 def _checked_cells(read: ReserveRead) -> int:
     return sum(c.check for row in read.cells for c in row)
 
@@ -982,6 +988,11 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     if completed.any():
         occupied = occupied | completed
         reasons.append("a square read as table completes a card")
+    apart = _apart(occupied)
+    if apart.any():
+        occupied = occupied & ~apart
+        completed = completed & ~apart
+        reasons.append("squares apart from the reserve were left out")
     stray = _stray(occupied)
     kinds = prob[..., :empty] / np.maximum(prob[..., :empty].sum(-1, keepdims=True), 1e-9)
     scores = np.concatenate([kinds, np.zeros(kinds.shape[:2] + (1,), kinds.dtype)], -1)
@@ -1095,6 +1106,29 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
         reasons.append("the squares match the deck poorly (lattice doubtful)")
         doubtful = True
     return ReserveRead(squares, cells, bool(reasons), reasons, lat, (r0, c0), doubtful=doubtful)
+
+
+def _apart(occupied: np.ndarray) -> np.ndarray:
+    """Squares read apart from the reserve (``(rows, cols)`` bool): every patch (4-neighbours)
+    but the largest, when the largest holds more than one card's worth and at least twice as
+    many squares as all the others, and none of them touches it, not even at a corner.
+
+    A reserve is one patch (every card after the first covers a square already there); a
+    stray card, another player's card or a glare read as squares a cell or more away is not
+    part of it. Patches of like size (a lattice at half the pitch across reads a column of half
+    squares as table between columns of squares) or touching at a corner are left for the
+    doubt test."""
+    n, labels = cv2.connectedComponents(occupied.astype(np.uint8), connectivity=4)
+    if n <= 2:
+        return np.zeros_like(occupied)
+    sizes = np.bincount(labels.ravel(), minlength=n)[1:]
+    main = int(sizes.argmax()) + 1
+    rest = int(sizes.sum() - sizes.max())
+    near = cv2.dilate((labels == main).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    others = occupied & (labels != main)
+    if sizes.max() <= MIN_SQUARES or sizes.max() < 2 * rest or (near & others).any():
+        return np.zeros_like(occupied)
+    return others
 
 
 def _patches(occupied: np.ndarray) -> int:

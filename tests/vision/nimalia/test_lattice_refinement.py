@@ -148,24 +148,58 @@ def test_harmonics_on_one_axis():
     assert np.allclose(fine.coarser(0, 0, 1, 2).foreground, fg)
 
 
-@pytest.fixture(scope="module")
-def variant_pack(tmp_path_factory):
-    """The variant deck enrolled from one image per card (as a player's deck would be)."""
+def _enrolled(style_name: str, tmp_path_factory):
+    """A deck enrolled from one image per card (as a player's deck would be)."""
     from vision.nimalia.bench import enrolled_images
-    from vision.nimalia.deck import VARIANT
     from vision.nimalia.reader import enroll_pack
 
-    src = tmp_path_factory.mktemp("variant-cards")
-    for cid, img in enrolled_images(VARIANT.name).items():
+    src = tmp_path_factory.mktemp(f"{style_name}-cards")
+    for cid, img in enrolled_images(style_name).items():
         cv2.imwrite(str(src / f"{cid}.png"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
-    return enroll_pack(src, tmp_path_factory.mktemp("variant-pack"))
+    return enroll_pack(src, tmp_path_factory.mktemp(f"{style_name}-pack"))
+
+
+@pytest.fixture(scope="module")
+def variant_pack(tmp_path_factory):
+    return _enrolled("variant", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def painted_pack(tmp_path_factory):
+    return _enrolled("painted", tmp_path_factory)
+
+
+def _photo(seed: int, style_name: str):
+    from vision.nimalia.deck import STYLES
+
+    image, truth = render_reserve(seed, style=STYLES[style_name])
+    return load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb, truth
 
 
 def _variant_photo(seed: int):
-    from vision.nimalia.deck import VARIANT
+    return _photo(seed, "variant")
 
-    image, truth = render_reserve(seed, style=VARIANT)
-    return load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb, truth
+
+@pytest.mark.slow
+def test_a_snap_that_loses_squares_does_not_replace_the_read(painted_pack):
+    """Painted-style scene 920049 (a far, small reserve under a steep view): the wider search
+    reads all 15 squares; snapped to the edges, the lattice's read lost the two near-left
+    columns and had fewer cells to check, and replaced it."""
+    rgb, truth = _photo(920049, "painted")
+    result = read_reserve(rgb, painted_pack)
+    assert result.squares == truth["squares"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [920003, 920009])
+def test_squares_read_apart_from_the_reserve_are_left_out(painted_pack, seed):
+    """Painted-style scenes where a glare between the reserve and a stray card, or the stray
+    card's corner, was read as squares a cell away from the reserve: the read was in two
+    patches, in doubt, and a wider search then took the stray card alone (920009)."""
+    rgb, truth = _photo(seed, "painted")
+    result = read_reserve(rgb, painted_pack)
+    assert result.squares == truth["squares"]
+    assert "squares apart from the reserve were left out" in result.reasons
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ from vision.nimalia.lattice import Lattice
 from vision.nimalia.reader import (
     CLASSES,
     COMPLETE_MAX_MARGIN,
+    _apart,
     _complete_cards,
     _decide,
     _stray,
@@ -35,6 +36,7 @@ def test_every_legal_reserve_is_whole_cards(seed):
     assert not _stray(occupied).any()
     assert not _complete_cards(occupied, np.zeros(occupied.shape)).any()
     assert not _unfinished_cards(occupied, _stray(occupied)).any()
+    assert not _apart(occupied).any()  # a reserve is one patch
 
 
 @settings(max_examples=200, deadline=None)
@@ -123,6 +125,31 @@ def test_whole_cards_add_no_flag():
     read = _decide_grid(["###.", "###.", ".##."], {})
     assert not any(cell.check for row in read.cells for cell in row)
     assert not read.needs_check
+
+
+def test_squares_apart_from_the_reserve_are_left_out_and_said():
+    """A glare or a stray card read as a card's worth of squares a cell away from a reserve of
+    three cards: the read is the reserve, and it says what it left out."""
+    read = _decide_grid(["##....", "##....", "......", "..###.", "..###.", "..##.."], {})
+    assert read.squares == [[CLASSES[1]] * 3, [CLASSES[1]] * 3, [CLASSES[1]] * 2 + [EMPTY]]
+    assert "squares apart from the reserve were left out" in read.reasons and read.needs_check
+    assert not read.doubtful  # the reserve itself is read cleanly: the search may stop here
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        ["##.##", "##.##", "##.##"],  # columns of like size: a lattice at half the pitch
+        ["##...", "##...", "..##.", "..##."],  # touching at a corner
+        ["##..#", "##..#"],  # the largest is one card's worth
+        ["###.##", "###.##", "##..##"],  # the others hold more than half as many squares
+    ],
+)
+def test_patches_that_may_be_the_reserve_are_kept_and_in_doubt(layout):
+    occupied = np.array([[ch == "#" for ch in row] for row in layout])
+    assert not _apart(occupied).any()
+    read = _decide_grid(layout, {})
+    assert read.doubtful and "the squares read are not one connected patch" in read.reasons
 
 
 @pytest.mark.parametrize("seed", [900000, 900002, 900006])
