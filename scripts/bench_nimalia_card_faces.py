@@ -20,7 +20,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,17 +28,7 @@ sys.path.insert(0, str(ROOT))
 from vision.augment import table_texture  # noqa: E402
 from vision.nimalia.deck import STYLES, random_style, render_deck  # noqa: E402
 from vision.nimalia.reader import card_outline  # noqa: E402
-
-
-def lay(card: np.ndarray, canvas: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    s = card.shape[0]
-    src = np.float32([[0, 0], [s, 0], [s, s], [0, s]])
-    matrix = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
-    size = canvas.shape[1], canvas.shape[0]
-    inside = cv2.warpPerspective((card.sum(-1) > 0).astype(np.uint8), matrix, size) > 0
-    out = canvas.copy()
-    out[inside] = cv2.warpPerspective(card, matrix, size)[inside]
-    return cv2.GaussianBlur(out, (0, 0), 0.8)
+from vision.nimalia.scene import one_card_photo  # noqa: E402
 
 
 def square(centre, side, angle_deg, far_narrower=0.0) -> np.ndarray:
@@ -63,7 +52,7 @@ def photo(kind: str, card: np.ndarray, rng: np.random.Generator) -> tuple[np.nda
         corners = square(
             centre, rng.uniform(0.55, 0.85) * h, rng.uniform(-15, 15), rng.uniform(0, 0.25)
         )
-    return lay(card, canvas, corners), corners
+    return one_card_photo(card, canvas, corners), corners
 
 
 def corner_error(found: np.ndarray, truth: np.ndarray) -> float:

@@ -312,6 +312,20 @@ def render_reserve(
     return image, truth
 
 
+def one_card_photo(card_img: np.ndarray, background: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """A photo of one card (as a player enrols a deck): ``card_img`` (a tight square card image,
+    black outside its rounded corners) laid on ``background`` with its corners (top-left first,
+    clockwise) at ``corners``, slightly soft as a phone takes it."""
+    s = card_img.shape[0]
+    src = np.float32([[0, 0], [s, 0], [s, s], [0, s]])
+    matrix = cv2.getPerspectiveTransform(src, np.asarray(corners, np.float32))
+    size = background.shape[1], background.shape[0]
+    inside = cv2.warpPerspective((card_img.sum(-1) > 0).astype(np.uint8), matrix, size) > 0
+    out = background.copy()
+    out[inside] = cv2.warpPerspective(card_img, matrix, size)[inside]
+    return cv2.GaussianBlur(out, (0, 0), 0.8)
+
+
 def _distractors(rng, canvas, box_lo, box_hi, style, ppm, mask, s_mm) -> list[str]:
     """A face-down draw pile and a stray card beside the reserve (never touching it)."""
     out = []

@@ -9,19 +9,7 @@ import pytest
 from nimalia.cards import cards
 from vision.nimalia.deck import VARIANT, render_card
 from vision.nimalia.reader import NimaliaPackError, card_face, gallery_crops
-
-
-def photographed(face: np.ndarray, background: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """``face`` (a tight square card image) laid on ``background`` with its corners (top-left,
-    clockwise) at ``corners``, slightly soft as a phone takes it."""
-    s = face.shape[0]
-    src = np.float32([[0, 0], [s, 0], [s, s], [0, s]])
-    matrix = cv2.getPerspectiveTransform(src, corners.astype(np.float32))
-    size = background.shape[1], background.shape[0]
-    inside = cv2.warpPerspective((face.sum(-1) > 0).astype(np.uint8), matrix, size) > 0
-    out = background.copy()
-    out[inside] = cv2.warpPerspective(face, matrix, size)[inside]
-    return cv2.GaussianBlur(out, (0, 0), 0.8)
+from vision.nimalia.scene import one_card_photo
 
 
 def tilted_square(centre, side, angle_deg, far_narrower=0.0) -> np.ndarray:
@@ -62,7 +50,7 @@ def test_a_square_image_is_taken_as_the_card(face):
     ],
 )
 def test_a_photo_of_one_card_is_cut_to_the_card(face, background, corners):
-    photo = photographed(face, background, corners)
+    photo = one_card_photo(face, background, corners)
     cut = card_face(photo)
     truth = cv2.resize(face, (256, 256), interpolation=cv2.INTER_AREA)
     stretched = cv2.resize(photo, (256, 256), interpolation=cv2.INTER_AREA)
