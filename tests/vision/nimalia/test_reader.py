@@ -233,7 +233,9 @@ def test_squares_in_two_patches_put_the_read_in_doubt():
         cos = np.full((3, 4, n), 0.3, np.float32)
         cos[..., empty] = 0.95
         prob = np.full((3, 4, n), 0.001, np.float32)
-        prob[..., 0] = 0.99
+        for r in range(3):
+            for c in range(4):
+                prob[r, c, (r + 2 * c) % 12] = 0.99  # neighbours differ, as on real cards
         for c in occupied_cols:
             cos[:, c, empty], cos[:, c, 0] = 0.3, 0.95
         fg = np.zeros((3, 4), np.float32)
