@@ -47,6 +47,20 @@ def test_refusals_list_everything_wrong_at_once(variant_files, tmp_path):
     assert not (tmp_path / "pack").exists()  # nothing written on a refusal
 
 
+def test_a_photo_with_no_card_in_it_is_refused_naming_the_card(variant_files, tmp_path):
+    """A 4:3 photo is searched for its card; with none found the deck is refused, the card
+    named, nothing written (squeezing the photo square would cut every square wrong)."""
+    blur = np.random.default_rng(2).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    blurred = np.asarray(Image.fromarray(blur).resize((64, 48)).resize((640, 480)))
+    files = [f if f[0] != "12.png" else ("12.png", _png(blurred)) for f in variant_files]
+    with pytest.raises(ValueError) as caught:
+        D.enroll(files, tmp_path / "pack")
+    message = str(caught.value)
+    assert message.startswith("Cannot enrol this deck: no card found in the photos of cards [12]")
+    assert "\n" not in message
+    assert not (tmp_path / "pack").exists()
+
+
 def test_no_card_image_at_all(tmp_path):
     with pytest.raises(ValueError, match="no card image among them: all 60 are needed"):
         D.card_images([("photo.png", b"")])

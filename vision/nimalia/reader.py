@@ -824,10 +824,9 @@ def _distinct(lats: list[Lattice], tol: float = 0.1) -> list[Lattice]:
 def _settled(read: ReserveRead) -> bool:
     """Whether the search may stop at ``read``: squares found and not in doubt, or exactly one
     card's 2 x 2 squares (as some card shows them at some turn), none checked, matching the
-    deck well. A reserve of cards laid exactly
-    on one another is one card's worth of squares; such a read stays in doubt (so a wider
-    search still looks for more squares) but a harmonic or later hypothesis replaces it only
-    when settled itself."""
+    deck well. A reserve of cards laid exactly on one another is one card's worth of squares;
+    such a read stays in doubt (so a wider search still looks for more squares) but a harmonic
+    or later hypothesis replaces it only when settled itself."""
     if not read.found:
         return False
     if not read.doubtful:
