@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from scoring.cards import FACE_LABELS
-from vision.geometry import order_quad_clockwise
+from vision.geometry import fit_line, lines_meet, order_quad_clockwise
 
 #: A card's width over its height (63 x 88 mm).
 CARD_ASPECT = 63.0 / 88.0
@@ -48,7 +48,7 @@ def crop_to_card(image_rgb: np.ndarray) -> np.ndarray:
     aspect = min(h, w) / max(h, w)
     quad = None
     if abs(aspect - CARD_ASPECT) > 0.03 * CARD_ASPECT:
-        quad = _largest_card_quad(image_rgb)
+        quad = largest_card_quad(image_rgb)
     if quad is not None:
         q = order_quad_clockwise(quad.astype(np.float64)).astype(np.float32)
         top = np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])
@@ -84,7 +84,7 @@ def _opposite_ratio(quad: np.ndarray) -> float:
     )  # fmt: skip
 
 
-def _largest_card_quad(
+def largest_card_quad(
     image_rgb: np.ndarray,
     ratio_range: tuple[float, float] = (0.55, 0.85),
     share_range: tuple[float, float] = (0.15, 0.98),
@@ -144,21 +144,15 @@ def _fit_sides(quad: np.ndarray, outline: np.ndarray) -> np.ndarray:
         if near.sum() < 10:
             lines.append(None)
             continue
-        vx, vy, x0, y0 = cv2.fitLine(
-            outline[near].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
-        ).ravel()
-        lines.append((np.array([x0, y0], float), np.array([vx, vy], float)))
+        lines.append(fit_line(outline[near]))
     out = q.copy()
     for k in range(4):
         before, after = lines[(k - 1) % 4], lines[k]
         if before is None or after is None:
             continue
-        (p1, d1), (p2, d2) = before, after
-        det = d1[0] * -d2[1] - d1[1] * -d2[0]
-        if abs(det) < 1e-6:
+        corner = lines_meet(before, after)
+        if corner is None:
             continue
-        t = ((p2 - p1)[0] * -d2[1] - (p2 - p1)[1] * -d2[0]) / det
-        corner = p1 + t * d1
         side = float(np.linalg.norm(q[(k + 1) % 4] - q[k]))
         if np.linalg.norm(corner - q[k]) < 0.1 * side:
             out[k] = corner

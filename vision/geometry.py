@@ -36,6 +36,28 @@ _NEXT0 = np.arange(4)
 _NEXT1 = np.array([1, 2, 3, 0])
 
 
+def fit_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Robust (Huber) line through ``(N, 2)`` points: ``(point, unit direction)``."""
+    import cv2  # local: keeps `import vision.geometry` light
+
+    vx, vy, x0, y0 = cv2.fitLine(
+        np.asarray(points, np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01
+    ).ravel()
+    return np.array([x0, y0], float), np.array([vx, vy], float)
+
+
+def lines_meet(
+    first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray | None:
+    """Where two ``(point, direction)`` lines cross; ``None`` when they are (nearly) parallel."""
+    (p1, d1), (p2, d2) = first, second
+    m = np.array([d1, -d2]).T
+    if abs(np.linalg.det(m)) < 1e-6:
+        return None
+    t = np.linalg.solve(m, p2 - p1)
+    return p1 + t[0] * d1
+
+
 def is_convex_quad(quad: np.ndarray) -> bool:
     """True when the ``(4, 2)`` points, in order, form a strictly convex quadrilateral."""
     q = np.asarray(quad, dtype=np.float64)

@@ -9,6 +9,8 @@ import numpy as np
 
 from vision.geometry import (
     apply_homography,
+    fit_line,
+    lines_meet,
     quad_area,
     rect_corners,
 )
@@ -77,12 +79,10 @@ def _refine_outer_corners(
         lines.append(side_line if side_line is not None else (straight, straight))
     out = np.empty((4, 2))
     for k in range(4):
-        (p1, d1), (p2, d2) = lines[(k - 1) % 4][1], lines[k][0]
-        m = np.array([d1, -d2]).T
-        if abs(np.linalg.det(m)) < 1e-6:
+        corner = lines_meet(lines[(k - 1) % 4][1], lines[k][0])
+        if corner is None:
             return None
-        t = np.linalg.solve(m, p2 - p1)
-        out[k] = p1 + t[0] * d1
+        out[k] = corner
     if np.max(np.linalg.norm(out - corners, axis=1)) > 0.05 * np.linalg.norm(
         corners[2] - corners[0]
     ):
@@ -164,17 +164,11 @@ def _outline_line(
         return None
     edge_pts = base[rows][keep] + offset[keep, None] * normal[None, :]
     along = ts[rows][keep]
-    whole = _fit_line(edge_pts)
+    whole = fit_line(edge_pts)
     # lens distortion bows long sides: fit each corner from the side's nearby part
-    near_start = _fit_line(edge_pts[along < 0.45]) if (along < 0.45).sum() >= 8 else whole
-    near_end = _fit_line(edge_pts[along > 0.55]) if (along > 0.55).sum() >= 8 else whole
+    near_start = fit_line(edge_pts[along < 0.45]) if (along < 0.45).sum() >= 8 else whole
+    near_end = fit_line(edge_pts[along > 0.55]) if (along > 0.55).sum() >= 8 else whole
     return near_start, near_end
-
-
-def _fit_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Robust (Huber) line through ``(N, 2)`` points: ``(point, unit direction)``."""
-    vx, vy, x0, y0 = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-    return np.array([x0, y0], float), np.array([vx, vy], float)
 
 
 #: Outline fit (see :func:`_fit_to_card_outlines`). Profiles across each card side: their

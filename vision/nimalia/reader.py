@@ -291,10 +291,10 @@ FACE_SHARE = (0.2, 0.95)
 def card_outline(img: np.ndarray) -> np.ndarray | None:
     """The image corners ``(4, 2)`` (top-left first, clockwise) of the card in a photo of one
     card, as :func:`card_face` cuts it; ``None`` when no card-like outline is found."""
-    from vision.enrol import _largest_card_quad
+    from vision.enrol import largest_card_quad
     from vision.geometry import order_quad_clockwise
 
-    quad = _largest_card_quad(img, (0.8, 1.0), FACE_SHARE, max_opposite_ratio=1.5, fit_sides=True)
+    quad = largest_card_quad(img, (0.8, 1.0), FACE_SHARE, max_opposite_ratio=1.5, fit_sides=True)
     return None if quad is None else order_quad_clockwise(quad)
 
 
