@@ -173,7 +173,8 @@ _REPORT_PEAK = (
 
 
 def cli_command(embedder: Embedder | None) -> list[str]:
-    """``reptile-tank``'s ``main`` on the trained model, or on the stand-in model; reports its peak."""
+    """``reptile-tank``'s ``main`` on the trained model, or on the stand-in model; reports its
+    peak."""
     code = _REPORT_PEAK
     if embedder is not None and not embedder.trained:
         code += (

@@ -13,8 +13,8 @@ import pytest
 
 from leaderboard import Store
 from leaderboard.drafts import DraftStore
-from leaderboard.records import NotFoundError
 from leaderboard.nimalia_games import NimaliaStore
+from leaderboard.records import NotFoundError
 
 WRITERS = 6
 WRITES_EACH = 8

@@ -1,9 +1,9 @@
 """Regression tests on photos the reader once got wrong, and on photos with no terrarium.
 
 The hard photos come from an independent renderer (a copy of ``../shared/hard-photos`` in
-``tests/vision/data/hard_photos``, or ``$REPTILE_TANK_HARD_PHOTOS``): each must be read right, refused with a reason,
-or read with the grid flagged as doubtful (never a silent wrong board). They are a sample of a
-larger acceptance set, not something to tune to.
+``tests/vision/data/hard_photos``, or ``$REPTILE_TANK_HARD_PHOTOS``): each must be read right,
+refused with a reason, or read with the grid flagged as doubtful (never a silent wrong board).
+They are a sample of a larger acceptance set, not something to tune to.
 
 Bare tables (the generator's table kinds, hard ones included, with no card on them) must be
 refused as "no terrarium", whatever the table looks like.

@@ -113,7 +113,7 @@ class Lattice:
         return float(np.mean([np.linalg.norm(q[i] - q[(i + 1) % 4]) for i in range(4)]))
 
     def coarser(self, dr: int, dc: int, fr: int = 2, fc: int = 2) -> Lattice:
-        """The lattice of ``fr`` times the pitch down and ``fc`` times across (1 or 2 each)
+        """The lattice of ``fr`` times the pitch down and ``fc`` times across (1, 2 or 3 each)
         whose cells are ``fr`` x ``fc`` blocks of this one's, the first block starting at cell
         (dr, dc): the true lattice when this one is at half the pitch on those axes (the comb
         picks each axis's pitch on its own). Its foreground is the blocks' mean."""
@@ -945,10 +945,11 @@ def _normal_edge(gx: np.ndarray, gy: np.ndarray, pts: np.ndarray, normal: np.nda
     return np.abs(ax * n[:, :1] + ay * n[:, 1:]).sum(1).reshape(shape)
 
 
-def _line_samples(lat: Lattice, axis: int) -> tuple[np.ndarray, np.ndarray]:
+def _line_samples(lat: Lattice, axis: int, outline: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Lattice points on the lines of one family next to card cells: ``(k, t)`` per sample as
     ``(N, 2)`` lattice (u, v) points and the family index per sample (``axis`` 0: the lines
-    u = k, 1: v = k). Samples keep away from the crossings (the other family's lines)."""
+    u = k, 1: v = k). Samples keep away from the crossings (the other family's lines).
+    ``outline``: only the lines between a card cell and a table cell (the reserve's outline)."""
     fg = lat.foreground >= REFINE_MIN_FG
     rows, cols = lat.rows, lat.cols
     ts = np.array([0.2, 0.35, 0.5, 0.65, 0.8])
@@ -957,15 +958,15 @@ def _line_samples(lat: Lattice, axis: int) -> tuple[np.ndarray, np.ndarray]:
     for k in range(n_lines + 1):
         for j in range(n_cells):
             if axis == 0:
-                near = (k > 0 and fg[j, k - 1]) or (k < cols and fg[j, k])
+                sides = (k > 0 and fg[j, k - 1], k < cols and fg[j, k])
             else:
-                near = (k > 0 and fg[k - 1, j]) or (k < rows and fg[k, j])
-            if near:
+                sides = (k > 0 and fg[k - 1, j], k < rows and fg[k, j])
+            if (sides[0] != sides[1]) if outline else (sides[0] or sides[1]):
                 pts += [(k, j + t) if axis == 0 else (j + t, k) for t in ts]
     return np.array(pts, np.float64).reshape(-1, 2), np.full(len(pts), axis)
 
 
-def refine_lattice(img: np.ndarray, lat: Lattice) -> Lattice:
+def refine_lattice(img: np.ndarray, lat: Lattice, *, outline_first: bool = False) -> Lattice:
     """Snap the lattice's lines to the image's edges and re-fit its homography.
 
     Along every lattice line beside a card cell, points between the crossings are moved across
@@ -974,6 +975,10 @@ def refine_lattice(img: np.ndarray, lat: Lattice) -> Lattice:
     (:data:`REFINE_WINDOWS`). A vanishing point pulled by table texture or printed lines leaves
     the far rows a fraction of a square off; the squares' own edges pull them back. The refined
     lattice is kept only when more edge lies on its lines than on the given one's.
+    ``outline_first``: the widest pass snaps only the lines of the reserve's outline (between a
+    card cell and a table cell), the clearest edges: inside the reserve printed stripes, badges
+    or brush strokes can pull a line the wrong way (the reader tries it on reads that need a
+    check).
     ``img``: the image ``lat`` maps into (any scale at which a square is tens of pixels).
     """
     # only the lattice's own part of the image (plus a margin) is differentiated
@@ -1009,19 +1014,28 @@ def refine_lattice(img: np.ndarray, lat: Lattice) -> Lattice:
     def support(h: np.ndarray) -> float:
         return float(across(h, base, step)[1].mean())
 
+    first = (base, step)
+    if outline_first:
+        ou, gu = _line_samples(given, 0, outline=True)
+        ov, gv = _line_samples(given, 1, outline=True)
+        if len(ou) + len(ov) < 20 or not len(ou) or not len(ov):
+            return given
+        o_step = np.where(np.concatenate([gu, gv])[:, None] == 0, [[1.0, 0.0]], [[0.0, 1.0]])
+        first = (np.concatenate([ou, ov]), o_step)
     h = lat.h_img_from_lat.copy()
-    for window in REFINE_WINDOWS:
+    for i, window in enumerate(REFINE_WINDOWS):
+        pts, dirs = first if i == 0 else (base, step)
         probe = Lattice(lat.rows, lat.cols, h, lat.foreground, lat.score)
         offs = np.linspace(-window, window, max(9, int(round(window * 60)) | 1))
-        cand = base[:, None, :] + offs[None, :, None] * step[:, None, :]  # (N, K, 2)
-        p, strength = across(h, cand, step[:, None, :])  # (N, K, 2), (N, K)
+        cand = pts[:, None, :] + offs[None, :, None] * dirs[:, None, :]  # (N, K, 2)
+        p, strength = across(h, cand, dirs[:, None, :])  # (N, K, 2), (N, K)
         best = strength.argmax(1)
-        peak = strength[np.arange(len(base)), best]
+        peak = strength[np.arange(len(pts)), best]
         clear = peak > 1.5 * np.median(strength, 1) + 1e-6
         if clear.sum() < 12:
             break
-        src = base[clear].astype(np.float32)
-        dst = p[np.arange(len(base)), best][clear].astype(np.float32)
+        src = pts[clear].astype(np.float32)
+        dst = p[np.arange(len(pts)), best][clear].astype(np.float32)
         side = probe.square_side()
         h_new, inl = cv2.findHomography(src, dst, cv2.RANSAC, max(1.0, REFINE_TOL * side))
         if h_new is None or inl is None or inl.sum() < max(12, REFINE_MIN_INLIERS * len(src)):

@@ -526,11 +526,11 @@ class ReserveReader:
         best one is read. When that read is in doubt (:attr:`ReserveRead.doubtful`) or no
         lattice was found, a wider search (more blobs, smaller pitches:
         ``find_lattice_sets(rescue=True)``) is judged the same way, and its read replaces the
-        first only when it is not in doubt. A read still in doubt is tried at twice and half its
-        lattice's pitch, on both axes or one (:meth:`_harmonic_read`), then on the wider
-        search's next hypotheses in rank order (:meth:`_next_read`). The read chosen is then
-        tried on its lattice snapped to the squares' edges (:meth:`_refined`). The photo's
-        downscales are shared by all of these."""
+        first only when it is not in doubt. A read still in doubt is tried at multiples and
+        fractions of its lattice's pitch (:data:`HARMONICS`, :meth:`_harmonic_read`), then on
+        the wider search's next hypotheses in rank order (:meth:`_next_read`). The read chosen
+        is then tried on its lattice snapped to the squares' edges (:meth:`_refined`). The
+        photo's downscales are shared by all of these."""
         with _downscales_shared(rgb):
             return self._read(rgb)
 
@@ -587,11 +587,11 @@ class ReserveReader:
         return None
 
     def _harmonic_read(self, rgb: np.ndarray, lat: Lattice) -> ReserveRead | None:
-        """The read of the doubtful lattice ``lat`` at twice its pitch (its best phase) or half
-        its pitch, on both axes or on one, when one of them is not in doubt (the one with fewer
-        squares checked when several are): the comb takes each axis's pitch on its own and can
-        take a harmonic of the true one, and a lattice at half the pitch cuts parts of squares
-        that match some kind, rarely clearly one."""
+        """The read of the doubtful lattice ``lat`` at a multiple of its pitch (its best phase)
+        or a fraction of it (:data:`HARMONICS`), when one of them is not in doubt (the one with
+        fewer squares checked when several are): the comb takes each axis's pitch on its own
+        and can take a harmonic of the true one, and a lattice at half the pitch cuts parts of
+        squares that match some kind, rarely clearly one."""
         options = []
         for fr, fc in HARMONICS:
             coarse = [lat.coarser(dr, dc, fr, fc) for dr in range(fr) for dc in range(fc)]
@@ -612,22 +612,22 @@ class ReserveReader:
     def _refined(self, rgb: np.ndarray, result: ReserveRead) -> ReserveRead:
         """The read of ``result``'s lattice snapped to the squares' edges
         (:func:`~vision.nimalia.lattice.refine_lattice`) when the snap moved it and its read is
-        better: fewer cells checked, or as many and squares matching the deck better. A
-        vanishing point a little off leaves the far rows a fraction of a square off."""
+        better (:func:`_better_refined`). A vanishing point a little off leaves the far rows a
+        fraction of a square off. A read that still needs a check is also tried on its lattice
+        snapped to the reserve's outline first (printed stripes or brush strokes inside the
+        reserve can hold a line a quarter square off)."""
         lat = result.lattice
         if lat is None or not result.found:
             return result
-        refined = snap_to_edges(rgb, lat)
-        if _moved(lat, refined) < REFINE_MIN_MOVE:
-            return result
-        read = self._read_lattice(rgb, refined)
-        if not _settled(read) or _n_squares(read) < _n_squares(result):
-            # the snap sharpens the lattice; a read that loses squares (a far row or column
-            # pulled onto the table has fewer cells to check) is not a better one
-            return result
-        before, after = _checked_cells(result), _checked_cells(read)
-        if after < before or (after == before and _match(read) > _match(result)):
-            return read
+        for outline_first in (False, True):
+            if outline_first and not result.needs_check:
+                break
+            refined = snap_to_edges(rgb, lat, outline_first=outline_first)
+            if _moved(lat, refined) < REFINE_MIN_MOVE:
+                continue
+            read = self._read_lattice(rgb, refined)
+            if _better_refined(read, result):
+                result = read
         return result
 
     def _read_lattice(self, rgb: np.ndarray, lat: Lattice) -> ReserveRead:
@@ -775,10 +775,35 @@ FG_SPLIT_WEIGHT = 0.2
 #: A refined lattice whose corners of the read's squares moved less than this (in squares) is
 #: not read again (:meth:`ReserveReader._refined`).
 REFINE_MIN_MOVE = 0.08
-#: the harmonics of a doubtful read's lattice: (factor down, factor across)
-HARMONICS = ((2, 2), (2, 1), (1, 2))
+#: the harmonics of a doubtful read's lattice: (factor down, factor across), each tried as a
+#: multiple and a fraction of its pitch. A third on one axis: a reserve 2 squares deep whose
+#: comb found a pitch of a third of a square (fresh stand-in seed 1010054: one card of two
+#: pairs read as 6 rows of thirds, "four squares of one kind")
+HARMONICS = ((2, 2), (2, 1), (1, 2), (3, 1), (1, 3))
 #: hypotheses read in turn when the best and its harmonics are in doubt
 NEXT_HYPOTHESES = 12
+
+
+def _better_refined(read: ReserveRead, result: ReserveRead) -> bool:
+    """Whether ``read`` (of ``result``'s lattice snapped to the edges) replaces ``result``: it
+    is settled and holds as many squares, with fewer cells checked (or as many, its squares
+    matching the deck better); or it reads squares that ``result`` said it may have missed."""
+    if not _settled(read):
+        return False
+    if (
+        _n_squares(read) > _n_squares(result)
+        and MISSED_SQUARE in result.reasons
+        and MISSED_SQUARE not in read.reasons
+    ):
+        # the read said a square beside it may have been read as table, and the snapped
+        # lattice reads it: a lattice a fraction of a square off at the reserve's far side
+        return True
+    if _n_squares(read) < _n_squares(result):
+        # the snap sharpens the lattice; a read that loses squares (a far row or column
+        # pulled onto the table has fewer cells to check) is not a better one
+        return False
+    before, after = _checked_cells(result), _checked_cells(read)
+    return after < before or (after == before and _match(read) > _match(result))
 
 
 def _moved(lat: Lattice, other: Lattice) -> float:
@@ -850,10 +875,16 @@ def _card_looks() -> frozenset[tuple[str, ...]]:
     )
 
 
+#: Squares a read beyond 6 x 6 may leave out and not be in doubt for it (:func:`_decide`).
+TRIM_SQUARES_MAX = 2
+
+#: The reason a read gives when a table cell beside its squares looks like a square.
+MISSED_SQUARE = "a cell beside the squares may be a square read as table"
+
 #: The reasons a clean read of one card's squares may carry and still settle the search.
 ONE_CARD_REASONS = {
     "only one card's worth of squares was read",
-    "a cell beside the squares may be a square read as table",
+    MISSED_SQUARE,
 }
 
 
@@ -957,11 +988,11 @@ def _downscale(rgb: np.ndarray, s: float, reuse: float = 0.0) -> tuple[np.ndarra
     return small, s
 
 
-def snap_to_edges(rgb: np.ndarray, lat: Lattice) -> Lattice:
+def snap_to_edges(rgb: np.ndarray, lat: Lattice, *, outline_first: bool = False) -> Lattice:
     """``lat`` (in ``rgb``'s pixels) snapped to the squares' edges
     (:func:`~vision.nimalia.lattice.refine_lattice`) in the downscale the squares are read from."""
     small, s = _prefilter(rgb, lat)
-    return _scaled(refine_lattice(small, _scaled(lat, s)), 1 / s)
+    return _scaled(refine_lattice(small, _scaled(lat, s), outline_first=outline_first), 1 / s)
 
 
 def _scaled(lat: Lattice, s: float) -> Lattice:
@@ -1017,6 +1048,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     # more than 6 x 6: drop the weakest outer row/column (the reserve fits 6 x 6)
     top = cosine.max(-1)
     oversized = r1 - r0 > MAX_SIDE or c1 - c0 > MAX_SIDE
+    before_trim = int(occupied.sum())
     while r1 - r0 > MAX_SIDE or c1 - c0 > MAX_SIDE:
         reasons.append("the squares found span more than 6 x 6")
         options = []
@@ -1056,6 +1088,10 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
                     or empty_margin[r, c] < CHECK_EMPTY_MARGIN
                     or bool(completed[r, c])
                     or bool(stray[r, c])
+                    # more like this photo's table than like its own kind (a blotch of the
+                    # table's pattern read as a pale square; right squares of fresh seeds
+                    # stayed 0.056 or more under, in cosine)
+                    or (photo_table is not None and photo_table[r, c] > cosine[r, c, k])
                 )
             else:
                 margin = float(empty_margin[r, c])
@@ -1087,7 +1123,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     if outside.any():
         # beside the squares read, a cell that may be a square missed as table: the reserve
         # may be larger than read
-        reasons.append("a cell beside the squares may be a square read as table")
+        reasons.append(MISSED_SQUARE)
     # a reserve is at least 3 cards: one card's worth of squares is most likely a stray card or a
     # part of the reserve (it happens in play only when cards were stacked exactly)
     n_squares = sum(t != EMPTY for row in squares for t in row)
@@ -1100,6 +1136,11 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     # a wrong lattice gives squares that match nothing well
     occ_scores = cosine.max(-1)[r0:r1, c0:c1][recognised]
     n_checked = sum(cells[r][c].check for r, c in zip(*np.nonzero(recognised), strict=True))
+    # squares beyond 6 x 6 put the lattice in doubt (at a wrong pitch it spans far more), unless
+    # the lines left out hold at most half a card (a glare or a stray card's corner beside the
+    # reserve) and every square kept is read clearly
+    trimmed = before_trim - int(occupied[r0:r1, c0:c1].sum())
+    oversized = oversized and (trimmed > TRIM_SQUARES_MAX or n_checked > 0)
     # few squares, or many of them uncertain (a lattice at a wrong pitch cuts parts of squares
     # that look like some kind, rarely clearly one): the read itself is in doubt
     doubtful = (

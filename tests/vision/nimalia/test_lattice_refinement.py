@@ -222,3 +222,36 @@ def test_the_next_hypothesis_is_read_when_the_best_and_its_harmonics_are_in_doub
     rgb, truth = _variant_photo(780108)
     result = read_reserve(rgb, variant_pack)
     assert result.squares == truth["squares"]
+
+
+@pytest.mark.slow
+def test_a_read_in_doubt_is_snapped_to_the_reserves_outline_first(variant_pack):
+    """Fresh variant-style scene 990075 (a steep view): the lattice's far corner sits 0.3 square
+    off the squares, and snapping every line beside a card cell leaves it there (the printed
+    stripes and badges hold the lines); the read missed a column and said a square beside it
+    might be table. Snapped to the reserve's outline first, the lattice reads the column."""
+    rgb, truth = _variant_photo(990075)
+    result = read_reserve(rgb, variant_pack)
+    assert result.squares == truth["squares"]
+
+
+@pytest.mark.slow
+def test_a_glare_beside_a_six_square_reserve_does_not_send_the_search_elsewhere():
+    """Fresh stand-in scene 970051 (a far reserve 6 squares across, a glare beside it): the
+    first read was right but a glare square beyond 6 x 6 put it in doubt, and a later
+    hypothesis at a slightly wrong pitch replaced it."""
+    image, truth = render_reserve(970051)
+    rgb = load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb
+    result = read_reserve(rgb)
+    assert result.squares == truth["squares"]
+    assert result.needs_check
+
+
+@pytest.mark.slow
+def test_a_lattice_at_a_third_of_the_pitch_is_read_at_the_true_one():
+    """Fresh stand-in scene 1010054 (a reserve 2 squares deep, one card of two pairs): the
+    comb's lattice is at a third of the pitch down; its read (three rows per square, "four
+    squares of one kind") is in doubt and read again at three times the pitch down."""
+    image, truth = render_reserve(1010054)
+    rgb = load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb
+    assert read_reserve(rgb).squares == truth["squares"]

@@ -296,6 +296,28 @@ def test_a_weak_square_just_like_the_photos_table_is_table():
     assert "a cell read as a square looks just like this photo's table" not in kept.reasons
 
 
+def test_a_square_more_like_the_photos_table_than_its_kind_is_checked():
+    """Fresh stand-in scene 970036: a blotch of a patterned table beside the reserve was read
+    as a penguin square, unchecked (cosine 0.76 to the penguin, 0.83 to this photo's table)."""
+    from vision.nimalia.lattice import Lattice
+    from vision.nimalia.reader import _decide
+
+    n, empty = len(CLASSES), len(CLASSES) - 1
+    cos = np.full((2, 2, n), 0.3, np.float32)
+    cos[..., empty] = 0.5
+    prob = np.full((2, 2, n), 0.001, np.float32)
+    for i, kind in enumerate((1, 2, 3, 4)):  # a clear square by its margin over the table
+        cos[i // 2, i % 2, kind], prob[i // 2, i % 2, kind] = 0.76, 0.99
+    both = np.concatenate([cos, prob], -1).reshape(4, -1)
+    lat = Lattice(2, 2, np.eye(3), np.ones((2, 2), np.float32), 1.0)
+    photo_table = np.full((2, 2), 0.5, np.float32)
+    assert not any(c.check for row in _decide(both, lat, photo_table).cells for c in row)
+    photo_table[0, 1] = 0.83
+    read = _decide(both, lat, photo_table)
+    assert read.squares[0][1] != EMPTY  # still a square: only checked
+    assert [[c.check for c in row] for row in read.cells] == [[False, True], [False, False]]
+
+
 def test_a_lattice_holding_no_square_is_in_doubt(monkeypatch):
     """A first lattice on the draw pile (a card back) reads no square; that read is in doubt,
     so the wider search, which looks at more blobs, runs."""

@@ -223,3 +223,19 @@ def test_three_cards_laid_on_one_another_are_read(seed):
     read = read_reserve(load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb)
     assert read.squares == truth["squares"]
     assert read.needs_check  # one card's worth is always checked
+
+
+def test_a_glare_square_beyond_six_by_six_is_left_out_without_doubt():
+    """A reserve 6 squares across with a glare beside it read as one square: the column beyond
+    6 x 6 is dropped and said (checked), but the read is not in doubt when every square kept is
+    clear. More squares beyond 6 x 6, or a kept square unsure, leave it in doubt (a lattice at
+    a wrong pitch spans far more)."""
+    reserve = ["######."] * 6
+    glare = [row if r != 2 else "#######" for r, row in enumerate(reserve)]
+    read = _decide_grid(glare, {})
+    assert [len(read.squares), len(read.squares[0])] == [6, 6]
+    assert "the squares found span more than 6 x 6" in read.reasons and read.needs_check
+    assert not read.doubtful
+    wide = [row if r not in (1, 2, 3) else "#######" for r, row in enumerate(reserve)]
+    assert _decide_grid(wide, {}).doubtful
+    assert _decide_grid(glare, {}, unsure=((0, 0),)).doubtful
