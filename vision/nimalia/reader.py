@@ -656,7 +656,11 @@ class ReserveReader:
         """
         k = len(CLASSES)
         rows, cols = lat.rows, lat.cols
-        occ = (scores[:, :k].argmax(1) != k - 1).reshape(rows, cols)
+        cos = scores[:, :k]
+        # only squares read clearly keep the table crops away: on a table whose pattern reads
+        # weakly as some square all round the reserve, every cell would be "near a square"
+        clear = np.abs(cos[:, -1] - cos[:, :-1].max(1)) >= PHOTO_TABLE_CLEAR_MARGIN
+        occ = ((cos.argmax(1) != k - 1) & clear).reshape(rows, cols)
         m = PHOTO_TABLE_GAP + 1
         big = lat.shifted(-m, -m, rows + 2 * m, cols + 2 * m)
         occ_big = np.pad(occ, m).astype(np.uint8)
@@ -1018,9 +1022,12 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     # a weak square just like this photo's own table (its grain, a glare on it) is table
     like_table = np.zeros_like(occupied)
     if photo_table is not None:
-        like_table = (
-            occupied & (photo_table >= PHOTO_TABLE_SQUARE_MAX) & (empty_margin < LIKE_TABLE_MARGIN)
+        # or one that looks clearly more like this photo's table than like any kind (a table
+        # whose pattern reads weakly as some square all round the reserve)
+        like = (photo_table >= PHOTO_TABLE_SQUARE_MAX) | (
+            photo_table > cosine[..., :empty].max(-1) + PHOTO_TABLE_LEAD
         )
+        like_table = occupied & like & (empty_margin < LIKE_TABLE_MARGIN)
         if like_table.any():
             occupied = occupied & ~like_table
             reasons.append("a cell read as a square looks just like this photo's table")
@@ -1159,7 +1166,10 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
         reasons.append("four squares of one kind in a 2 x 2 block (a lattice at half the pitch?)")
         doubtful = True
     if stray[r0:r1, c0:c1].any():
+        # a right read is whole cards; a square left in none after completion is most often a
+        # lattice half a square off (cells astride two squares), so the search goes on
         reasons.append("some squares read are in no whole card")
+        doubtful = True
     if occ_scores.size and float(np.median(occ_scores)) < LATTICE_MIN_MEDIAN:
         reasons.append("the squares match the deck poorly (lattice doubtful)")
         doubtful = True
@@ -1329,9 +1339,17 @@ PHOTO_TABLE_MIN = 0.93
 #: 0.997-0.998 with margins 0.026-0.03; of 4,752 true squares none scored over 0.977.
 PHOTO_TABLE_SQUARE_MAX = 0.99
 LIKE_TABLE_MARGIN = 0.1
+#: ... or when, by that small margin, it is more like this photo's table than like any kind
+#: by this much (cosine): fresh variant-style seed 990057, a table of round dots like the
+#: deck's badges, read as giraffe squares all round the reserve (0.68-0.74 to the giraffe,
+#: 0.91-1.0 to the photo's table); right squares of fresh seeds stayed 0.056 or more *under*.
+PHOTO_TABLE_LEAD = 0.1
 #: Crops of the photo's own table (cells at least this many cells from every square read).
 PHOTO_TABLE_CELLS = 8
 PHOTO_TABLE_GAP = 2
+#: Squares read by a cosine margin over the table under this do not keep the photo's table
+#: crops away (:meth:`ReserveReader._photo_table`).
+PHOTO_TABLE_CLEAR_MARGIN = 0.1
 #: Columns of a cell's scores before its embedding: 15 cosines, 15 head probabilities.
 SCORE_COLUMNS = 2 * len(CLASSES)
 #: Median best similarity of the occupied squares under which the lattice itself is doubted.

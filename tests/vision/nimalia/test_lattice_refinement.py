@@ -255,3 +255,16 @@ def test_a_lattice_at_a_third_of_the_pitch_is_read_at_the_true_one():
     image, truth = render_reserve(1010054)
     rgb = load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb
     assert read_reserve(rgb).squares == truth["squares"]
+
+
+@pytest.mark.slow
+def test_a_table_patterned_like_the_decks_badges_is_not_read_as_squares(variant_pack):
+    """Fresh variant-style scene 990057: a table of round dots, like the variant deck's badges,
+    read as giraffe squares all round the reserve (weakly, each a little more a square than
+    table): every cell was near some square read, so no crop of the photo's own table was
+    taken. Only squares read clearly keep those crops away now, and a weak square far more like
+    them than like any kind is table."""
+    rgb, truth = _variant_photo(990057)
+    result = read_reserve(rgb, variant_pack)
+    assert result.squares == truth["squares"]
+    assert result.needs_check

@@ -318,6 +318,37 @@ def test_a_square_more_like_the_photos_table_than_its_kind_is_checked():
     assert [[c.check for c in row] for row in read.cells] == [[False, True], [False, False]]
 
 
+def test_a_weak_square_clearly_more_like_the_photos_table_than_any_kind_is_table():
+    """Fresh variant-style scene 990057: a table of round dots like the deck's badges read as
+    giraffe squares all round the reserve, each by a small margin over the table prototypes
+    (0.68-0.74 to the giraffe, 0.91-1.0 to crops of the photo's own table)."""
+    from vision.nimalia.lattice import Lattice
+    from vision.nimalia.reader import PHOTO_TABLE_LEAD, _decide
+
+    n, empty = len(CLASSES), len(CLASSES) - 1
+    cos = np.full((3, 4, n), 0.3, np.float32)
+    cos[..., empty] = 0.97
+    fg = np.zeros((3, 4), np.float32)
+    for r, c in [(0, 0), (0, 1), (1, 0), (1, 1)]:  # one clear card
+        cos[r, c, empty], cos[r, c, 0], fg[r, c] = 0.3, 0.95, 1.0
+    cos[1, 2, empty], cos[1, 2, 1] = 0.69, 0.72  # weakly a square
+    prob = np.full((3, 4, n), 0.001, np.float32)
+    prob[..., 0] = 0.99
+    both = np.concatenate([cos, prob], -1).reshape(12, -1)
+    lat = Lattice(3, 4, np.eye(3), fg, 1.0)
+
+    def read(like: float):
+        photo_table = np.full((3, 4), 0.5, np.float32)
+        photo_table[1, 2] = like
+        return _decide(both, lat, photo_table)
+
+    table = read(0.72 + PHOTO_TABLE_LEAD + 0.05)
+    assert [len(table.squares), len(table.squares[0])] == [2, 2]
+    assert "a cell read as a square looks just like this photo's table" in table.reasons
+    kept = read(0.72 + PHOTO_TABLE_LEAD - 0.05)
+    assert kept.squares[1][2] != EMPTY and kept.cells[1][2].check
+
+
 def test_a_lattice_holding_no_square_is_in_doubt(monkeypatch):
     """A first lattice on the draw pile (a card back) reads no square; that read is in doubt,
     so the wider search, which looks at more blobs, runs."""
