@@ -265,11 +265,12 @@ def test_a_pale_table_cell_inside_the_read_is_checked():
     assert flags.tolist() == [[False, False, False], [False, True, False]]
 
 
-def test_a_weak_square_just_like_the_photos_table_is_table():
-    """A pale wooden table (or its glare) can read as a sandy square by a small margin; such a
-    cell that also matches this photo's own table almost exactly is table, and checked."""
+def _card_and_a_weak_square(table_cos: float, square_cos: float):
+    """``read(like)``: ``_decide`` on a 3 x 4 lattice holding one clear card (top left) and, at
+    (1, 2), a cell weakly a square (cosine ``table_cos`` to the table, ``square_cos`` to a kind)
+    whose cosine to this photo's own table is ``like``."""
     from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import LIKE_TABLE_MARGIN, PHOTO_TABLE_SQUARE_MAX, _decide
+    from vision.nimalia.reader import _decide
 
     n, empty = len(CLASSES), len(CLASSES) - 1
     cos = np.full((3, 4, n), 0.3, np.float32)
@@ -277,7 +278,7 @@ def test_a_weak_square_just_like_the_photos_table_is_table():
     fg = np.zeros((3, 4), np.float32)
     for r, c in [(0, 0), (0, 1), (1, 0), (1, 1)]:  # one clear card
         cos[r, c, empty], cos[r, c, 0], fg[r, c] = 0.3, 0.95, 1.0
-    cos[1, 2, empty], cos[1, 2, 1] = 0.9, 0.9 + LIKE_TABLE_MARGIN / 2  # weakly a square
+    cos[1, 2, empty], cos[1, 2, 1] = table_cos, square_cos
     prob = np.full((3, 4, n), 0.001, np.float32)
     prob[..., 0] = 0.99
     both = np.concatenate([cos, prob], -1).reshape(12, -1)
@@ -288,6 +289,15 @@ def test_a_weak_square_just_like_the_photos_table_is_table():
         photo_table[1, 2] = like
         return _decide(both, lat, photo_table)
 
+    return read
+
+
+def test_a_weak_square_just_like_the_photos_table_is_table():
+    """A pale wooden table (or its glare) can read as a sandy square by a small margin; such a
+    cell that also matches this photo's own table almost exactly is table, and checked."""
+    from vision.nimalia.reader import LIKE_TABLE_MARGIN, PHOTO_TABLE_SQUARE_MAX
+
+    read = _card_and_a_weak_square(0.9, 0.9 + LIKE_TABLE_MARGIN / 2)
     table = read(PHOTO_TABLE_SQUARE_MAX + 0.005)
     assert [len(table.squares), len(table.squares[0])] == [2, 2]
     assert "a cell read as a square looks just like this photo's table" in table.reasons
@@ -322,26 +332,9 @@ def test_a_weak_square_clearly_more_like_the_photos_table_than_any_kind_is_table
     """Fresh variant-style scene 990057: a table of round dots like the deck's badges read as
     giraffe squares all round the reserve, each by a small margin over the table prototypes
     (0.68-0.74 to the giraffe, 0.91-1.0 to crops of the photo's own table)."""
-    from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import PHOTO_TABLE_LEAD, _decide
+    from vision.nimalia.reader import PHOTO_TABLE_LEAD
 
-    n, empty = len(CLASSES), len(CLASSES) - 1
-    cos = np.full((3, 4, n), 0.3, np.float32)
-    cos[..., empty] = 0.97
-    fg = np.zeros((3, 4), np.float32)
-    for r, c in [(0, 0), (0, 1), (1, 0), (1, 1)]:  # one clear card
-        cos[r, c, empty], cos[r, c, 0], fg[r, c] = 0.3, 0.95, 1.0
-    cos[1, 2, empty], cos[1, 2, 1] = 0.69, 0.72  # weakly a square
-    prob = np.full((3, 4, n), 0.001, np.float32)
-    prob[..., 0] = 0.99
-    both = np.concatenate([cos, prob], -1).reshape(12, -1)
-    lat = Lattice(3, 4, np.eye(3), fg, 1.0)
-
-    def read(like: float):
-        photo_table = np.full((3, 4), 0.5, np.float32)
-        photo_table[1, 2] = like
-        return _decide(both, lat, photo_table)
-
+    read = _card_and_a_weak_square(0.69, 0.72)
     table = read(0.72 + PHOTO_TABLE_LEAD + 0.05)
     assert [len(table.squares), len(table.squares[0])] == [2, 2]
     assert "a cell read as a square looks just like this photo's table" in table.reasons
