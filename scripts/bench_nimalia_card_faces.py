@@ -28,14 +28,7 @@ sys.path.insert(0, str(ROOT))
 from vision.augment import table_texture  # noqa: E402
 from vision.nimalia.deck import STYLES, random_style, render_deck  # noqa: E402
 from vision.nimalia.reader import card_outline  # noqa: E402
-from vision.nimalia.scene import one_card_photo  # noqa: E402
-
-
-def square(centre, side, angle_deg, far_narrower=0.0) -> np.ndarray:
-    base = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], float) * side / 2
-    base[:2, 0] *= 1 - far_narrower
-    a = np.deg2rad(angle_deg)
-    return base @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]) + centre
+from vision.nimalia.scene import one_card_photo, square_corners  # noqa: E402
 
 
 def photo(kind: str, card: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -44,12 +37,12 @@ def photo(kind: str, card: np.ndarray, rng: np.random.Generator) -> tuple[np.nda
         pad = s * rng.uniform(0.03, 0.2)
         w, h = int(s + 2 * pad + rng.integers(0, 2) * pad), int(s + 2 * pad)
         canvas = np.full((h, w, 3), 250 if kind == "white" else 5, np.uint8)
-        corners = square(np.array([pad + s / 2, h / 2]), s, rng.uniform(-3, 3))
+        corners = square_corners(np.array([pad + s / 2, h / 2]), s, rng.uniform(-3, 3))
     else:
         h, w = 900, 1200
         canvas = table_texture(rng, (w, h))  # (width, height)
         centre = np.array([w / 2 + rng.uniform(-100, 100), h / 2 + rng.uniform(-60, 60)])
-        corners = square(
+        corners = square_corners(
             centre, rng.uniform(0.55, 0.85) * h, rng.uniform(-15, 15), rng.uniform(0, 0.25)
         )
     return one_card_photo(card, canvas, corners), corners

@@ -659,7 +659,7 @@ class ReserveReader:
         cos = scores[:, :k]
         # only squares read clearly keep the table crops away: on a table whose pattern reads
         # weakly as some square all round the reserve, every cell would be "near a square"
-        clear = np.abs(cos[:, -1] - cos[:, :-1].max(1)) >= PHOTO_TABLE_CLEAR_MARGIN
+        clear = _table_margin(cos) >= PHOTO_TABLE_CLEAR_MARGIN
         occ = ((cos.argmax(1) != k - 1) & clear).reshape(rows, cols)
         m = PHOTO_TABLE_GAP + 1
         big = lat.shifted(-m, -m, rows + 2 * m, cols + 2 * m)
@@ -892,6 +892,12 @@ ONE_CARD_REASONS = {
 }
 
 
+def _table_margin(cosine: np.ndarray) -> np.ndarray:
+    """How clearly each cell is (or is not) table, in cosine units: the gap between its cosine
+    to the table and to the nearest kind (the classes on the last axis, table last)."""
+    return np.abs(cosine[..., -1] - cosine[..., :-1].max(-1))
+
+
 def _n_squares(read: ReserveRead) -> int:
     return sum(t != EMPTY for row in read.squares for t in row)
 
@@ -1017,7 +1023,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     empty = len(CLASSES) - 1
     occupied = cosine.argmax(-1) != empty
     # how clearly a cell is (or is not) table, in cosine units
-    empty_margin = np.abs(cosine[..., empty] - cosine[..., :empty].max(-1))
+    empty_margin = _table_margin(cosine)
     reasons: list[str] = []
     # a weak square just like this photo's own table (its grain, a glare on it) is table
     like_table = np.zeros_like(occupied)

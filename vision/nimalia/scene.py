@@ -312,6 +312,18 @@ def render_reserve(
     return image, truth
 
 
+def square_corners(centre, side: float, angle_deg: float, far_narrower: float = 0.0) -> np.ndarray:
+    """Image corners ``(4, 2)`` (top-left first, clockwise) of a square card of ``side`` pixels
+    at ``centre``, turned by ``angle_deg`` and seen a little from its near side (its far edge
+    ``far_narrower`` shorter): where :func:`one_card_photo` lays a card."""
+    half = side / 2
+    base = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+    base[:2, 0] *= 1 - far_narrower
+    a = np.deg2rad(angle_deg)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    return base @ turn.T + np.asarray(centre, float)
+
+
 def one_card_photo(card_img: np.ndarray, background: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """A photo of one card (as a player enrols a deck): ``card_img`` (a tight square card image,
     black outside its rounded corners) laid on ``background`` with its corners (top-left first,

@@ -9,17 +9,7 @@ import pytest
 from nimalia.cards import cards
 from vision.nimalia.deck import VARIANT, render_card
 from vision.nimalia.reader import NimaliaPackError, card_face, gallery_crops
-from vision.nimalia.scene import one_card_photo
-
-
-def tilted_square(centre, side, angle_deg, far_narrower=0.0) -> np.ndarray:
-    """Corners of a square card seen a little from its near side: the far edge shorter."""
-    half = side / 2
-    base = np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
-    base[:2, 0] *= 1 - far_narrower
-    a = np.deg2rad(angle_deg)
-    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    return base @ turn.T + np.asarray(centre, float)
+from vision.nimalia.scene import one_card_photo, square_corners
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +34,12 @@ def test_a_square_image_is_taken_as_the_card(face):
     "background, corners",
     [
         # a scanner's white bed, the card put down 2 degrees askew
-        (np.full((900, 1200, 3), 246, np.uint8), tilted_square((600, 450), 700, 2.0)),
+        (np.full((900, 1200, 3), 246, np.uint8), square_corners((600, 450), 700, 2.0)),
         # a dark cloth, the card photographed from the seat: far edge 15 % shorter, turned 8 deg
-        (np.full((900, 1200, 3), (40, 52, 70), np.uint8), tilted_square((630, 470), 620, -8, 0.15)),
+        (
+            np.full((900, 1200, 3), (40, 52, 70), np.uint8),
+            square_corners((630, 470), 620, -8, 0.15),
+        ),
     ],
 )
 def test_a_photo_of_one_card_is_cut_to_the_card(face, background, corners):
