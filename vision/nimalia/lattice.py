@@ -945,13 +945,15 @@ def _normal_edge(gx: np.ndarray, gy: np.ndarray, pts: np.ndarray, normal: np.nda
     return np.abs(ax * n[:, :1] + ay * n[:, 1:]).sum(1).reshape(shape)
 
 
-def _line_samples(lat: Lattice, axis: int, outline: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Lattice points on the lines of one family next to card cells: ``(k, t)`` per sample as
-    ``(N, 2)`` lattice (u, v) points and the family index per sample (``axis`` 0: the lines
-    u = k, 1: v = k). Samples keep away from the crossings (the other family's lines).
-    ``outline``: only the lines between a card cell and a table cell (the reserve's outline)."""
-    fg = lat.foreground >= REFINE_MIN_FG
-    rows, cols = lat.rows, lat.cols
+def _line_samples(
+    fg: np.ndarray, axis: int, outline: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Lattice points on the lines of one family next to card cells (``fg``, ``(rows, cols)``
+    bool): ``(k, t)`` per sample as ``(N, 2)`` lattice (u, v) points and the family index per
+    sample (``axis`` 0: the lines u = k, 1: v = k). Samples keep away from the crossings (the
+    other family's lines). ``outline``: only the lines between a card cell and a table cell (the
+    reserve's outline)."""
+    rows, cols = fg.shape
     ts = np.array([0.2, 0.35, 0.5, 0.65, 0.8])
     pts = []
     n_lines, n_cells = (cols, rows) if axis == 0 else (rows, cols)
@@ -966,7 +968,9 @@ def _line_samples(lat: Lattice, axis: int, outline: bool = False) -> tuple[np.nd
     return np.array(pts, np.float64).reshape(-1, 2), np.full(len(pts), axis)
 
 
-def refine_lattice(img: np.ndarray, lat: Lattice, *, outline_first: bool = False) -> Lattice:
+def refine_lattice(
+    img: np.ndarray, lat: Lattice, *, outline_first: bool = False, cards: np.ndarray | None = None
+) -> Lattice:
     """Snap the lattice's lines to the image's edges and re-fit its homography.
 
     Along every lattice line beside a card cell, points between the crossings are moved across
@@ -980,7 +984,11 @@ def refine_lattice(img: np.ndarray, lat: Lattice, *, outline_first: bool = False
     or brush strokes can pull a line the wrong way (the reader tries it on reads that need a
     check).
     ``img``: the image ``lat`` maps into (any scale at which a square is tens of pixels).
+    ``cards``: ``(rows, cols)`` bool, the cells taken as cards (default: foreground share at
+    least :data:`REFINE_MIN_FG`); the reader adds the cells it read as squares, since a table
+    close to the cards' colours leaves them out of the table model's foreground.
     """
+    fg = lat.foreground >= REFINE_MIN_FG if cards is None else np.asarray(cards, bool)
     # only the lattice's own part of the image (plus a margin) is differentiated
     corners = lat.corners().reshape(-1, 2)
     if not np.isfinite(corners).all():  # a corner past the horizon
@@ -989,8 +997,8 @@ def refine_lattice(img: np.ndarray, lat: Lattice, *, outline_first: bool = False
     hi = np.ceil(np.minimum(corners.max(0) + 8, [img.shape[1], img.shape[0]])).astype(int)
     if (hi - lo < 16).any():
         return lat
-    su, fu = _line_samples(lat, 0)
-    sv, fv = _line_samples(lat, 1)
+    su, fu = _line_samples(fg, 0)
+    sv, fv = _line_samples(fg, 1)
     base = np.concatenate([su, sv])
     fam = np.concatenate([fu, fv])
     if len(base) < 20 or not (fam == 0).any() or not (fam == 1).any():
@@ -1016,8 +1024,8 @@ def refine_lattice(img: np.ndarray, lat: Lattice, *, outline_first: bool = False
 
     first = (base, step)
     if outline_first:
-        ou, gu = _line_samples(given, 0, outline=True)
-        ov, gv = _line_samples(given, 1, outline=True)
+        ou, gu = _line_samples(fg, 0, outline=True)
+        ov, gv = _line_samples(fg, 1, outline=True)
         if len(ou) + len(ov) < 20 or not len(ou) or not len(ov):
             return given
         o_step = np.where(np.concatenate([gu, gv])[:, None] == 0, [[1.0, 0.0]], [[0.0, 1.0]])

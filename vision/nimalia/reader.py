@@ -41,7 +41,13 @@ import numpy as np
 from nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
 from vision.augment import table_texture
 from vision.classifier import CardEmbedder
-from vision.nimalia.lattice import Lattice, LatticeNotFound, find_lattice_sets, refine_lattice
+from vision.nimalia.lattice import (
+    REFINE_MIN_FG,
+    Lattice,
+    LatticeNotFound,
+    find_lattice_sets,
+    refine_lattice,
+)
 from vision.nimalia.squares import square_embedder
 
 #: The 15 classes of a cell: the 14 kinds, then empty.
@@ -615,15 +621,28 @@ class ReserveReader:
         better (:func:`_better_refined`). A vanishing point a little off leaves the far rows a
         fraction of a square off. A read that still needs a check is also tried on its lattice
         snapped to the reserve's outline first (printed stripes or brush strokes inside the
-        reserve can hold a line a quarter square off)."""
+        reserve can hold a line a quarter square off), and both snaps again with every square
+        read taken as a card (where the table model's foreground left squares out)."""
         lat = result.lattice
         if lat is None or not result.found:
             return result
-        for outline_first in (False, True):
-            if outline_first and not result.needs_check:
+        # the cards: the table model's foreground; for a read still in doubt, also with every
+        # square read (a table close to the cards' colours leaves squares out of the foreground,
+        # and their lines unsnapped: fresh stand-in seed 1060136, on a pale blue table)
+        read_cards = lat.foreground >= REFINE_MIN_FG
+        r0, c0 = result.origin
+        for r, row in enumerate(result.squares):
+            for c, token in enumerate(row):
+                if token != EMPTY:
+                    read_cards[r0 + r, c0 + c] = True
+        tries: list[tuple[np.ndarray | None, bool]] = [(None, False), (None, True)]
+        if (read_cards != (lat.foreground >= REFINE_MIN_FG)).any():
+            tries += [(read_cards, False), (read_cards, True)]
+        for i, (mask, outline_first) in enumerate(tries):
+            if i and not result.needs_check:
                 break
-            refined = snap_to_edges(rgb, lat, outline_first=outline_first)
-            if _moved(lat, refined) < REFINE_MIN_MOVE:
+            refined = snap_to_edges(rgb, lat, outline_first=outline_first, cards=mask)
+            if _moved(lat, refined, mask) < REFINE_MIN_MOVE:
                 continue
             read = self._read_lattice(rgb, refined)
             if _better_refined(read, result):
@@ -810,9 +829,10 @@ def _better_refined(read: ReserveRead, result: ReserveRead) -> bool:
     return after < before or (after == before and _match(read) > _match(result))
 
 
-def _moved(lat: Lattice, other: Lattice) -> float:
-    """Largest move, in squares, of a corner of ``lat``'s card cells in ``other``."""
-    fg = np.pad(lat.foreground >= 0.5, 1)
+def _moved(lat: Lattice, other: Lattice, cards: np.ndarray | None = None) -> float:
+    """Largest move, in squares, of a corner of ``lat``'s card cells (``cards``, by default
+    those whose foreground share is at least a half) in ``other``."""
+    fg = np.pad(lat.foreground >= 0.5 if cards is None else cards, 1)
     near = fg[:-1, :-1] | fg[:-1, 1:] | fg[1:, :-1] | fg[1:, 1:]
     if not near.any():
         return 0.0
@@ -998,11 +1018,14 @@ def _downscale(rgb: np.ndarray, s: float, reuse: float = 0.0) -> tuple[np.ndarra
     return small, s
 
 
-def snap_to_edges(rgb: np.ndarray, lat: Lattice, *, outline_first: bool = False) -> Lattice:
+def snap_to_edges(
+    rgb: np.ndarray, lat: Lattice, *, outline_first: bool = False, cards: np.ndarray | None = None
+) -> Lattice:
     """``lat`` (in ``rgb``'s pixels) snapped to the squares' edges
     (:func:`~vision.nimalia.lattice.refine_lattice`) in the downscale the squares are read from."""
     small, s = _prefilter(rgb, lat)
-    return _scaled(refine_lattice(small, _scaled(lat, s), outline_first=outline_first), 1 / s)
+    snapped = refine_lattice(small, _scaled(lat, s), outline_first=outline_first, cards=cards)
+    return _scaled(snapped, 1 / s)
 
 
 def _scaled(lat: Lattice, s: float) -> Lattice:

@@ -127,6 +127,19 @@ def test_a_lattice_without_card_cells_comes_back_as_given():
     assert np.allclose(refine_lattice(image, sparse).h_img_from_lat, lat.h_img_from_lat)
 
 
+def test_cells_given_as_cards_carry_the_lines_the_foreground_missed():
+    """A table close to the cards' colours leaves squares out of the table model's foreground:
+    with no foreground the lattice is not snapped; the cells given as cards (the squares read)
+    carry the lines, and the drifted lattice is pulled back."""
+    image, truth = render_reserve(3, size=(1280, 960), tilt_deg=(20.0, 40.0), degrade=False)
+    true = _true_lattice(truth)
+    drifted = _drifted(true, 0.04)
+    blind = Lattice(drifted.rows, drifted.cols, drifted.h_img_from_lat, drifted.foreground * 0, 1)
+    assert _corner_error(refine_lattice(image, blind), true) > 0.25
+    refined = refine_lattice(image, blind, cards=true.foreground > 0)
+    assert _corner_error(refined, true) < 0.1
+
+
 def test_harmonics_on_one_axis():
     """The comb takes each axis's pitch on its own: a lattice can be at half the pitch across
     only, and its true lattice doubles that axis alone."""
@@ -253,6 +266,17 @@ def test_a_lattice_at_a_third_of_the_pitch_is_read_at_the_true_one():
     comb's lattice is at a third of the pitch down; its read (three rows per square, "four
     squares of one kind") is in doubt and read again at three times the pitch down."""
     image, truth = render_reserve(1010054)
+    rgb = load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb
+    assert read_reserve(rgb).squares == truth["squares"]
+
+
+@pytest.mark.slow
+def test_squares_the_table_model_missed_carry_the_lines_of_a_read_in_doubt():
+    """Fresh stand-in scene 1060136 (a pale blue table, ice and savannah squares close to it):
+    the table model's foreground held 6 of the 23 squares, so snapping moved only the lines
+    beside those and left the lattice a third of a square off the far column (read as table,
+    the reserve one column short). Snapped again on the squares read, it reads them all."""
+    image, truth = render_reserve(1060136)
     rgb = load_image(encode_jpeg(image, truth["params"]["jpeg_quality"])).rgb
     assert read_reserve(rgb).squares == truth["squares"]
 
