@@ -593,11 +593,11 @@ class ReserveReader:
         return None
 
     def _harmonic_read(self, rgb: np.ndarray, lat: Lattice) -> ReserveRead | None:
-        """The read of the doubtful lattice ``lat`` at a multiple of its pitch (its best phase)
-        or a fraction of it (:data:`HARMONICS`), when one of them is not in doubt (the one with
-        fewer squares checked when several are): the comb takes each axis's pitch on its own
-        and can take a harmonic of the true one, and a lattice at half the pitch cuts parts of
-        squares that match some kind, rarely clearly one."""
+        """The read of the doubtful lattice ``lat`` at a multiple of its pitch (its best phase),
+        a fraction of it (:data:`HARMONICS`) or :data:`PITCH_RATIOS` of it, when one of them is
+        not in doubt (the one with fewer squares checked when several are): the comb takes each
+        axis's pitch on its own and can take a harmonic of the true one, and a lattice at half
+        the pitch cuts parts of squares that match some kind, rarely clearly one."""
         options = []
         for fr, fc in HARMONICS:
             coarse = [lat.coarser(dr, dc, fr, fc) for dr in range(fr) for dc in range(fc)]
@@ -606,6 +606,15 @@ class ReserveReader:
                 options.append(self._rank(rgb, coarse)[0][1])
             if max(fr * lat.rows, fc * lat.cols) <= 2 * MAX_SIDE:
                 options.append(lat.finer(fr, fc))
+        for num, den in PITCH_RATIOS:
+            # num / den of the pitch: den parts of each cell, num of them to a cell, best phase
+            if max(lat.rows, lat.cols) * den / num > 2 * MAX_SIDE:
+                continue
+            fine = lat.finer(den, den)
+            coarse = [fine.coarser(dr, dc, num, num) for dr in range(num) for dc in range(num)]
+            coarse = [c for c in coarse if min(c.rows, c.cols) >= 1]
+            if coarse:
+                options.append(self._rank(rgb, coarse)[0][1])
         best = None
         for option in options:
             read = self._read_lattice(rgb, option)
@@ -803,6 +812,10 @@ REFINE_MIN_MOVE = 0.08
 #: comb found a pitch of a third of a square (fresh stand-in seed 1010054: one card of two
 #: pairs read as 6 rows of thirds, "four squares of one kind")
 HARMONICS = ((2, 2), (2, 1), (1, 2), (3, 1), (1, 3))
+#: pitch ratios (numerator, denominator) a doubtful read's lattice is also tried at, on both
+#: axes: a painted close-up whose wavy land borders gave the comb two thirds of the pitch
+#: (fresh painted seed 1080007: two cards, 2 x 3 squares, read as 3 x 5)
+PITCH_RATIOS = ((3, 2), (2, 3))
 #: hypotheses read in turn when the best and its harmonics are in doubt
 NEXT_HYPOTHESES = 12
 

@@ -292,3 +292,12 @@ def test_a_table_patterned_like_the_decks_badges_is_not_read_as_squares(variant_
     result = read_reserve(rgb, variant_pack)
     assert result.squares == truth["squares"]
     assert result.needs_check
+
+
+@pytest.mark.slow
+def test_a_lattice_at_two_thirds_of_the_pitch_is_read_at_the_true_one(painted_pack):
+    """Fresh painted-style scene 1080007 (a close-up of two cards): the painted deck's wavy
+    land borders gave the comb two thirds of the pitch on both axes, and 2 x 3 squares were
+    read as 3 x 5; at 3/2 of that pitch the read is right."""
+    rgb, truth = _photo(1080007, "painted")
+    assert read_reserve(rgb, painted_pack).squares == truth["squares"]
