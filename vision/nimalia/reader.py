@@ -600,10 +600,11 @@ class ReserveReader:
 
     def _harmonic_read(self, rgb: np.ndarray, lat: Lattice) -> ReserveRead | None:
         """The read of the doubtful lattice ``lat`` at a multiple of its pitch (its best phase),
-        a fraction of it (:data:`HARMONICS`) or :data:`PITCH_RATIOS` of it, when one of them is
-        not in doubt (the one with fewer squares checked when several are): the comb takes each
-        axis's pitch on its own and can take a harmonic of the true one, and a lattice at half
-        the pitch cuts parts of squares that match some kind, rarely clearly one."""
+        or a fraction of it (:data:`HARMONICS`), when one of them is not in doubt (the one with
+        fewer squares checked when several are); when none is, at :data:`PITCH_RATIOS` of it
+        alike. The comb takes each axis's pitch on its own and can take a harmonic of the true
+        one, and a lattice at half the pitch cuts parts of squares that match some kind, rarely
+        clearly one."""
         options = []
         for fr, fc in HARMONICS:
             coarse = [lat.coarser(dr, dc, fr, fc) for dr in range(fr) for dc in range(fc)]
@@ -612,6 +613,11 @@ class ReserveReader:
                 options.append(self._rank(rgb, coarse)[0][1])
             if max(fr * lat.rows, fc * lat.cols) <= 2 * MAX_SIDE:
                 options.append(lat.finer(fr, fc))
+        best = self._least_checked(rgb, options)
+        if best is not None:
+            return best
+        # the rarer ratios only when no harmonic settles
+        options = []
         for num, den in PITCH_RATIOS:
             # num / den of the pitch: den parts of each cell, num of them to a cell, best phase
             if max(lat.rows, lat.cols) * den / num > 2 * MAX_SIDE:
@@ -621,9 +627,13 @@ class ReserveReader:
             coarse = [c for c in coarse if min(c.rows, c.cols) >= 1]
             if coarse:
                 options.append(self._rank(rgb, coarse)[0][1])
+        return self._least_checked(rgb, options)
+
+    def _least_checked(self, rgb: np.ndarray, lats: list[Lattice]) -> ReserveRead | None:
+        """Of the reads of ``lats`` that settle, the one with the fewest squares checked."""
         best = None
-        for option in options:
-            read = self._read_lattice(rgb, option)
+        for lat in lats:
+            read = self._read_lattice(rgb, lat)
             if not _settled(read):
                 continue
             if best is None or _checked_share(read) < _checked_share(best):
