@@ -68,6 +68,13 @@ CHECK_EMPTY_MARGIN = 0.041
 #: 1060000-1060159 and 1090000-1090159, variant-style 1070000-1070119, painted
 #: 1080000-1080079) none was under 0.06 and 4 under 0.07.
 CHECK_TABLE_MARGIN = 0.06
+#: A square whose cosine to its nearest kind is more than this under the median of the read's
+#: squares is checked: a glare or shadow on one square (a gorilla whitened into a panda, fresh
+#: painted seed 1140077: 0.196 under, the head 0.929 sure). Of 12,027 squares read on fresh
+#: seeds (stand-in 1060000-1060159 and 1120000-1120159, variant-style 1070000-1070119 and
+#: 1130000-1130119, painted 1080000-1080079, 1110000-1110059 and 1140000-1140079) it flags 13
+#: right squares not flagged otherwise (7 reserves); the 13 wrong squares were 0.02-0.23 under.
+SQUARE_OUTLIER_MARGIN = 0.15
 #: The grid finder's foreground share nudges the empty score: + FG_WEIGHT * (0.5 - share)
 #: (cosine) and + FG_LOGIT * (0.5 - share) (head logit).
 FG_WEIGHT = 0.15
@@ -1137,6 +1144,13 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
         else:
             c1 -= 1
     pale_edge = _pale_edge(cosine, occupied, lat.foreground, photo_table)
+    # how well each square matches its nearest kind, against the read's typical square (this
+    # photo's light, blur and deck): a square far under it is an outlier (a glare or a shadow on
+    # it), whatever the head says
+    kind_cos = cosine[..., :empty].max(-1)
+    in_read = kind_cos[r0:r1, c0:c1][occupied[r0:r1, c0:c1]]
+    typical = float(np.median(in_read)) if in_read.size else 0.0
+    outlier = kind_cos < typical - SQUARE_OUTLIER_MARGIN
     enclosed = _enclosed(occupied)
     unfinished = _unfinished_cards(occupied, stray)
     squares, cells = [], []
@@ -1153,6 +1167,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
                     or empty_margin[r, c] < CHECK_EMPTY_MARGIN
                     or bool(completed[r, c])
                     or bool(stray[r, c])
+                    or bool(outlier[r, c])
                     # more like this photo's table than like its own kind (a blotch of the
                     # table's pattern read as a pale square; right squares of fresh seeds
                     # stayed 0.056 or more under, in cosine)

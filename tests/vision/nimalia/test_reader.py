@@ -373,6 +373,37 @@ def test_a_table_cell_close_to_a_square_is_checked():
     assert close.needs_check
 
 
+def test_a_square_matching_its_kind_far_worse_than_the_others_is_checked():
+    """Fresh painted scene 1140077: a glare whitened a gorilla into a panda, the head sure of it
+    (0.929), yet the square matched the panda at 0.70 where the read's squares matched their
+    kinds at 0.90 (median)."""
+    from vision.nimalia.lattice import Lattice
+    from vision.nimalia.reader import SQUARE_OUTLIER_MARGIN, _decide
+
+    n, empty = len(CLASSES), len(CLASSES) - 1
+
+    def read(under: float):
+        cos = np.full((2, 4, n), 0.2, np.float32)
+        cos[..., empty] = 0.3
+        prob = np.full((2, 4, n), 0.001, np.float32)
+        for i in range(8):  # two whole cards, each square clearly its kind
+            r, c = divmod(i, 4)
+            cos[r, c, 1 + i] = 0.9
+            prob[r, c, 1 + i] = 0.99
+        cos[1, 1, 6] = 0.9 - under
+        lat = Lattice(2, 4, np.eye(3), np.ones((2, 4), np.float32), 1.0)
+        return _decide(np.concatenate([cos, prob], -1).reshape(8, -1), lat)
+
+    typical = read(SQUARE_OUTLIER_MARGIN - 0.03)
+    assert not any(c.check for row in typical.cells for c in row)
+    outlier = read(SQUARE_OUTLIER_MARGIN + 0.03)
+    assert outlier.squares == typical.squares  # still read as its kind: only checked
+    assert [[c.check for c in row] for row in outlier.cells] == [
+        [False] * 4,
+        [False, True] + [False] * 2,
+    ]
+
+
 def test_a_lattice_holding_no_square_is_in_doubt(monkeypatch):
     """A first lattice on the draw pile (a card back) reads no square; that read is in doubt,
     so the wider search, which looks at more blobs, runs."""
