@@ -661,14 +661,15 @@ class ReserveReader:
         # the cards: the table model's foreground; for a read still in doubt, also with every
         # square read (a table close to the cards' colours leaves squares out of the foreground,
         # and their lines unsnapped: fresh stand-in seed 1060136, on a pale blue table)
-        read_cards = lat.foreground >= REFINE_MIN_FG
+        foreground = lat.foreground >= REFINE_MIN_FG
+        read_cards = foreground.copy()
         r0, c0 = result.origin
         for r, row in enumerate(result.squares):
             for c, token in enumerate(row):
                 if token != EMPTY:
                     read_cards[r0 + r, c0 + c] = True
         tries: list[tuple[np.ndarray | None, bool]] = [(None, False), (None, True)]
-        if (read_cards != (lat.foreground >= REFINE_MIN_FG)).any():
+        if (read_cards != foreground).any():
             tries += [(read_cards, False), (read_cards, True)]
         for i, (mask, outline_first) in enumerate(tries):
             if i and not result.needs_check:
@@ -1083,15 +1084,15 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     occupied = cosine.argmax(-1) != empty
     # how clearly a cell is (or is not) table, in cosine units
     empty_margin = _table_margin(cosine)
+    # each cell's cosine to its nearest kind
+    kind_cos = cosine[..., :empty].max(-1)
     reasons: list[str] = []
     # a weak square just like this photo's own table (its grain, a glare on it) is table
     like_table = np.zeros_like(occupied)
     if photo_table is not None:
         # or one that looks clearly more like this photo's table than like any kind (a table
         # whose pattern reads weakly as some square all round the reserve)
-        like = (photo_table >= PHOTO_TABLE_SQUARE_MAX) | (
-            photo_table > cosine[..., :empty].max(-1) + PHOTO_TABLE_LEAD
-        )
+        like = (photo_table >= PHOTO_TABLE_SQUARE_MAX) | (photo_table > kind_cos + PHOTO_TABLE_LEAD)
         like_table = occupied & like & (empty_margin < LIKE_TABLE_MARGIN)
         if like_table.any():
             occupied = occupied & ~like_table
@@ -1147,7 +1148,6 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     # how well each square matches its nearest kind, against the read's typical square (this
     # photo's light, blur and deck): a square far under it is an outlier (a glare or a shadow on
     # it), whatever the head says
-    kind_cos = cosine[..., :empty].max(-1)
     in_read = kind_cos[r0:r1, c0:c1][occupied[r0:r1, c0:c1]]
     typical = float(np.median(in_read)) if in_read.size else 0.0
     outlier = kind_cos < typical - SQUARE_OUTLIER_MARGIN
