@@ -18,6 +18,17 @@ from vision.nimalia.scene import encode_jpeg, render_reserve
 SEEDS = (3, 5)
 
 
+def _decide_on(cos, prob, fg, photo_table=None):
+    """``_decide`` on a lattice of the cells' cosines ``cos`` and head probabilities ``prob``
+    (each ``(rows, cols, 15)``), foreground shares ``fg``, the identity homography."""
+    from vision.nimalia.lattice import Lattice
+    from vision.nimalia.reader import _decide
+
+    rows, cols = fg.shape
+    both = np.concatenate([cos, prob], -1).reshape(rows * cols, -1)
+    return _decide(both, Lattice(rows, cols, np.eye(3), fg, 1.0), photo_table)
+
+
 def _scene(seed: int, **kw):
     kw.setdefault("size", (1280, 960))
     kw.setdefault("tilt_deg", (0.0, 30.0))
@@ -224,8 +235,6 @@ def test_a_pale_table_cell_beside_a_square_is_checked():
 def test_squares_in_two_patches_put_the_read_in_doubt():
     """A reserve is one patch of squares (every card after the first covers one already
     there): two patches come from a wrong lattice (or take in a stray card)."""
-    from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import _decide
 
     n, empty = len(CLASSES), len(CLASSES) - 1
 
@@ -240,8 +249,7 @@ def test_squares_in_two_patches_put_the_read_in_doubt():
             cos[:, c, empty], cos[:, c, 0] = 0.3, 0.95
         fg = np.zeros((3, 4), np.float32)
         fg[:, list(occupied_cols)] = 1.0
-        lat = Lattice(3, 4, np.eye(3), fg, 1.0)
-        return _decide(np.concatenate([cos, prob], -1).reshape(12, -1), lat)
+        return _decide_on(cos, prob, fg)
 
     joined = read((1, 2))
     assert not joined.doubtful
@@ -346,8 +354,7 @@ def test_a_table_cell_close_to_a_square_is_checked():
     """Fresh stand-in scene 1090042: a giraffe on savannah beside a wood table was read as table
     by 0.053 in cosine, unchecked; table cells of the dev set and fresh scenes stay 0.07 or
     more clear of every kind."""
-    from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import CHECK_TABLE_MARGIN, _decide
+    from vision.nimalia.reader import CHECK_TABLE_MARGIN
 
     n, empty = len(CLASSES), len(CLASSES) - 1
 
@@ -363,8 +370,7 @@ def test_a_table_cell_close_to_a_square_is_checked():
             cos[r, c, empty], cos[r, c, 1 + i % 4], fg[r, c] = 0.3, 0.95, 1.0
             prob[r, c, 1 + i % 4] = 0.99
         cos[0, 2, 5] = 0.97 - margin
-        lat = Lattice(3, 4, np.eye(3), fg, 1.0)
-        return _decide(np.concatenate([cos, prob], -1).reshape(12, -1), lat)
+        return _decide_on(cos, prob, fg)
 
     clear = read(CHECK_TABLE_MARGIN + 0.01)
     assert clear.squares[0][2] == EMPTY and not clear.cells[0][2].check
@@ -377,8 +383,7 @@ def test_a_square_matching_its_kind_far_worse_than_the_others_is_checked():
     """Fresh painted scene 1140077: a glare whitened a gorilla into a panda, the head sure of it
     (0.929), yet the square matched the panda at 0.70 where the read's squares matched their
     kinds at 0.90 (median)."""
-    from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import SQUARE_OUTLIER_MARGIN, _decide
+    from vision.nimalia.reader import SQUARE_OUTLIER_MARGIN
 
     n, empty = len(CLASSES), len(CLASSES) - 1
 
@@ -391,8 +396,7 @@ def test_a_square_matching_its_kind_far_worse_than_the_others_is_checked():
             cos[r, c, 1 + i] = 0.9
             prob[r, c, 1 + i] = 0.99
         cos[1, 1, 6] = 0.9 - under
-        lat = Lattice(2, 4, np.eye(3), np.ones((2, 4), np.float32), 1.0)
-        return _decide(np.concatenate([cos, prob], -1).reshape(8, -1), lat)
+        return _decide_on(cos, prob, np.ones((2, 4), np.float32))
 
     typical = read(SQUARE_OUTLIER_MARGIN - 0.03)
     assert not any(c.check for row in typical.cells for c in row)
