@@ -507,14 +507,84 @@ def _orthogonal_family(
     mask = (_vp_residual(seg, norm, best[None])[0] < ORTHO_INLIER_DEG) & free
     if mask.sum() < 3:
         return None
-    union = (mask | other).sum()
-    if union and (mask & other).sum() / union >= 0.7:
+    if _iou(mask, other) >= SAME_FAMILY_IOU:
         return None
     return mask
 
 
+def _outline_families(
+    seg: np.ndarray,
+    outline: np.ndarray,
+    hull: np.ndarray,
+    shape: tuple[int, ...],
+    known: list[tuple[np.ndarray, np.ndarray, tuple]],
+) -> list[tuple[np.ndarray, np.ndarray, tuple]]:
+    """The two line families of the two vanishing points the reserve's outline edges
+    (``seg[outline]``) point at most (RANSAC over pairs of outline edges, each point at least
+    :data:`OUTLINE_VP_AWAY` of the hull's diameter outside the hull: two edges meeting at a
+    corner of the reserve are not a vanishing point), every segment within
+    :data:`ORTHO_INLIER_DEG` of pointing at one of them in its family: ``[]`` or one family
+    pair, when it is not one of ``known``'s.
+
+    A family is otherwise the segments within 14 degrees of one image direction: a close-up
+    seen from the seat fans one family's card edges out wider than that (fresh variant-style
+    seed 1190040: the side edges of a 3 x 3 reserve at 65-102 degrees), and stripes printed on
+    the cards take its place.
+    """
+    o = seg[outline]
+    if len(o) < 4:
+        return []
+    norm = _normaliser(shape)
+    length = np.hypot(o[:, 2] - o[:, 0], o[:, 3] - o[:, 1])
+    keep = np.argsort(-length)[:ORTHO_CANDIDATES]
+    p1 = (o[keep, :2] - norm[:2]) / norm[2]
+    p2 = (o[keep, 2:] - norm[:2]) / norm[2]
+    ones = np.ones((len(keep), 1))
+    lines = np.cross(np.hstack([p1, ones]), np.hstack([p2, ones]))
+    i, j = np.triu_indices(len(keep), 1)
+    cand = np.cross(lines[i], lines[j])
+    cand /= np.linalg.norm(cand, axis=1, keepdims=True) + 1e-12
+    # finite points in pixels; points at infinity (parallel edges) are always away
+    hp = hull.reshape(-1, 2).astype(np.float32)
+    diam = float(np.sqrt(((hp[:, None] - hp[None]) ** 2).sum(-1).max()))
+    finite = np.abs(cand[:, 2]) > 1e-9
+    away = np.ones(len(cand), bool)
+    for k in np.nonzero(finite)[0]:
+        x, y = cand[k, :2] / cand[k, 2] * norm[2] + norm[:2]
+        if abs(x) < 1e7 and abs(y) < 1e7:
+            away[k] = -cv2.pointPolygonTest(hp, (float(x), float(y)), True) > OUTLINE_VP_AWAY * diam
+    cand = cand[away]
+    if len(cand) < 2:
+        return []
+    res = _vp_residual(o, norm, cand) < ORTHO_INLIER_DEG_OUTLINE
+    first = int(np.argmax(res.astype(np.float64) @ length))
+    rest = res & ~res[first][None]
+    second = int(np.argmax(rest.astype(np.float64) @ length))
+    if rest[second].sum() < 2 or res[first].sum() < 2:
+        return []
+    every = _vp_residual(seg, norm, cand[[first, second]]) < ORTHO_INLIER_DEG
+    f1, f2 = every[0] & ~every[1], every[1] & ~every[0]
+    if f1.sum() < 2 or f2.sum() < 2:
+        return []
+    for g1, g2, _ in known:
+        if min(_iou(f1, g1), _iou(f2, g2)) >= SAME_FAMILY_IOU or (
+            min(_iou(f1, g2), _iou(f2, g1)) >= SAME_FAMILY_IOU
+        ):
+            return []
+    return [(f1, f2, (0, 0))]
+
+
 #: the longest segments outside the kept family whose pairs give candidate vanishing points
 ORTHO_CANDIDATES = 40
+#: an outline edge within this many degrees of pointing at a vanishing point supports it
+#: (:func:`_outline_families`: LSD's edges along a card's printed border bend a little)
+ORTHO_INLIER_DEG_OUTLINE = 2.0
+#: a vanishing point of the outline's edges lies at least this share of the hull's diameter
+#: outside the hull
+OUTLINE_VP_AWAY = 0.5
+#: two family pairs whose segment masks overlap this much (intersection over union, each
+#: family) are the same
+SAME_FAMILY_IOU = 0.7
 #: a segment within this many degrees of pointing at a vanishing point supports it
 ORTHO_INLIER_DEG = 1.5
 
@@ -621,7 +691,7 @@ def find_lattices(rgb: np.ndarray, keep: int = PITCHES) -> list[Lattice]:
 
 
 def find_lattice_sets(
-    rgb: np.ndarray, keep: int = PITCHES, *, rescue: bool = False
+    rgb: np.ndarray, keep: int = PITCHES, *, rescue: bool = False, outline_vps: bool = False
 ) -> list[list[Lattice] | LatticeNotFound]:
     """Lattice hypotheses per reserve blob hypothesis (:func:`foreground_masks`), the Lab
     model's first; a blob without a lattice gives its :class:`LatticeNotFound` instead. The
@@ -631,14 +701,21 @@ def find_lattice_sets(
     :data:`RESCUE_BLOBS` blobs per table model, and pitches down to the blob's extent over
     :data:`RESCUE_SPAN` squares (glare or a shadow joined to the reserve makes the blob larger
     than 6 squares).
+
+    ``outline_vps``: instead, only the hypotheses of the line families of the outline's
+    vanishing points (:func:`_outline_families`) that the wider search did not try, at its
+    settings: the reader's last resort.
     """
+    rescue = rescue or outline_vps
     blobs, s_mask = foreground_masks(rgb, RESCUE_BLOBS if rescue else 1)
     work, s_work = _resize(rgb, WORK_SIDE)
     seg = _detect(cv2.cvtColor(work, cv2.COLOR_RGB2GRAY)) if len(blobs) > 1 else None
     out: list[list[Lattice] | LatticeNotFound] = []
     for blob in blobs:
         try:
-            out.append(_lattices_of_blob(work, s_work, blob, s_mask, keep, seg, rescue))
+            out.append(
+                _lattices_of_blob(work, s_work, blob, s_mask, keep, seg, rescue, outline_vps)
+            )
         except LatticeNotFound as error:
             out.append(error)
     return out
@@ -652,6 +729,7 @@ def _lattices_of_blob(
     keep: int,
     seg_all: np.ndarray | None = None,
     rescue: bool = False,
+    outline_vps: bool = False,
 ) -> list[Lattice]:
     hw, ww = work.shape[:2]
     blob_w = cv2.resize(blob, (ww, hw), interpolation=cv2.INTER_NEAREST)
@@ -680,13 +758,16 @@ def _lattices_of_blob(
         # the strongest two directions of all segments; when the directions of the reserve's
         # outline (card edges against the table, weighted up) differ, their hypotheses too
         plain = _families(seg)
-        outlined = _families(seg, _on_outline(seg, blob_w))
+        outline = _on_outline(seg, blob_w)
+        outlined = _families(seg, outline)
         families = [plain]
         if _angle_gap(plain[2], outlined[2]) > FAMILY_GAP:
             families.append(outlined)
         if rescue:
             # the wider search only: a first read in doubt
             families += _orthogonal_families(seg, work.shape, plain)
+        if outline_vps:
+            families = _outline_families(seg, outline, hull, work.shape, families)
         for f1, f2, _ in families:
             try:
                 out += _lattices_of_families(

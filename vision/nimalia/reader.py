@@ -75,6 +75,14 @@ CHECK_TABLE_MARGIN = 0.06
 #: 1130000-1130119, painted 1080000-1080079, 1110000-1110059 and 1140000-1140079) it flags 13
 #: right squares not flagged otherwise (7 reserves); the 13 wrong squares were 0.02-0.23 under.
 SQUARE_OUTLIER_MARGIN = 0.15
+#: A square read where the table model's foreground covers less than this share of the cell,
+#: its nearest-kind cosine more than :data:`SQUARE_OUTLIER_MARGIN` under the median of the
+#: cells read as squares, is read as table (checked). Of 5,907 squares read on fresh seeds
+#: (stand-in 1180000-1180159, variant-style 1190000-1190119, painted 1200000-1200079), 4 cells
+#: met both, all table; 7 more only 0.10-0.15 under were all squares, and the squares more
+#: than 0.15 under (glare, shadow) had foreground shares of 0.25 or more.
+FAINT_FG = 0.05
+FAINT_SQUARE = "a weak square where the table model sees no card was read as table"
 #: The grid finder's foreground share nudges the empty score: + FG_WEIGHT * (0.5 - share)
 #: (cosine) and + FG_LOGIT * (0.5 - share) (head logit).
 FG_WEIGHT = 0.15
@@ -547,7 +555,8 @@ class ReserveReader:
         ``find_lattice_sets(rescue=True)``) is judged the same way, and its read replaces the
         first only when it is not in doubt. A read still in doubt is tried at multiples and
         fractions of its lattice's pitch (:data:`HARMONICS`, :meth:`_harmonic_read`), then on
-        the wider search's next hypotheses in rank order (:meth:`_next_read`). The read chosen
+        the wider search's next hypotheses in rank order (:meth:`_next_read`), then on the
+        hypotheses of the outline's vanishing points (:meth:`_outline_read`). The read chosen
         is then tried on its lattice snapped to the squares' edges (:meth:`_refined`). The
         photo's downscales are shared by all of these."""
         with _downscales_shared(rgb):
@@ -566,6 +575,8 @@ class ReserveReader:
             other = self._harmonic_read(rgb, result.lattice)
             if other is None:
                 other = self._next_read(rgb, ranked[1 : 1 + NEXT_HYPOTHESES])
+            if other is None:
+                other = self._outline_read(rgb)
             if other is not None:
                 result = other
         if result is None:
@@ -604,6 +615,23 @@ class ReserveReader:
             if _settled(read):
                 return read
         return None
+
+    def _outline_read(self, rgb: np.ndarray) -> ReserveRead | None:
+        """The last resort, when every read so far is in doubt: the hypotheses of the line
+        families of the vanishing points the reserve's outline edges point at
+        (``find_lattice_sets(outline_vps=True)``), ranked, read in turn, the first not in
+        doubt. A close-up from the seat fans one family's card edges out wider than one image
+        direction, and stripes printed on the cards take their place in every other search;
+        mixed into the wider search's ranking, these hypotheses displaced right reads."""
+        try:
+            sets = find_lattice_sets(rgb, rescue=True, outline_vps=True)
+        except LatticeNotFound:
+            return None
+        lats = [lat for found in sets if isinstance(found, list) for lat in found]
+        if not lats:
+            return None
+        ranked = [lat for _, lat in self._rank(rgb, _distinct(lats))]
+        return self._next_read(rgb, ranked[:NEXT_HYPOTHESES])
 
     def _harmonic_read(self, rgb: np.ndarray, lat: Lattice) -> ReserveRead | None:
         """The read of the doubtful lattice ``lat`` at a multiple of its pitch (its best phase),
@@ -751,7 +779,10 @@ class ReserveReader:
         """Extend the lattice by a cell on every side whose outer cells hold squares.
 
         The foreground model can miss squares that look like the table; the reserve spans at
-        most 6 x 6, so growth stops there.
+        most 6 x 6, so growth stops there. Squares apart from the reserve (:func:`_apart`: a
+        stray card in the lattice a cell or more away) are not in its span: fresh painted seed
+        1200059, a stray card beyond a far reserve, stopped the growth with the reserve's near
+        two rows still outside the lattice.
         """
         empty = len(CLASSES) - 1
         for _ in range(2 * MAX_SIDE):
@@ -759,6 +790,7 @@ class ReserveReader:
                 scores.reshape(lat.rows, lat.cols, -1)[..., len(CLASSES) : SCORE_COLUMNS].argmax(-1)
                 != empty
             )
+            occ &= ~_apart(occ)
             if not occ.any():
                 break
             rr, cc = np.where(occ.any(1))[0], np.where(occ.any(0))[0]
@@ -1097,6 +1129,16 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
         if like_table.any():
             occupied = occupied & ~like_table
             reasons.append("a cell read as a square looks just like this photo's table")
+    # a square far under the read's typical match where the table model sees no card at all is
+    # table: a blotchy table read weakly as some kind beside the reserve (fresh painted seed
+    # 1200042: two rows of a purple-on-green table read as squares, 0.17-0.20 under)
+    faint = occupied & (lat.foreground < FAINT_FG)
+    if occupied.any():
+        faint &= kind_cos < float(np.median(kind_cos[occupied])) - SQUARE_OUTLIER_MARGIN
+    if faint.any():
+        occupied = occupied & ~faint
+        like_table = like_table | faint
+        reasons.append(FAINT_SQUARE)
     # the visible squares are whole cards (2 x 2 blocks): a card's square read as table leaves
     # its other squares in no whole card
     completed = _complete_cards(occupied, np.where(like_table, np.inf, empty_margin))

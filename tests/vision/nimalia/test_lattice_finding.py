@@ -139,6 +139,47 @@ def test_the_partner_vanishing_point_is_found_along_its_orthogonal_line():
     assert _orthogonal_family(seg, norm, kept, partner) is None
 
 
+def test_the_outlines_vanishing_points_give_fanned_out_families():
+    """A close-up seen from the seat: the reserve's side edges fan out over 40 degrees, wider
+    than one image direction's family, and stripes printed on a card are the longest lines.
+    The two vanishing points the outline's edges point at hold the rows and the columns (every
+    segment pointing at them, the outline's and the printed lines' alike), not the stripes;
+    two outline edges meeting at the reserve's corner are no vanishing point."""
+    from vision.nimalia.lattice import _outline_families
+
+    f = 700.0  # image 900 x 700, camera centred
+    tilt = np.radians(50)
+    rot = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
+    k = np.array([[f, 0, 449.5], [0, f, 349.5], [0, 0, 1]])
+
+    def project(x, y):
+        p = k @ (rot @ np.array([x, y, 0.0]) + np.array([0, 0, 4.5]))
+        return p[:2] / p[2]
+
+    # the outline: each side of a 3 x 3 reserve in three pieces
+    ends = list(zip(np.linspace(-1.5, 0.5, 3), np.linspace(-0.5, 1.5, 3), strict=True))
+    rows = [[*project(a, y), *project(b, y)] for y in (-1.5, 1.5) for a, b in ends]
+    cols = [[*project(x, a), *project(x, b)] for x in (-1.5, 1.5) for a, b in ends]
+    inner_col = [[*project(0.5, -1.5), *project(0.5, 1.5)]]  # a card edge inside
+    stripes = [[*project(-1.4 + d, -1.4), *project(-0.1 + d, -0.1)] for d in np.linspace(0, 1, 8)]
+    seg = np.array(rows + cols + inner_col + stripes, np.float32)
+    d = seg[6:12, 2:] - seg[6:12, :2]
+    angles = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180
+    assert np.ptp(angles) > 40  # wider than a family of 14 degrees either side
+    outline = np.arange(len(seg)) < 12
+    corners = np.array(
+        [project(x, y) for x, y in ((-1.5, -1.5), (1.5, -1.5), (1.5, 1.5), (-1.5, 1.5))]
+    )
+    hull = corners.reshape(-1, 1, 2).astype(np.int32)
+    found = _outline_families(seg, outline, hull, (700, 900, 3), [])
+    assert len(found) == 1
+    f1, f2, _ = found[0]
+    families = {tuple(np.nonzero(f1)[0]), tuple(np.nonzero(f2)[0])}
+    assert families == {tuple(range(6)), tuple(range(6, 13))}
+    # the same pair of families already known gives nothing new
+    assert _outline_families(seg, outline, hull, (700, 900, 3), found) == []
+
+
 def test_a_steep_view_of_large_squares_is_read():
     """Fresh stand-in scene 790056: the columns' vanishing point taken by image angle alone
     was several degrees off, and the lattice half a square off on the near side."""

@@ -287,6 +287,7 @@ def _card_and_a_weak_square(table_cos: float, square_cos: float):
     for r, c in [(0, 0), (0, 1), (1, 0), (1, 1)]:  # one clear card
         cos[r, c, empty], cos[r, c, 0], fg[r, c] = 0.3, 0.95, 1.0
     cos[1, 2, empty], cos[1, 2, 1] = table_cos, square_cos
+    fg[1, 2] = 0.5  # the table model half sees a card there (with none, it is faint: table)
     prob = np.full((3, 4, n), 0.001, np.float32)
     prob[..., 0] = 0.99
     both = np.concatenate([cos, prob], -1).reshape(12, -1)
@@ -406,6 +407,37 @@ def test_a_square_matching_its_kind_far_worse_than_the_others_is_checked():
         [False] * 4,
         [False, True] + [False] * 2,
     ]
+
+
+def test_a_weak_square_where_the_table_model_sees_no_card_is_table():
+    """Fresh painted scene 1200042: a blotchy table read weakly as squares beside the reserve,
+    far under the read's typical match, where the table model saw no card. Such a cell is
+    table (checked); the same weak match on a cell the table model calls card (a glare on a
+    square) stays a square, checked."""
+    from vision.nimalia.reader import FAINT_SQUARE, SQUARE_OUTLIER_MARGIN
+
+    n, empty = len(CLASSES), len(CLASSES) - 1
+
+    def read(fg_of_weak: float):
+        cos = np.full((3, 4, n), 0.2, np.float32)
+        cos[..., empty] = 0.3
+        prob = np.full((3, 4, n), 0.001, np.float32)
+        for i in range(8):  # two whole cards in the lower rows, each square clearly its kind
+            r, c = divmod(i, 4)
+            cos[1 + r, c, 1 + i] = 0.9
+            prob[1 + r, c, 1 + i] = 0.99
+        cos[0, 1, 3] = 0.9 - SQUARE_OUTLIER_MARGIN - 0.03  # a weak square above them
+        prob[0, 1, 3] = 0.9
+        fg = np.ones((3, 4), np.float32)
+        fg[0] = fg_of_weak
+        return _decide_on(cos, prob, fg)
+
+    table = read(0.0)
+    assert len(table.squares) == 2
+    assert FAINT_SQUARE in table.reasons and table.needs_check
+    card = read(1.0)
+    assert len(card.squares) == 3 and card.squares[0][1] == CLASSES[3]
+    assert card.cells[0][1].check and FAINT_SQUARE not in card.reasons
 
 
 def test_a_lattice_holding_no_square_is_in_doubt(monkeypatch):
