@@ -1193,6 +1193,10 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     in_read = kind_cos[r0:r1, c0:c1][occupied[r0:r1, c0:c1]]
     typical = float(np.median(in_read)) if in_read.size else 0.0
     outlier = kind_cos < typical - SQUARE_OUTLIER_MARGIN
+    # the head names a kind the nearest prototype does not: the two ways of naming the square
+    # disagree (fresh painted seed 1160045: a lion under a glare, nearest the lion's
+    # prototypes, the head 0.95 sure of a giraffe)
+    disputed = cosine[..., :empty].argmax(-1) != prob[..., :empty].argmax(-1)
     enclosed = _enclosed(occupied)
     unfinished = _unfinished_cards(occupied, stray)
     squares, cells = [], []
@@ -1210,6 +1214,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
                     or bool(completed[r, c])
                     or bool(stray[r, c])
                     or bool(outlier[r, c])
+                    or bool(disputed[r, c])
                     # more like this photo's table than like its own kind (a blotch of the
                     # table's pattern read as a pale square; right squares of fresh seeds
                     # stayed 0.056 or more under, in cosine)

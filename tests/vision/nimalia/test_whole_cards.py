@@ -88,12 +88,12 @@ def _decide_grid(
     fg = np.zeros((rows, cols), np.float32)
     for r, row in enumerate(squares):
         for c, ch in enumerate(row):
-            if ch == "#":
-                cos[r, c, 0], fg[r, c] = 0.95, 1.0
+            if ch == "#":  # nearest the kind the head reads
+                cos[r, c, kind_at(r, c)], fg[r, c] = 0.95, 1.0
             else:
                 cos[r, c, EMPTY_INDEX] = 0.97
     for (r, c), m in table_margin.items():
-        cos[r, c, EMPTY_INDEX], cos[r, c, 1] = 0.9, 0.9 - m
+        cos[r, c, EMPTY_INDEX], cos[r, c, kind_at(r, c)] = 0.9, 0.9 - m
     prob = np.full((rows, cols, n), 0.001, np.float32)
     for r in range(rows):
         for c in range(cols):
@@ -172,7 +172,7 @@ def test_four_squares_of_one_kind_in_a_block_put_the_read_in_doubt():
     assert not read.doubtful
     both = read.lattice.rows * read.lattice.cols
     cos = np.full((both, len(CLASSES)), 0.3, np.float32)
-    cos[:, 0] = 0.95
+    cos[:, 3] = 0.95
     prob = np.full((both, len(CLASSES)), 0.001, np.float32)
     prob[:, 3] = 0.99  # every square reads one kind
     read = _decide(np.concatenate([cos, prob], -1), read.lattice)
