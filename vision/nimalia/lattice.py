@@ -455,6 +455,18 @@ def _orthogonal_families(
     return [] if partner is None else [(partner, f2, angles)]
 
 
+def _crossings(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """The crossing point of the lines of every pair of segments ``seg`` (homogeneous, in
+    normalised coordinates, unit length): candidate vanishing points."""
+    p1 = (seg[:, :2] - norm[:2]) / norm[2]
+    p2 = (seg[:, 2:] - norm[:2]) / norm[2]
+    ones = np.ones((len(seg), 1))
+    lines = np.cross(np.hstack([p1, ones]), np.hstack([p2, ones]))
+    i, j = np.triu_indices(len(seg), 1)
+    cand = np.cross(lines[i], lines[j])
+    return cand / (np.linalg.norm(cand, axis=1, keepdims=True) + 1e-12)
+
+
 def _orthogonal_family(
     seg: np.ndarray,
     norm: np.ndarray,
@@ -479,13 +491,7 @@ def _orthogonal_family(
         return None
     length = np.hypot(seg[:, 2] - seg[:, 0], seg[:, 3] - seg[:, 1])
     longest = np.where(free)[0][np.argsort(-length[free])[:ORTHO_CANDIDATES]]
-    p1 = (seg[longest, :2] - norm[:2]) / norm[2]
-    p2 = (seg[longest, 2:] - norm[:2]) / norm[2]
-    ones = np.ones((len(longest), 1))
-    lines = np.cross(np.hstack([p1, ones]), np.hstack([p2, ones]))
-    i, j = np.triu_indices(len(longest), 1)
-    cand = np.cross(lines[i], lines[j])
-    cand /= np.linalg.norm(cand, axis=1, keepdims=True) + 1e-12
+    cand = _crossings(seg[longest], norm)
     # orthogonal in space: x1 x2 + y1 y2 + f^2 w1 w2 = 0 for a phone's focal length f
     dot = cand[:, :2] @ v1[:2]
     ww = cand[:, 2] * v1[2]
@@ -536,14 +542,7 @@ def _outline_families(
         return []
     norm = _normaliser(shape)
     length = np.hypot(o[:, 2] - o[:, 0], o[:, 3] - o[:, 1])
-    keep = np.argsort(-length)[:ORTHO_CANDIDATES]
-    p1 = (o[keep, :2] - norm[:2]) / norm[2]
-    p2 = (o[keep, 2:] - norm[:2]) / norm[2]
-    ones = np.ones((len(keep), 1))
-    lines = np.cross(np.hstack([p1, ones]), np.hstack([p2, ones]))
-    i, j = np.triu_indices(len(keep), 1)
-    cand = np.cross(lines[i], lines[j])
-    cand /= np.linalg.norm(cand, axis=1, keepdims=True) + 1e-12
+    cand = _crossings(o[np.argsort(-length)[:ORTHO_CANDIDATES]], norm)
     # finite points in pixels; points at infinity (parallel edges) are always away
     hp = hull.reshape(-1, 2).astype(np.float32)
     diam = float(np.sqrt(((hp[:, None] - hp[None]) ** 2).sum(-1).max()))

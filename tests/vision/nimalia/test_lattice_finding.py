@@ -109,21 +109,28 @@ def test_channel_sum_is_numpys():
     assert np.array_equal(_channel_sum(img), img.sum(-1))
 
 
+def _table_camera(f: float, tilt_deg: float, distance: float):
+    """``project(x, y)``: image point (900 x 700, camera centred, focal length ``f`` px) of the
+    table point ``(x, y)`` seen ``distance`` away, the camera tilted ``tilt_deg`` from straight
+    down."""
+    tilt = np.radians(tilt_deg)
+    rot = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
+    k = np.array([[f, 0, 449.5], [0, f, 349.5], [0, 0, 1]])
+
+    def project(x: float, y: float) -> np.ndarray:
+        p = k @ (rot @ np.array([x, y, 0.0]) + np.array([0, 0, distance]))
+        return p[:2] / p[2]
+
+    return project
+
+
 def test_the_partner_vanishing_point_is_found_along_its_orthogonal_line():
     """Under a steep view the columns fan out wider than one image direction: a family taken
     by image angle holds a few of them and a printed band; the partner of the rows' vanishing
     point, searched among every segment with the camera's orthogonality, holds them all."""
     from vision.nimalia.lattice import _orthogonal_family
 
-    f = 900.0  # focal length, px (image 900 x 700, camera centred)
-    tilt = np.radians(55)
-    rot = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
-    k = np.array([[f, 0, 449.5], [0, f, 349.5], [0, 0, 1]])
-
-    def project(x, y):
-        p = k @ (rot @ np.array([x, y, 0.0]) + np.array([0, 0, 6.0]))
-        return p[:2] / p[2]
-
+    project = _table_camera(900.0, 55, 6.0)
     rows = [[*project(-2, y), *project(2, y)] for y in np.linspace(-2, 2, 5)]
     cols = [[*project(x, -2), *project(x, 2)] for x in np.linspace(-2, 2, 5)]
     band = [[300.0, 100.0, 520.0, 600.0], [320.0, 100.0, 540.0, 600.0]]  # a printed band
@@ -147,15 +154,7 @@ def test_the_outlines_vanishing_points_give_fanned_out_families():
     two outline edges meeting at the reserve's corner are no vanishing point."""
     from vision.nimalia.lattice import _outline_families
 
-    f = 700.0  # image 900 x 700, camera centred
-    tilt = np.radians(50)
-    rot = np.array([[1, 0, 0], [0, np.cos(tilt), -np.sin(tilt)], [0, np.sin(tilt), np.cos(tilt)]])
-    k = np.array([[f, 0, 449.5], [0, f, 349.5], [0, 0, 1]])
-
-    def project(x, y):
-        p = k @ (rot @ np.array([x, y, 0.0]) + np.array([0, 0, 4.5]))
-        return p[:2] / p[2]
-
+    project = _table_camera(700.0, 50, 4.5)  # closer, a shorter focal length
     # the outline: each side of a 3 x 3 reserve in three pieces
     ends = list(zip(np.linspace(-1.5, 0.5, 3), np.linspace(-0.5, 1.5, 3), strict=True))
     rows = [[*project(a, y), *project(b, y)] for y in (-1.5, 1.5) for a, b in ends]

@@ -381,22 +381,32 @@ def test_a_table_cell_close_to_a_square_is_checked():
     assert close.needs_check
 
 
+def _two_clear_cards():
+    """Cosines and head probabilities ``(2, 4, 15)`` of two whole cards side by side, each
+    square nearest its own kind (0.9) and the head sure of it (0.99)."""
+    n, empty = len(CLASSES), len(CLASSES) - 1
+    cos = np.full((2, 4, n), 0.2, np.float32)
+    cos[..., empty] = 0.3
+    prob = np.full((2, 4, n), 0.001, np.float32)
+    for i in range(8):
+        r, c = divmod(i, 4)
+        cos[r, c, 1 + i] = 0.9
+        prob[r, c, 1 + i] = 0.99
+    return cos, prob
+
+
+#: the check flags of :func:`_two_clear_cards` with its square (1, 1) alone checked
+ONE_CHECKED = [[False] * 4, [False, True] + [False] * 2]
+
+
 def test_a_square_matching_its_kind_far_worse_than_the_others_is_checked():
     """Fresh painted scene 1140077: a glare whitened a gorilla into a panda, the head sure of it
     (0.929), yet the square matched the panda at 0.70 where the read's squares matched their
     kinds at 0.90 (median)."""
     from vision.nimalia.reader import SQUARE_OUTLIER_MARGIN
 
-    n, empty = len(CLASSES), len(CLASSES) - 1
-
     def read(under: float):
-        cos = np.full((2, 4, n), 0.2, np.float32)
-        cos[..., empty] = 0.3
-        prob = np.full((2, 4, n), 0.001, np.float32)
-        for i in range(8):  # two whole cards, each square clearly its kind
-            r, c = divmod(i, 4)
-            cos[r, c, 1 + i] = 0.9
-            prob[r, c, 1 + i] = 0.99
+        cos, prob = _two_clear_cards()
         cos[1, 1, 6] = 0.9 - under
         return _decide_on(cos, prob, np.ones((2, 4), np.float32))
 
@@ -404,26 +414,16 @@ def test_a_square_matching_its_kind_far_worse_than_the_others_is_checked():
     assert not any(c.check for row in typical.cells for c in row)
     outlier = read(SQUARE_OUTLIER_MARGIN + 0.03)
     assert outlier.squares == typical.squares  # still read as its kind: only checked
-    assert [[c.check for c in row] for row in outlier.cells] == [
-        [False] * 4,
-        [False, True] + [False] * 2,
-    ]
+    assert [[c.check for c in row] for row in outlier.cells] == ONE_CHECKED
 
 
 def test_a_square_the_head_and_the_nearest_prototype_name_differently_is_checked():
     """Fresh painted scene 1160045: a lion under a glare was nearest the lion's prototypes
     (0.899 against 0.875 for the giraffe's) while the head was 0.947 sure of a giraffe, and the
     square was not checked. The head still names the kind; the square is checked."""
-    n, empty = len(CLASSES), len(CLASSES) - 1
 
     def read(nearest: int):
-        cos = np.full((2, 4, n), 0.2, np.float32)
-        cos[..., empty] = 0.3
-        prob = np.full((2, 4, n), 0.001, np.float32)
-        for i in range(8):  # two whole cards, each square clearly its kind
-            r, c = divmod(i, 4)
-            cos[r, c, 1 + i] = 0.9
-            prob[r, c, 1 + i] = 0.99
+        cos, prob = _two_clear_cards()
         cos[1, 1, nearest] = 0.92  # the head says kind 6 (0.99)
         return _decide_on(cos, prob, np.ones((2, 4), np.float32))
 
@@ -431,10 +431,7 @@ def test_a_square_the_head_and_the_nearest_prototype_name_differently_is_checked
     assert not any(c.check for row in agreed.cells for c in row)
     disputed = read(2)
     assert disputed.squares == agreed.squares  # the head's kind: only checked
-    assert [[c.check for c in row] for row in disputed.cells] == [
-        [False] * 4,
-        [False, True] + [False] * 2,
-    ]
+    assert [[c.check for c in row] for row in disputed.cells] == ONE_CHECKED
 
 
 def test_a_weak_square_where_the_table_model_sees_no_card_is_table():
