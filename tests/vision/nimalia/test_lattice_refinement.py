@@ -208,11 +208,16 @@ def test_a_snap_that_loses_squares_does_not_replace_the_read(painted_pack):
 def test_squares_read_apart_from_the_reserve_are_left_out(painted_pack, seed):
     """Painted-style scenes where a glare between the reserve and a stray card, or the stray
     card's corner, was read as squares a cell away from the reserve: the read was in two
-    patches, in doubt, and a wider search then took the stray card alone (920009)."""
+    patches, in doubt, and a wider search then took the stray card alone (920009). They are
+    left out and the read says so: as apart from the reserve, or (the glare of 920003, where
+    the table model sees no card) as weak squares read as table."""
+    from vision.nimalia.reader import FAINT_SQUARE
+
     rgb, truth = _photo(seed, "painted")
     result = read_reserve(rgb, painted_pack)
     assert result.squares == truth["squares"]
-    assert "squares apart from the reserve were left out" in result.reasons
+    assert result.needs_check
+    assert {"squares apart from the reserve were left out", FAINT_SQUARE} & set(result.reasons)
 
 
 @pytest.mark.slow
