@@ -398,14 +398,19 @@ def _normaliser(shape: tuple[int, ...]) -> np.ndarray:
     return np.array([(ww - 1) / 2, (hh - 1) / 2, max(ww, hh) / 2], np.float64)
 
 
-def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
-    """Homogeneous common point of segment lines (normalised coordinates), robustly."""
+def _segment_lines(seg: np.ndarray, norm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The homogeneous line through each segment (normalised coordinates, not unit) and each
+    segment's length in those coordinates."""
     p1 = (seg[:, :2] - norm[:2]) / norm[2]
     p2 = (seg[:, 2:] - norm[:2]) / norm[2]
     ones = np.ones((len(seg), 1))
-    lines = np.cross(np.hstack([p1, ones]), np.hstack([p2, ones]))
+    return np.cross(np.hstack([p1, ones]), np.hstack([p2, ones])), np.hypot(*(p2 - p1).T)
+
+
+def _vanishing_point(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """Homogeneous common point of segment lines (normalised coordinates), robustly."""
+    lines, wts = _segment_lines(seg, norm)
     lines /= np.linalg.norm(lines[:, :2], axis=1, keepdims=True) + 1e-12
-    wts = np.hypot(*(p2 - p1).T)
     keep = np.ones(len(seg), bool)
     vp = None
     for _ in range(3):
@@ -458,10 +463,7 @@ def _orthogonal_families(
 def _crossings(seg: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """The crossing point of the lines of every pair of segments ``seg`` (homogeneous, in
     normalised coordinates, unit length): candidate vanishing points."""
-    p1 = (seg[:, :2] - norm[:2]) / norm[2]
-    p2 = (seg[:, 2:] - norm[:2]) / norm[2]
-    ones = np.ones((len(seg), 1))
-    lines = np.cross(np.hstack([p1, ones]), np.hstack([p2, ones]))
+    lines, _ = _segment_lines(seg, norm)
     i, j = np.triu_indices(len(seg), 1)
     cand = np.cross(lines[i], lines[j])
     return cand / (np.linalg.norm(cand, axis=1, keepdims=True) + 1e-12)

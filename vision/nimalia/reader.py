@@ -1133,7 +1133,7 @@ def _decide(both: np.ndarray, lat: Lattice, photo_table: np.ndarray | None = Non
     # table: a blotchy table read weakly as some kind beside the reserve (fresh painted seed
     # 1200042: two rows of a purple-on-green table read as squares, 0.17-0.20 under)
     faint = occupied & (lat.foreground < FAINT_FG)
-    if occupied.any():
+    if faint.any():
         faint &= kind_cos < float(np.median(kind_cos[occupied])) - SQUARE_OUTLIER_MARGIN
     if faint.any():
         occupied = occupied & ~faint
