@@ -10,8 +10,8 @@ import streamlit as st
 
 from ui.navigation import build_navigation, layout_for
 from ui.persist import resume, show_night_in_url, sync
+from ui.reptile_tank.widgets import close_menu_on_phone_ui, flash_ui, storage_banner_ui
 from ui.state import init_state
-from ui.widgets import close_menu_on_phone_ui, flash_ui, storage_banner_ui
 
 page = build_navigation()
 st.set_page_config(

@@ -11,9 +11,9 @@ import sys
 import cv2
 import numpy as np
 
-from vision.synth.dataset import contact_sheet
-from vision.synth.deck import random_deck, stand_in_deck
-from vision.synth.scene import encode_jpeg, render_scene
+from vision.reptile_tank.synth.dataset import contact_sheet
+from vision.reptile_tank.synth.deck import random_deck, stand_in_deck
+from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
 
 def main(out: str = "docs/synth_contact_sheet.png") -> None:

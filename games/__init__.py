@@ -5,10 +5,10 @@ asks. The app, the command line and the photo reader look a game up by id and us
 interface, so adding a game is one entry in :data:`GAMES`.
 
 * ``reptile_tank`` -- cells hold whole cards (rows and columns from the ``[grid]`` of
-  ``scoring/data/default_rules.toml``); a document is a board ``{"rows": [...]}``; the scorer
+  ``scoring/reptile_tank/data/default_rules.toml``); a document is a board ``{"rows": [...]}``; the scorer
   is :mod:`scoring`.
 * ``nimalia`` -- cells hold squares of 2x2-square cards (rows and columns from
-  ``nimalia/data/rules.toml``); a document is a reserve (placements or squares); the scorer is
+  ``scoring/nimalia/data/rules.toml``); a document is a reserve (placements or squares); the scorer is
   :mod:`nimalia` (relative goals come back as pending for a single reserve).
 
 Examples
@@ -53,7 +53,7 @@ class Game:
 
 
 def _rt_rules() -> Any:
-    from scoring.rules import load_rules
+    from scoring.reptile_tank.rules import load_rules
 
     return load_rules()
 
@@ -63,20 +63,20 @@ def _rt_layout() -> Layout:
 
 
 def _rt_labels() -> tuple[str, ...]:
-    from scoring.cards import CELL_LABELS
+    from scoring.reptile_tank.cards import CELL_LABELS
 
     return CELL_LABELS
 
 
 def _rt_parse(document: Any) -> Any:
-    from scoring.board import Board
+    from scoring.reptile_tank.board import Board
 
     return Board.from_json(document, _rt_layout())
 
 
 def _rt_score(document: Any, *, objectives: Any = (), rules: Any = None) -> dict[str, Any]:
-    from scoring.engine import score_board
-    from scoring.objectives import parse_objectives
+    from scoring.reptile_tank.engine import score_board
+    from scoring.reptile_tank.objectives import parse_objectives
 
     rules = rules or _rt_rules()
     board = _rt_parse(document)
@@ -89,34 +89,34 @@ def _rt_score(document: Any, *, objectives: Any = (), rules: Any = None) -> dict
 
 
 def _nim_rules() -> Any:
-    from nimalia.rules import load_rules
+    from scoring.nimalia.rules import load_rules
 
     return load_rules()
 
 
 def _nim_layout() -> Layout:
-    from nimalia.cards import layout
+    from scoring.nimalia.cards import layout
 
     return layout()
 
 
 def _nim_labels() -> tuple[str, ...]:
-    from nimalia.cards import EMPTY, SQUARE_KINDS
+    from scoring.nimalia.cards import EMPTY, SQUARE_KINDS
 
     return (*SQUARE_KINDS, EMPTY)
 
 
 def _nim_parse(document: Any) -> Any:
-    from nimalia.reserve import reserve_from_document
+    from scoring.nimalia.reserve import reserve_from_document
 
     return reserve_from_document(document, grid=_nim_layout())
 
 
 def _nim_score(document: Any, *, goals: Any = None, goal12: str | None = None) -> dict[str, Any]:
-    from nimalia import service
+    from scoring.nimalia import api
 
     chosen = list(goals) if goals else list(_nim_rules().goals)
-    return {"game": "nimalia", **service.score_reserve(document, chosen, goal12=goal12)}
+    return {"game": "nimalia", **api.score_reserve(document, chosen, goal12=goal12)}
 
 
 GAMES: Mapping[str, Game] = MappingProxyType(

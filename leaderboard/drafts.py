@@ -92,7 +92,7 @@ class Draft:
     revision : int
         Incremented by every write; a write names the revision it read.
     document : dict
-        The game as JSON data (see :mod:`service.drafts`).
+        The game as JSON data (see :mod:`service.reptile_tank.drafts`).
     status : str
         ``"open"`` or ``"closed"`` (the table moved on to the next game).
     game_id : int or None

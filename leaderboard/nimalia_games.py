@@ -182,7 +182,7 @@ class NimaliaStore:
     ) -> tuple[int, bool]:
         """Save (or rewrite) the game ``document["uid"]``; returns ``(game id, created)``.
 
-        ``result`` is :func:`nimalia.service.score_game`'s answer for ``document``.
+        ``result`` is :func:`scoring.nimalia.api.score_game`'s answer for ``document``.
         """
         uid = check_text(document.get("uid"), what="game uid", max_chars=64)
         doc_text = _dump(document, "game document")

@@ -32,7 +32,7 @@ COLUMNS = ("lizards", "snakes", "turtles", "cockroach", "water", "dry_land", "ob
 @lru_cache(maxsize=1)
 def default_rules() -> tuple[Any, str]:
     """The default rules and their hash, as the app stores it (SHA-256 of the rules file)."""
-    from scoring.rules import DEFAULT_RULES_PATH, load_rules
+    from scoring.reptile_tank.rules import DEFAULT_RULES_PATH, load_rules
 
     digest = hashlib.sha256(DEFAULT_RULES_PATH.read_bytes()).hexdigest()
     return load_rules(), digest
@@ -65,7 +65,7 @@ def check_ranks(record: GameRecord) -> None:
 
 
 def _board(player: GamePlayer, seat: int) -> Any:
-    from scoring.board import Board
+    from scoring.reptile_tank.board import Board
 
     try:
         return Board.from_json(player.board)
@@ -75,11 +75,11 @@ def _board(player: GamePlayer, seat: int) -> Any:
 
 def _rescore(record: GameRecord, rules: Any) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """``(stored pad, re-scored pad JSON)`` per player, plus the Master's for a solo game."""
-    from scoring.engine import Variant
+    from scoring.reptile_tank.engine import Variant
 
     objectives = tuple(record.objectives)
     if record.mode == "solo":
-        from scoring.solo import score_solo
+        from scoring.reptile_tank.solo import score_solo
 
         player = record.players[0]
         master = record.extra.get("master")
@@ -103,7 +103,7 @@ def _rescore(record: GameRecord, rules: Any) -> list[tuple[dict[str, Any], dict[
                 f"game.extra.winner: {winner!r}, the boards say {result.winner!r}"
             )
         return pairs
-    from scoring.game import score_game
+    from scoring.reptile_tank.game import score_game
 
     boards = [(p.name, _board(p, seat)) for seat, p in enumerate(record.players)]
     result = score_game(

@@ -2,15 +2,15 @@
 
 Run ``python -m models.fit_confidence`` (about 10 minutes on one core). It
 
-1. renders two disjoint sets of photos with the project's generator (``vision.synth``), from
+1. renders two disjoint sets of photos with the project's generator (``vision.reptile_tank.synth``), from
    seeds of their own: :data:`FIT_SETS` to fit, :data:`TEST_SETS` to measure. Neither is a
    training seed of the embedder (which trains on isolated card crops, seed 2026113x) nor an
    evaluation seed (9000-9999). Each photo mixes what makes reads hard: the stand-in deck, random
    decks and look-alike decks (cards of one category sharing frame and layout, enrolled from one
    image per face), small photos (640 x 480 and 1280 x 720 / 960, as an in-page camera gives)
    next to 1600 and 2016 px ones, full and mid-game boards;
-2. reads every photo with the same :class:`vision.reader.TerrariumReader` the app uses and keeps
-   each cell's features (:data:`vision.confidence.FEATURES`) and whether its label is right;
+2. reads every photo with the same :class:`vision.reptile_tank.reader.TerrariumReader` the app uses and keeps
+   each cell's features (:data:`vision.reptile_tank.confidence.FEATURES`) and whether its label is right;
 3. fits a logistic regression (L2, Newton's method) to the fit set's cells and picks the
    threshold so that the flagged cells hold :data:`TARGET_RECALL` of the fit set's wrong cells;
 4. measures on the test set: the share of wrong cells flagged, of right cells flagged, silent
@@ -30,7 +30,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.confidence import CELL_FEATURES, FEATURES, ConfidenceModel, board_features
+from vision.reptile_tank.confidence import CELL_FEATURES, FEATURES, ConfidenceModel, board_features
 
 #: Seeds of the calibration photo sets (their own range, see the module docstring) and their
 #: sizes: fit on the first two, measure on the third.
@@ -46,8 +46,8 @@ DECKS_PER_KIND = 4
 
 
 def _decks(seed: int) -> list[tuple[str, object]]:
-    from vision.lookalike import family_deck
-    from vision.synth.deck import random_deck, stand_in_deck
+    from vision.reptile_tank.lookalike import family_deck
+    from vision.reptile_tank.synth.deck import random_deck, stand_in_deck
 
     decks: list[tuple[str, object]] = [("stand_in", stand_in_deck(px_per_mm=5.0))]
     for k in range(DECKS_PER_KIND):
@@ -60,7 +60,7 @@ def _copies() -> dict[str, int]:
     """Copies per front from the default rules data's ``[cards.<id>] copies`` (plain TOML)."""
     import tomllib
 
-    from scoring.rules import DEFAULT_RULES_PATH
+    from scoring.reptile_tank.rules import DEFAULT_RULES_PATH
 
     with open(DEFAULT_RULES_PATH, "rb") as handle:
         cards = tomllib.load(handle).get("cards", {})
@@ -74,9 +74,9 @@ def _copies() -> dict[str, int]:
 def collect(seed: int, n: int, *, model_path: str | None = None, log=print) -> dict:
     """Render ``n`` photos from ``seed``, read them, return per-cell features and truth."""
     from vision.errors import GridNotFoundError
-    from vision.gallery import Gallery
-    from vision.reader import TerrariumReader
-    from vision.synth.scene import encode_jpeg, render_scene
+    from vision.reptile_tank.gallery import Gallery
+    from vision.reptile_tank.reader import TerrariumReader
+    from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
     reader = TerrariumReader(copies=_copies(), model_path=model_path)
     stand_in_gallery = reader.gallery

@@ -2,10 +2,10 @@
 
 Run it as ``reptile-tank train --out models`` (or ``python -m models.train_embedder``). It
 
-1. draws ``--designs`` random card designs (``vision.synth.deck.random_design``) plus the 16
+1. draws ``--designs`` random card designs (``vision.reptile_tank.synth.deck.random_design``) plus the 16
    stand-in faces; each design upright and turned 180° is its own identity, and one more identity
    is ``empty`` (table crops, sometimes with neighbouring card edges);
-2. streams freshly augmented cell crops of them (``vision.augment.card_view`` / ``empty_view``:
+2. streams freshly augmented cell crops of them (``vision.reptile_tank.augment.card_view`` / ``empty_view``:
    the same augmentation the galleries use) from one worker process;
 3. trains a small CNN with a CosFace head (the head is dropped; the L2-normalised embedding is
    what ships);
@@ -31,7 +31,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.data import DataLoader, IterableDataset
 
-from vision.augment import card_view, empty_view
+from vision.reptile_tank.augment import card_view, empty_view
 
 #: Network input (width, height): portrait like the card. Recorded in card_embedder.json.
 INPUT_SIZE = (48, 64)
@@ -100,9 +100,9 @@ def make_faces(
     A share ``family_share`` of the random designs come in look-alike families of 3-6
     (:func:`family_designs`); the rest are independent designs.
     """
-    from scoring.cards import FACE_LABELS
-    from vision.lookalike import family_designs
-    from vision.synth.deck import render_design, render_face, render_random_face
+    from scoring.reptile_tank.cards import FACE_LABELS
+    from vision.reptile_tank.lookalike import family_designs
+    from vision.reptile_tank.synth.deck import render_design, render_face, render_random_face
 
     rng = np.random.default_rng(seed)
     faces, names = [], []
@@ -128,7 +128,7 @@ class CropStream(IterableDataset):
     ``turns = 4`` identity ``4 k + q`` is face ``k`` turned ``90 q`` degrees. The last identity is
     ``empty``. The stand-in faces (the last 16) are drawn with probability ``stand_in_share``.
     ``small`` is the share of crops seen as in a small photo, ``strong`` the wider photometric
-    profile (:func:`vision.augment.card_view`).
+    profile (:func:`vision.reptile_tank.augment.card_view`).
     """
 
     def __init__(
@@ -248,10 +248,10 @@ def evaluate(model_path: Path, seed: int, views: int = 30, *, decks=None) -> dic
     photo, the card 22-60 px wide) and ``turned`` (90° / 270° cards), plus ``views * 2`` empty
     cells. The crop stream depends on ``seed`` only, so two models see the same crops.
     """
-    from vision.classifier import CardEmbedder
-    from vision.gallery import Gallery
-    from vision.lookalike import family_deck
-    from vision.synth.deck import random_deck, stand_in_deck
+    from vision.reptile_tank.classifier import CardEmbedder
+    from vision.reptile_tank.gallery import Gallery
+    from vision.reptile_tank.lookalike import family_deck
+    from vision.reptile_tank.synth.deck import random_deck, stand_in_deck
 
     embedder = CardEmbedder(model_path, threads=2)
     if decks is None:
@@ -460,9 +460,9 @@ def freeze_batchnorm(model: nn.Module) -> None:
 
 def build_default_gallery(out_dir: Path, seed: int) -> Path:
     """Build ``stand_in_gallery.npz`` with the exported model."""
-    from vision.classifier import CardEmbedder
-    from vision.gallery import Gallery
-    from vision.synth.deck import stand_in_deck
+    from vision.reptile_tank.classifier import CardEmbedder
+    from vision.reptile_tank.gallery import Gallery
+    from vision.reptile_tank.synth.deck import stand_in_deck
 
     embedder = CardEmbedder(out_dir / "card_embedder.onnx", threads=2)
     gallery = Gallery.build(embedder, dict(stand_in_deck(px_per_mm=4.0)),

@@ -18,7 +18,7 @@ resolution loss, light, blur, noise and JPEG as in a photo. Loss: supervised con
 torch is only needed here (the ``train`` extra); the reader runs the exported ONNX on
 onnxruntime. ``python models/train_nimalia_squares.py --minutes 20 --out models`` writes
 ``nimalia_square_embedder.onnx`` and its ``.json`` (the metadata
-:class:`vision.classifier.CardEmbedder` reads); ``--steps 2 --decks 1`` is a smoke run.
+:class:`vision.reptile_tank.classifier.CardEmbedder` reads); ``--steps 2 --decks 1`` is a smoke run.
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from nimalia.cards import EMPTY, cards, turn
-from vision.augment import table_texture
+from scoring.nimalia.cards import EMPTY, cards, turn
 from vision.nimalia.deck import STAND_IN, random_style, render_card
 from vision.nimalia.reader import CLASSES, CROP, _photometric
-from vision.synth.scene import HARD_TABLE_KINDS, _table_texture
+from vision.reptile_tank.augment import table_texture
+from vision.reptile_tank.synth.scene import HARD_TABLE_KINDS, _table_texture
 
 INPUT = 40  # network input side (the reader's 64 x 64 crops are area-resized to it)
 DIM = 64
@@ -167,7 +167,7 @@ def _degrade(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 class Tables:
     """A pool of random table textures (one is redrawn per batch: drawing them is slow): half
-    from :func:`vision.augment.table_texture`, half from the photo generator's tables (wood,
+    from :func:`vision.reptile_tank.augment.table_texture`, half from the photo generator's tables (wood,
     cloth, dotted and patterned cloth, checks, stripes, card-like mats)."""
 
     def __init__(self, rng: np.random.Generator, n: int = 24, side: int = 640) -> None:

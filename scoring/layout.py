@@ -1,7 +1,7 @@
 """A game's board layout as a value: how many rows and columns of cells, how big a cell is.
 
 Nothing in the project may assume a grid size at import time: each game's rules data says its
-layout (Reptile Tank's ``[grid]`` section of ``scoring/data/default_rules.toml``, Nimalia's own
+layout (Reptile Tank's ``[grid]`` section of ``scoring/reptile_tank/data/default_rules.toml``, Nimalia's own
 rules data) and the layout travels as a value through boards, scoring, grid finding,
 rectifying, the classifier, the reader and the UI.
 

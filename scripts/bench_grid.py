@@ -5,7 +5,7 @@ error as % of a card's width (modulo the 180-degree turn), empty/occupied accura
 median time from JPEG bytes to 20 crops on one core. Missed scenes are drawn with the attempted
 fit into ``--gallery``.
 
-Corner truth is the *visible lattice* (:func:`vision.synth.truth.visible_lattice`): the 4x5
+Corner truth is the *visible lattice* (:func:`vision.reptile_tank.synth.truth.visible_lattice`): the 4x5
 lattice model that ``find_grid`` fits, least-squares fitted to the true corners of the cards
 actually lying in the photo; the error against the generator's nominal, un-jittered
 ``grid_corners`` is reported beside it (``nominal_error_*``), since it cannot fall below the
@@ -30,10 +30,10 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.errors import GridNotFoundError  # noqa: E402
-from vision.grid import draw_overlay, find_grid, rectify_cells  # noqa: E402
-from vision.grid_baseline import largest_contour_fit as baseline  # noqa: E402
 from vision.loading import load_image  # noqa: E402
-from vision.synth.truth import corner_error, extent_determined, visible_lattice  # noqa: E402
+from vision.reptile_tank.grid import draw_overlay, find_grid, rectify_cells  # noqa: E402
+from vision.reptile_tank.grid_baseline import largest_contour_fit as baseline  # noqa: E402
+from vision.reptile_tank.synth.truth import corner_error, extent_determined, visible_lattice  # noqa: E402
 
 
 def _mean_distance(a: np.ndarray, b: np.ndarray) -> float:

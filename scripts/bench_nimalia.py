@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT / "tests" / "nimalia"))
 
 import nimalia_oracle as oracle  # noqa: E402
 
-from nimalia.engine import score_goals, score_relative  # noqa: E402
-from nimalia.reserve import Placement, reserve_from_document, reserve_from_placements  # noqa: E402
-from nimalia.rules import load_rules  # noqa: E402
+from scoring.nimalia.engine import score_goals, score_relative  # noqa: E402
+from scoring.nimalia.reserve import Placement, reserve_from_document, reserve_from_placements  # noqa: E402
+from scoring.nimalia.rules import load_rules  # noqa: E402
 
 
 def full_reserve(rng: random.Random):

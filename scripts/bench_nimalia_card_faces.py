@@ -25,10 +25,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.augment import table_texture  # noqa: E402
 from vision.nimalia.deck import STYLES, random_style, render_deck  # noqa: E402
 from vision.nimalia.reader import card_outline  # noqa: E402
 from vision.nimalia.scene import one_card_photo, square_corners  # noqa: E402
+from vision.reptile_tank.augment import table_texture  # noqa: E402
 
 
 def photo(kind: str, card: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

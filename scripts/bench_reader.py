@@ -39,7 +39,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.errors import GridNotFoundError  # noqa: E402
-from vision.reader import TerrariumReader  # noqa: E402
+from vision.reptile_tank.reader import TerrariumReader  # noqa: E402
 
 
 def _truth(path: Path) -> list[list[str]] | None:

@@ -23,11 +23,11 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import scoring.engine as engine
-from scoring.board import Board
-from scoring.cards import FACE_LABELS
-from scoring.packing import Candidate
-from scoring.rules import load_rules
+import scoring.reptile_tank.engine as engine
+from scoring.reptile_tank.board import Board
+from scoring.reptile_tank.cards import FACE_LABELS
+from scoring.reptile_tank.packing import Candidate
+from scoring.reptile_tank.rules import load_rules
 
 S, T, C, G = "blue_tongued_skink", "three_toed_box_turtle", "corn_snake", "neon_day_gecko"
 R, W, P, L = "rock", "water", "golden_pothos", "hollow_log"
@@ -250,7 +250,7 @@ def write_section(path: Path, body: list[str], command: str) -> None:
     section = [
         "## Scoring",
         "",
-        "Scoring one 4x5 board (`scoring.engine.score_board`, default rules, no objectives) "
+        "Scoring one 4x5 board (`scoring.reptile_tank.engine.score_board`, default rules, no objectives) "
         f"on a shared 2-core CPU machine ({machine}). The exact columns are CPU time per call "
         "(`time.thread_time`, GC paused as in timeit); 'max wall' is the slowest wall-clock "
         "call, which includes time the busy machine gave to other processes. Exact = the "

@@ -27,9 +27,9 @@ from serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle  # no
 
 from leaderboard.records import GamePlayer, GameRecord  # noqa: E402
 from leaderboard.store import Store  # noqa: E402
-from scoring.board import Board  # noqa: E402
-from scoring.game import score_game  # noqa: E402
-from scoring.rules import load_rules  # noqa: E402
+from scoring.reptile_tank.board import Board  # noqa: E402
+from scoring.reptile_tank.game import score_game  # noqa: E402
+from scoring.reptile_tank.rules import load_rules  # noqa: E402
 
 SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
 WIDTHS = {"phone": (390, 844), "laptop": (1280, 900)}

@@ -101,7 +101,7 @@ def changed_values(defaults: Mapping[Any, int], edited: Mapping[Any, int]) -> di
 
 
 def overrides_of(settings: NightSettings) -> dict[str, Any]:
-    """The house values as the nested overrides :func:`scoring.rules.load_rules` takes."""
+    """The house values as the nested overrides :func:`scoring.reptile_tank.rules.load_rules` takes."""
     cards: dict[str, Any] = {}
     for (card, tier), vp in settings.tiers.items():
         cards.setdefault(card, {"tiers": {}})["tiers"][tier] = {"vp": int(vp)}
@@ -115,7 +115,7 @@ def overrides_of(settings: NightSettings) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=64)
 def _rules_cached(overrides_json: str) -> Any:
-    from scoring.rules import load_rules
+    from scoring.reptile_tank.rules import load_rules
 
     overrides = json.loads(overrides_json)
     return load_rules(overrides=overrides) if overrides else load_rules()
@@ -137,7 +137,7 @@ def rules_fingerprint(settings: NightSettings) -> tuple[str, str]:
     """
     from importlib.metadata import PackageNotFoundError, version
 
-    from scoring.rules import DEFAULT_RULES_PATH
+    from scoring.reptile_tank.rules import DEFAULT_RULES_PATH
 
     try:
         package = version("reptile-tank")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from reptile_tank.cli import main
-from scoring.cards import FACE_LABELS
+from scoring.reptile_tank.cards import FACE_LABELS
 
 SAMPLES = Path(__file__).resolve().parents[1] / "reptile_tank" / "samples"
 
@@ -145,7 +145,7 @@ def test_enroll_refuses_unknown_file_names_in_one_line(capsys, tmp_path):
 
 @pytest.mark.slow
 def test_enroll_then_score_with_the_pack(capsys, tmp_path):
-    from vision.synth.deck import stand_in_deck
+    from vision.reptile_tank.synth.deck import stand_in_deck
 
     faces = tmp_path / "faces"
     faces.mkdir()
@@ -213,8 +213,8 @@ def test_train_without_torch_says_install_the_extra(capsys, monkeypatch):
 
 @pytest.mark.slow
 def test_enroll_from_a_photo_of_the_layout(capsys, tmp_path):
-    from vision.synth.deck import stand_in_deck
-    from vision.synth.scene import encode_jpeg, render_scene
+    from vision.reptile_tank.synth.deck import stand_in_deck
+    from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
     labels = list(FACE_LABELS) + ["empty"] * 4
     rows = [labels[r * 5 : (r + 1) * 5] for r in range(4)]
@@ -242,7 +242,7 @@ def test_enroll_from_a_photo_of_the_layout(capsys, tmp_path):
 
 def test_crop_to_card_keeps_a_scan_and_cuts_a_photo():
     from reptile_tank.commands.photo import crop_to_card
-    from vision.synth.deck import render_face
+    from vision.reptile_tank.synth.deck import render_face
 
     face = render_face("rosy_boa", px_per_mm=4.0)  # 252 x 352, the card's aspect: a scan
     assert np.array_equal(crop_to_card(face), face)
@@ -254,7 +254,7 @@ def test_crop_to_card_keeps_a_scan_and_cuts_a_photo():
 
 def test_enroll_help_names_the_layout_order(capsys):
     """A player laying out the 16 faces for ``--from-layout`` needs the order in the help."""
-    from scoring.cards import FACE_LABELS
+    from scoring.reptile_tank.cards import FACE_LABELS
 
     with pytest.raises(SystemExit):
         main(["enroll", "--help"])

@@ -17,7 +17,7 @@ import numpy as np
 import streamlit as st
 from PIL import Image
 
-from service.reading import (  # noqa: F401 - the pages' names for these
+from service.reptile_tank.reading import (  # noqa: F401 - the pages' names for these
     DISPLAY_SIDE,
     THUMBNAIL_SIDE,
     PhotoRead,
@@ -28,7 +28,7 @@ from service.reading import (  # noqa: F401 - the pages' names for these
 from service.settings import NightSettings, rules_for
 from service.settings import rules_fingerprint as _fingerprint
 from ui import state as S
-from ui.labels import SHORT_NAMES
+from ui.reptile_tank.labels import SHORT_NAMES
 
 #: Environment variable naming the database (any SQLAlchemy URL); SQLite file by default.
 DB_URL_ENV = "REPTILE_TANK_DB_URL"
@@ -83,7 +83,7 @@ def nimalia_pack() -> str | None:
     """The pack the Nimalia reader reads this night's photos with, or ``None`` for the
     stand-in deck (the night's choice, ``nimalia_deck``; an enrolled pack is kept either way).
     ``ValueError`` when the night chose its enrolled deck and this server does not hold it."""
-    from service.nimalia_deck import pack_to_read
+    from service.nimalia.deck import pack_to_read
 
     session_uid = st.session_state.get(S.NIGHT_UID)
     if session_uid is None:
@@ -101,7 +101,7 @@ def use_nimalia_deck(deck: str) -> None:
 def enroll_nimalia_deck(files: list[tuple[str, bytes]]) -> float:
     """Enrol this night's Nimalia pack from uploaded ``(name, bytes)`` card images and use it;
     returns the seconds it took. ``ValueError`` (one message) when refused."""
-    from service.nimalia_deck import enroll
+    from service.nimalia.deck import enroll
 
     session_uid = st.session_state.get(S.NIGHT_UID)
     if session_uid is None:
@@ -169,7 +169,7 @@ def load_rules() -> Any:
     with a warning on the page, so a bad value never locks the players out of scoring; the
     Rules page offers the reset.
     """
-    from scoring.rules import RulesError
+    from scoring.reptile_tank.rules import RulesError
 
     settings = night_settings()
     try:
@@ -186,7 +186,7 @@ def rules_fingerprint() -> tuple[str, str]:
 
 @st.cache_resource(show_spinner="Loading the card reader…")
 def _reader_for(pack: str | None, copies: tuple[tuple[str, int], ...]) -> Any:
-    from vision.reader import TerrariumReader
+    from vision.reptile_tank.reader import TerrariumReader
 
     return TerrariumReader(pack=pack, copies=dict(copies))
 
@@ -199,7 +199,7 @@ def get_reader() -> Any:
     Raises
     ------
     OSError
-        The model file is missing (``vision.classifier.ModelFileError``).
+        The model file is missing (``vision.reptile_tank.classifier.ModelFileError``).
     """
     pack = pack_dir()
     rules = load_rules()
@@ -210,7 +210,7 @@ def get_reader() -> Any:
 def reader_available() -> bool:
     """True when the photo pipeline is installed (the app still works by hand without it)."""
     try:
-        import vision.reader  # noqa: F401
+        import vision.reptile_tank.reader  # noqa: F401
     except ImportError:
         return False
     return True
@@ -223,14 +223,14 @@ def read_photo(
     star_cards_removed: bool = False,
     reader: Any = None,
 ) -> PhotoRead:
-    """Read a terrarium photo with the game night's reader (:func:`service.reading.read_photo`).
+    """Read a terrarium photo with the game night's reader (:func:`service.reptile_tank.reading.read_photo`).
 
     Raises
     ------
     ValueError
         ``vision.errors.ImageLoadError`` when the bytes are not a usable photo.
     """
-    from service.reading import read_photo as _read
+    from service.reptile_tank.reading import read_photo as _read
 
     return _read(
         photo_bytes,
@@ -284,7 +284,7 @@ def face_thumbnail(label: str) -> bytes | None:
 
 @st.cache_data(show_spinner=False)
 def _face_thumbnail(label: str, face_path: str | None) -> bytes | None:
-    from scoring.cards import FACE_LABELS
+    from scoring.reptile_tank.cards import FACE_LABELS
 
     if label not in FACE_LABELS:
         return None
@@ -292,7 +292,7 @@ def _face_thumbnail(label: str, face_path: str | None) -> bytes | None:
         image = Image.open(face_path).convert("RGB")
         image.thumbnail((100, 140))
         return png_bytes(np.asarray(image))
-    from vision.synth.deck import render_face
+    from vision.reptile_tank.synth.deck import render_face
 
     return png_bytes(render_face(label, px_per_mm=1.6))
 
@@ -330,10 +330,10 @@ def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
     Raises
     ------
     ValueError
-        A face missing or unknown (``vision.gallery.PackError``), or no model installed.
+        A face missing or unknown (``vision.reptile_tank.gallery.PackError``), or no model installed.
     """
-    from vision.classifier import CardEmbedder
-    from vision.gallery import DeckPack
+    from vision.reptile_tank.classifier import CardEmbedder
+    from vision.reptile_tank.gallery import DeckPack
 
     try:
         embedder = CardEmbedder()

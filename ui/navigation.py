@@ -6,22 +6,23 @@ from pathlib import Path
 
 import streamlit as st
 
-#: Folder of the page scripts (paths given to ``st.Page`` are relative to ``app.py``).
-PAGES_DIR = Path("ui") / "pages"
+#: Folder the page scripts are given relative to (paths given to ``st.Page`` are relative to
+#: ``app.py``): each game's pages live in its own folder, the shared ones in ``ui/pages``.
+PAGES_DIR = Path("ui")
 
 #: (section, script, title, icon, url path) of every page.
 PAGES: tuple[tuple[str, str, str, str, str], ...] = (
-    ("Game", "setup.py", "Game setup", "🎲", "setup"),
-    ("Game", "photo.py", "Photograph", "📷", "photo"),
-    ("Game", "check.py", "Check the read", "🔎", "check"),
-    ("Game", "pad.py", "Score pad", "🧮", "pad"),
-    ("Game", "confirm.py", "Confirm & save", "✅", "confirm"),
-    ("Game", "nimalia.py", "Nimalia", "🦦", "nimalia"),
-    ("Results", "leaderboard.py", "Leaderboard", "🏆", "leaderboard"),
-    ("Results", "players.py", "Players & history", "👤", "players"),
-    ("More", "solo.py", "Solo vs the Master", "🧑‍🔬", "solo"),
-    ("More", "rules.py", "Rules", "📜", "rules"),
-    ("More", "deck.py", "My deck", "🃏", "deck"),
+    ("Game", "reptile_tank/pages/setup.py", "Game setup", "🎲", "setup"),
+    ("Game", "reptile_tank/pages/photo.py", "Photograph", "📷", "photo"),
+    ("Game", "reptile_tank/pages/check.py", "Check the read", "🔎", "check"),
+    ("Game", "reptile_tank/pages/pad.py", "Score pad", "🧮", "pad"),
+    ("Game", "reptile_tank/pages/confirm.py", "Confirm & save", "✅", "confirm"),
+    ("Game", "nimalia/page.py", "Nimalia", "🦦", "nimalia"),
+    ("Results", "pages/leaderboard.py", "Leaderboard", "🏆", "leaderboard"),
+    ("Results", "pages/players.py", "Players & history", "👤", "players"),
+    ("More", "reptile_tank/pages/solo.py", "Solo vs the Master", "🧑‍🔬", "solo"),
+    ("More", "reptile_tank/pages/rules.py", "Rules", "📜", "rules"),
+    ("More", "reptile_tank/pages/deck.py", "My deck", "🃏", "deck"),
 )
 
 
@@ -38,8 +39,13 @@ def layout_for(url_path: str) -> str:
 
 
 def page_path(script: str) -> str:
-    """The path of a page script as ``st.switch_page``/``st.page_link`` want it."""
-    return str(PAGES_DIR / script)
+    """The path of a page as ``st.switch_page``/``st.page_link`` want it.
+
+    ``script`` is the page's url path with ``.py`` (``"setup.py"``) or its script path below
+    ``ui/`` (``"reptile_tank/pages/setup.py"``).
+    """
+    by_url = {url: path for _section, path, _title, _icon, url in PAGES}
+    return str(PAGES_DIR / by_url.get(script.removesuffix(".py"), script))
 
 
 def build_navigation() -> st.navigation:
@@ -47,6 +53,6 @@ def build_navigation() -> st.navigation:
     sections: dict[str, list[st.Page]] = {}
     for i, (section, script, title, icon, url) in enumerate(PAGES):
         sections.setdefault(section, []).append(
-            st.Page(page_path(script), title=title, icon=icon, url_path=url, default=i == 0)
+            st.Page(str(PAGES_DIR / script), title=title, icon=icon, url_path=url, default=i == 0)
         )
     return st.navigation(sections)

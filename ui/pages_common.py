@@ -7,8 +7,8 @@ import streamlit as st
 
 from ui import persist
 from ui import state as S
-from ui.journey import escape_markdown
 from ui.navigation import page_path
+from ui.reptile_tank.journey import escape_markdown
 
 
 def require_game() -> bool:

@@ -10,7 +10,7 @@ The page's URL carries the game night (``?night=<uid>``). Every run of the app:
    (a new draft for a new game). A storage failure leaves the game on the page and says
    "Not saved: …" with a retry button.
 
-All session keys are :mod:`ui.state`'s; the draft documents are :mod:`service.drafts`'s.
+All session keys are :mod:`ui.state`'s; the draft documents are :mod:`service.reptile_tank.drafts`'s.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any
 import streamlit as st
 
 from leaderboard.drafts import DraftConflict, document_hash
-from service.drafts import from_document, game_from_record, to_document
 from service.errors import STORAGE_ERRORS, storage_message
+from service.reptile_tank.drafts import from_document, game_from_record, to_document
 from ui import state as S
 from ui.backend import get_drafts, get_store
 
@@ -34,7 +34,7 @@ def _put_blob(state: MutableMapping[str, Any]):
     stored: set[str] = state[S.STORED_BLOBS]
 
     def put(data: bytes) -> str:
-        from service.drafts import digest_of
+        from service.reptile_tank.drafts import digest_of
 
         digest = digest_of(data)
         if digest not in stored:

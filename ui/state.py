@@ -14,10 +14,10 @@ import hashlib
 from collections.abc import MutableMapping
 from typing import Any
 
-from scoring.cards import CELL_LABELS
-from scoring.rules import default_layout
-from service.drafts import GameInProgress, PendingPhoto
-from service.game import (
+from scoring.reptile_tank.cards import CELL_LABELS
+from scoring.reptile_tank.rules import default_layout
+from service.reptile_tank.drafts import GameInProgress, PendingPhoto
+from service.reptile_tank.game import (
     MAX_NAME_LENGTH,
     MAX_TABLE_PLAYERS,
     TerrariumEntry,
@@ -25,8 +25,8 @@ from service.game import (
     clean_name,
     parse_player_names,
 )
-from service.game import empty_rows as _empty_rows
-from service.reading import PhotoRead
+from service.reptile_tank.game import empty_rows as _empty_rows
+from service.reptile_tank.reading import PhotoRead
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -230,7 +230,7 @@ def store_read(state: MutableMapping[str, Any], player: str, photo: bytes, read:
 
     Parameters
     ----------
-    read : service.reading.PhotoRead
+    read : service.reptile_tank.reading.PhotoRead
         The adapter's result for ``photo``.
     """
     init_state(state)
@@ -270,7 +270,7 @@ def ask_corners(state: MutableMapping[str, Any], player: str, read: Any) -> None
     """The player says the grid is in the wrong place: their photo now waits for its corners.
 
     ``read`` is a corner request for the photo of :func:`read_photo_of`
-    (``service.reading.corner_request``).
+    (``service.reptile_tank.reading.corner_request``).
     """
     photo = read_photo_of(state, player)
     if photo is None:

@@ -20,7 +20,7 @@ class GridNotFoundError(ValueError):
     reason : str
         One line saying why (shown to the user, who is then asked for the four corners).
     attempted_fit : object, optional
-        The best :class:`vision.grid.GridFit` that was tried and rejected, if any, so a
+        The best :class:`vision.reptile_tank.grid.GridFit` that was tried and rejected, if any, so a
         failure gallery or the app can draw it.
     """
 

@@ -9,7 +9,7 @@ Refuses, with one clear line, anything that is not a usable photo: empty, oversi
 (:data:`MAX_PHOTO_BYTES`) or non-image bytes, truncated files, images over the pixel cap (checked
 from the header, before any pixel is decoded, so a decompression bomb is rejected in
 milliseconds) and images too small to hold a grid of cards. Files are read through
-:mod:`reptile_tank.safe_io`: regular files only, size checked before reading.
+:mod:`common.safe_io`: regular files only, size checked before reading.
 
 Arithmetic-coded JPEGs (a valid JPEG coding that Pillow's libjpeg build refuses) are decoded by
 OpenCV's libjpeg, at a reduced size like Pillow's draft mode, with the EXIF orientation applied
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from reptile_tank.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
+from common.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
 from vision.errors import ImageLoadError
 
 #: Shortest side (pixels) below which an image cannot hold 20 legible cards.

@@ -1,7 +1,7 @@
 """``bench``: accuracy and speed of photo → board → score pad on a synthetic data set.
 
 For every scene (an image plus its ground-truth JSON, as ``reptile-tank synth`` writes them) the
-photo goes through :class:`vision.reader.TerrariumReader` exactly as ``score`` does, on one CPU
+photo goes through :class:`vision.reptile_tank.reader.TerrariumReader` exactly as ``score`` does, on one CPU
 core, and the board is scored. Reported: grid found, per-card error, whole board right (20 labels
 and orientation), orientation errors, per-stage median timings — and, on the same rectified crops
 in the same run, a classical baseline (nearest colour histogram against the same deck faces).
@@ -25,8 +25,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from scoring.cards import EMPTY, FACE_LABELS
-from scoring.rules import load_rules
+from scoring.reptile_tank.cards import EMPTY, FACE_LABELS
+from scoring.reptile_tank.rules import load_rules
 
 from .photo import copies_from_rules
 
@@ -101,7 +101,7 @@ class HistogramBaseline:
     """
 
     def __init__(self, faces: dict[str, np.ndarray], crop_size: tuple[int, int], seed: int = 0):
-        from vision.augment import card_view, empty_view
+        from vision.reptile_tank.augment import card_view, empty_view
 
         rng = np.random.default_rng(seed)
         self.labels: list[str] = []
@@ -159,10 +159,10 @@ def _corner_error(fit_corners: np.ndarray, truth_corners, scale: float) -> float
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    from scoring.board import Board
-    from scoring.engine import score_board
-    from vision.reader import TerrariumReader
-    from vision.synth.truth import corner_error
+    from scoring.reptile_tank.board import Board
+    from scoring.reptile_tank.engine import score_board
+    from vision.reptile_tank.reader import TerrariumReader
+    from vision.reptile_tank.synth.truth import corner_error
 
     cv2.setNumThreads(1)
     scenes = find_scenes(args.data)[: args.limit]
@@ -304,7 +304,7 @@ GRID_MISS_CARD_WIDTHS = 0.25
 
 def _visible_lattice(truth: dict) -> np.ndarray | None:
     """The truth's visible lattice (original pixels), or None when the JSON lacks the cards."""
-    from vision.synth.truth import visible_lattice
+    from vision.reptile_tank.synth.truth import visible_lattice
 
     if "cells" not in truth or "occupied" not in truth:
         return None
@@ -316,9 +316,9 @@ def _visible_lattice(truth: dict) -> np.ndarray | None:
 
 def _baseline_grid(reader, data: bytes, lattice: np.ndarray | None, out: dict) -> None:
     """Photo bytes -> largest-contour grid -> 20 crops, timed on one core; its corner error."""
-    from vision.grid import rectify_cells
-    from vision.grid_baseline import largest_contour_fit
-    from vision.synth.truth import corner_error
+    from vision.reptile_tank.grid import rectify_cells
+    from vision.reptile_tank.grid_baseline import largest_contour_fit
+    from vision.reptile_tank.synth.truth import corner_error
 
     start = time.process_time()
     loaded = reader.load(data)
@@ -476,13 +476,13 @@ def _doubt_summary(d: dict, scenes: int) -> dict:
 
 def _reference_reader(folder: str, pack: str | None, copies: dict):
     """A reader with the embedder in ``folder``; a pack is enrolled anew for it in memory."""
-    from vision.gallery import Gallery
-    from vision.reader import TerrariumReader
+    from vision.reptile_tank.gallery import Gallery
+    from vision.reptile_tank.reader import TerrariumReader
 
     model = Path(folder) / "card_embedder.onnx"
     reference = TerrariumReader(None, copies=copies, model_path=model, threads=1)
     if pack is not None:
-        from vision.gallery import DeckPack
+        from vision.reptile_tank.gallery import DeckPack
 
         faces = DeckPack.load(pack).faces  # faces only: the pack's own gallery is untouched
         reference.gallery = Gallery.build(reference.embedder, faces, np.random.default_rng(0))
@@ -492,7 +492,7 @@ def _reference_reader(folder: str, pack: str | None, copies: dict):
 def _deck_faces(reader) -> dict[str, np.ndarray]:
     if reader.pack is not None:
         return dict(reader.pack.faces)
-    from vision.synth.deck import stand_in_deck
+    from vision.reptile_tank.synth.deck import stand_in_deck
 
     return dict(stand_in_deck(px_per_mm=4.0))
 

@@ -8,7 +8,7 @@ Documents (``docs/nimalia.md``):
 
 Every bad document (unreadable, bad JSON, unknown key, unknown card or square, illegal
 placement, illegal goal set) raises ``ValueError`` with one line; ``reptile_tank.cli`` prints it
-and exits with status 2. The scoring itself is :mod:`nimalia.service`.
+and exits with status 2. The scoring itself is :mod:`scoring.nimalia.api`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import argparse
 import json
 from typing import Any
 
-from nimalia import service
-from nimalia.cards import ANIMAL_PLURALS
-from nimalia.rules import GOAL12_MODES, TIEBREAK_SCOPES, load_rules
-from reptile_tank import safe_io
+from common import safe_io
+from scoring.nimalia import api
+from scoring.nimalia.cards import ANIMAL_PLURALS
+from scoring.nimalia.rules import GOAL12_MODES, TIEBREAK_SCOPES, load_rules
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -141,14 +141,14 @@ def format_game_result(result: dict[str, Any]) -> str:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    goals = service.parse_goal_list(args.goals)
+    goals = api.parse_goal_list(args.goals)
     from reptile_tank.commands import nimalia_photo
 
     if nimalia_photo.is_photo(args.reserve):
         document = nimalia_photo.reserve_from_photo(args.reserve, getattr(args, "pack", None))
     else:
         document = _read(args.reserve)
-    result = service.score_reserve(document, goals, goal12=args.goal12)
+    result = api.score_reserve(document, goals, goal12=args.goal12)
     if args.json:
         _print_json(result)
     else:
@@ -157,7 +157,7 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def run_score_game(args: argparse.Namespace) -> int:
-    result = service.score_game(_read(args.game), goal12=args.goal12, tiebreak=args.tiebreak)
+    result = api.score_game(_read(args.game), goal12=args.goal12, tiebreak=args.tiebreak)
     if args.json:
         _print_json(result)
     else:
@@ -166,7 +166,7 @@ def run_score_game(args: argparse.Namespace) -> int:
 
 
 def run_goals(args: argparse.Namespace) -> int:
-    result = service.choose_goals(args.level, args.seed)
+    result = api.choose_goals(args.level, args.seed)
     if args.json:
         _print_json(result)
     else:

@@ -11,7 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
-from nimalia.cards import cards
+from scoring.nimalia.cards import cards
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif")
 

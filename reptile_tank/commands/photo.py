@@ -1,6 +1,6 @@
 """``score`` (photo → board → score pad) and ``enroll`` (build a deck pack).
 
-Both go through :class:`vision.reader.TerrariumReader` / :class:`vision.gallery.DeckPack`.
+Both go through :class:`vision.reptile_tank.reader.TerrariumReader` / :class:`vision.reptile_tank.gallery.DeckPack`.
 Refusals of the loader and the grid finder are ``ValueError`` subclasses with one-line messages;
 ``reptile_tank.cli`` prints them and exits with status 2.
 """
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.cards import CARD_IDS, FACE_LABELS
-from scoring.rules import Rules, load_rules
+from scoring.reptile_tank.cards import CARD_IDS, FACE_LABELS
+from scoring.reptile_tank.rules import Rules, load_rules
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif")
-# The card cropping of enrolment lives in vision.enrol (the app enrols the same way).
-from vision.enrol import CARD_ASPECT, crop_to_card  # noqa: E402,F401,I001  (re-exported)
+# The card cropping of enrolment lives in vision.reptile_tank.enrol (the app enrols the same way).
+from vision.reptile_tank.enrol import CARD_ASPECT, crop_to_card  # noqa: E402,F401,I001  (re-exported)
 
 
 class PhotoInputError(ValueError):
@@ -88,9 +88,9 @@ def read_photo_bytes(path: str) -> bytes:
     """The photo file's bytes: a regular file of at most ``MAX_PHOTO_BYTES``, else one line.
 
     Devices, FIFOs, folders and links to them are refused before any byte is read (see
-    :mod:`reptile_tank.safe_io`).
+    :mod:`common.safe_io`).
     """
-    from reptile_tank.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
+    from common.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
 
     try:
         return read_bytes(path, max_bytes=MAX_PHOTO_BYTES, what="photo")
@@ -133,12 +133,12 @@ def format_read(read) -> str:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from scoring.board import Board
-    from scoring.engine import Variant, score_board
-    from scoring.objectives import parse_objectives
+    from scoring.reptile_tank.board import Board
+    from scoring.reptile_tank.engine import Variant, score_board
+    from scoring.reptile_tank.objectives import parse_objectives
     from vision.errors import ImageLoadError
     from vision.loading import DEFAULT_MAX_SIDE, load_image
-    from vision.reader import TerrariumReader
+    from vision.reptile_tank.reader import TerrariumReader
 
     from .score_grid import format_pad
 
@@ -184,7 +184,7 @@ def read_face_image(path: Path) -> np.ndarray:
 
     from PIL import Image, ImageOps
 
-    from reptile_tank.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
+    from common.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
     from vision.errors import ImageLoadError
     from vision.loading import pillow_formats
 
@@ -239,17 +239,17 @@ def read_face_dir(directory: str | Path) -> dict[str, np.ndarray]:
 
 
 def faces_from_layout(photo: str | Path) -> dict[str, np.ndarray]:
-    """The 16 faces from a photo laid out in the terrarium's grid (see :mod:`vision.enrol`)."""
-    from vision.enrol import faces_from_layout as cut_layout
+    """The 16 faces from a photo laid out in the terrarium's grid (see :mod:`vision.reptile_tank.enrol`)."""
     from vision.loading import load_image
+    from vision.reptile_tank.enrol import faces_from_layout as cut_layout
 
     loaded = load_image(read_photo_bytes(str(photo)), max_side=2400)
     return cut_layout(loaded.rgb)
 
 
 def run_enroll(args: argparse.Namespace) -> int:
-    from vision.classifier import READER_MODEL, CardEmbedder
-    from vision.gallery import DeckPack
+    from vision.reptile_tank.classifier import READER_MODEL, CardEmbedder
+    from vision.reptile_tank.gallery import DeckPack
 
     if args.from_dir is not None:
         faces = read_face_dir(args.from_dir)

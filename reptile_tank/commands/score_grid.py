@@ -11,20 +11,20 @@ import argparse
 import json
 from typing import Any
 
-from reptile_tank import safe_io
-from scoring.board import Board, BoardError
-from scoring.documents import (
+from common import safe_io
+from scoring.reptile_tank.board import Board, BoardError
+from scoring.reptile_tank.documents import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     SCHEMAS,
     check_name,
     check_player_count,
 )
-from scoring.engine import ScorePad, Variant, score_board
-from scoring.game import GameResult, score_game
-from scoring.objectives import parse_objectives
-from scoring.rules import Rules, load_rules
-from scoring.solo import SoloResult, score_solo
+from scoring.reptile_tank.engine import ScorePad, Variant, score_board
+from scoring.reptile_tank.game import GameResult, score_game
+from scoring.reptile_tank.objectives import parse_objectives
+from scoring.reptile_tank.rules import Rules, load_rules
+from scoring.reptile_tank.solo import SoloResult, score_solo
 
 #: The mark of a line that rests on an assumed value, and its legend.
 ASSUMED_MARK = "\u2020"
@@ -78,7 +78,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def read_json(path: str) -> Any:
     """Parse a JSON file (``-``: stdin); errors become one-line :class:`InputFileError`.
 
-    Regular files only, size and depth bounded (:mod:`reptile_tank.safe_io`): ``/dev/zero``,
+    Regular files only, size and depth bounded (:mod:`common.safe_io`): ``/dev/zero``,
     a FIFO or a 4 GB file is refused before it is read; 100 000 nested brackets, a 5000-digit
     integer and ``NaN`` are refused by the parser. A UTF-8 byte order mark is accepted.
     """
@@ -130,7 +130,7 @@ def parse_game(obj: Any, path: str, rules: Rules) -> tuple[list[tuple[str, Board
 
 
 def parse_solo(obj: Any, path: str, rules: Rules) -> dict[str, Any]:
-    """Keyword arguments of :func:`scoring.solo.score_solo` from a solo file's JSON."""
+    """Keyword arguments of :func:`scoring.reptile_tank.solo.score_solo` from a solo file's JSON."""
     obj = SCHEMAS["solo"].check(obj, path)
     player = SCHEMAS["solo player"].check(obj["player"], f'{path}: "player"')
     master = SCHEMAS["master"].check(obj["master"], f'{path}: "master"')

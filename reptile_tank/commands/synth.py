@@ -62,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_synth(args: argparse.Namespace) -> int:
-    from vision.synth.dataset import parse_size, write_dataset
+    from vision.reptile_tank.synth.dataset import parse_size, write_dataset
 
     max_size = parse_size(args.max_size)
     if args.n < 1:
@@ -89,8 +89,8 @@ def run_synth(args: argparse.Namespace) -> int:
 
 
 def run_deck_export(args: argparse.Namespace) -> int:
-    from scoring.cards import FACE_LABELS
-    from vision.synth.deck import load_pack_faces, random_deck, stand_in_deck
+    from scoring.reptile_tank.cards import FACE_LABELS
+    from vision.reptile_tank.synth.deck import load_pack_faces, random_deck, stand_in_deck
 
     if args.pack is not None and args.random_seed is not None:
         raise ValueError("--pack and --random-seed: give one or the other")
@@ -130,7 +130,7 @@ def print_sheets(
     -------
     list of (H, W, 3) uint8 RGB pages, H x W = 297 x 210 mm at ``dpi``.
     """
-    from vision.synth.deck import CARD_H_MM, CARD_W_MM
+    from vision.reptile_tank.synth.deck import CARD_H_MM, CARD_W_MM
 
     if not 72 <= dpi <= 1200:
         raise ValueError(f"dpi: must be in [72, 1200], got {dpi}")
@@ -179,8 +179,8 @@ def print_sheets(
 def run_deck_pdf(args: argparse.Namespace) -> int:
     from PIL import Image
 
-    from scoring.cards import FACE_LABELS
-    from vision.synth.deck import stand_in_deck
+    from scoring.reptile_tank.cards import FACE_LABELS
+    from vision.reptile_tank.synth.deck import stand_in_deck
 
     out = Path(args.out)
     if out.suffix.lower() != ".pdf":

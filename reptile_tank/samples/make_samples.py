@@ -1,6 +1,6 @@
 """Re-create the bundled sample photos: ``python reptile_tank/samples/make_samples.py``.
 
-Three synthetic phone photos of stand-in terrariums (``vision.synth.scene.render_scene``), each a
+Three synthetic phone photos of stand-in terrariums (``vision.reptile_tank.synth.scene.render_scene``), each a
 JPEG under 1 MB with its ground truth beside it: ``sample_1`` seen from the owner's side,
 ``sample_2`` from the opposite side (the board appears upside down), ``sample_3`` mid-game with
 empty cells. They are the app's bundled sample and the tests' fixtures.
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.synth.deck import stand_in_deck
-from vision.synth.scene import encode_jpeg, render_scene
+from vision.reptile_tank.synth.deck import stand_in_deck
+from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
 HERE = Path(__file__).resolve().parent
 #: (name, seed, partial, wanted board rotation range in degrees)

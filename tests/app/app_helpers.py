@@ -50,7 +50,7 @@ def start_game(at: AppTest, players: str = "Ann\nBen", *, star_out: bool = False
 
 def enter_by_hand(at: AppTest, player: str, rows: list[list[str]]) -> AppTest:
     """Type a whole board on the check page's grid of selectboxes."""
-    at.switch_page("ui/pages/check.py").run()
+    at.switch_page("ui/reptile_tank/pages/check.py").run()
     at.radio(key="check_player").set_value(player).run()
     if at.session_state["rt_entries"].get(player) is None:
         at.button(key="check_manual").click().run()

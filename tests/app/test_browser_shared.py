@@ -32,7 +32,7 @@ from browser_helpers import (
 )
 from serve import serve_app
 
-from ui.labels import full_name, picker_text
+from ui.reptile_tank.labels import full_name, picker_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
 

@@ -55,7 +55,7 @@ def test_small_captures_are_called_too_small_and_point_to_the_camera_app():
 
 def test_a_zero_byte_upload_says_so(app):
     at = start_game(app)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     no_errors(at)
     at.file_uploader(key="photo_upload_Ann").upload("empty.jpg", b"", "image/jpeg")
     at.run()
@@ -70,7 +70,7 @@ def test_a_zero_byte_upload_says_so(app):
 @pytest.mark.slow
 def test_a_zero_byte_upload_replaces_the_previous_read_message(app):
     at = start_game(app)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     at.file_uploader(key="photo_upload_Ann").upload("table.jpg", SAMPLE.read_bytes(), "image/jpeg")
     at.run()
     no_errors(at)

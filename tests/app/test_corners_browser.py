@@ -98,7 +98,7 @@ def test_the_degraded_photo_has_no_grid_but_reads_from_its_corners():
     if not MODEL.exists():
         pytest.skip("the card reader's model is missing")
     from vision.errors import GridNotFoundError
-    from vision.reader import TerrariumReader
+    from vision.reptile_tank.reader import TerrariumReader
 
     photo, corners, rows = blurred_sample()
     reader = TerrariumReader()
@@ -128,7 +128,7 @@ def test_tapping_four_corners_reads_the_right_board(tmp_path):
     )
 
     require_browser()
-    from ui.labels import SHORT_NAMES
+    from ui.reptile_tank.labels import SHORT_NAMES
 
     photo, corners, rows = blurred_sample()
     path = tmp_path / "blurred.jpg"
@@ -199,7 +199,7 @@ def test_a_new_photo_starts_with_no_corners(app):
         pytest.skip("the card reader's model is missing")
     table = np.random.default_rng(7).normal((96, 120, 88), 4, (600, 800, 3))
     at = start_game(app)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     plain = jpeg_of(np.clip(table, 0, 255).astype(np.uint8))  # an empty table: no terrarium
     at.file_uploader(key="photo_upload_Ann").upload("t.jpg", plain, "image/jpeg")
     at.run()
@@ -224,7 +224,7 @@ def test_a_read_grid_can_be_replaced_by_tapped_corners(app):
         pytest.skip("the card reader's model is missing")
     truth = json.loads(TRUTH.read_text())
     at = start_game(app)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     at.file_uploader(key="photo_upload_Ann").upload("s.jpg", SAMPLE.read_bytes(), "image/jpeg")
     at.run()
     no_errors(at)

@@ -11,8 +11,8 @@ import pytest
 from app_helpers import create_night, no_errors
 from PIL import Image
 
-from scoring.cards import FACE_LABELS
-from ui.deck import PhotoCards, cards_in_photo, faces_from_names, label_from_file_name
+from scoring.reptile_tank.cards import FACE_LABELS
+from ui.reptile_tank.deck import PhotoCards, cards_in_photo, faces_from_names, label_from_file_name
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "card_embedder.onnx"
@@ -49,8 +49,8 @@ def jpeg(image: np.ndarray) -> bytes:
 
 def layout_photo(rows: list[list[str]], seed: int = 7) -> bytes:
     """A photo of ``rows`` laid out on a table, seen from the owner's side (top up)."""
-    from vision.synth.deck import stand_in_deck
-    from vision.synth.scene import render_scene
+    from vision.reptile_tank.synth.deck import stand_in_deck
+    from vision.reptile_tank.synth.scene import render_scene
 
     deck = stand_in_deck(px_per_mm=6.0)
     for attempt in range(20):
@@ -77,14 +77,14 @@ def test_a_full_layout_in_enrolment_order_comes_named():
 
 
 def test_a_few_cards_in_the_grid_are_found_unnamed_in_reading_order():
-    from vision.synth.deck import render_face
+    from vision.reptile_tank.synth.deck import render_face
 
     found = cards_in_photo("IMG_2041.jpg", layout_photo(FIRST))
     assert len(found.cards) == len(laid(FIRST)) and found.suggested == [None] * 9
     # each card cut is its face, row by row: the shipped embedder's nearest stand-in face
     if not MODEL.exists():
         return
-    from vision.classifier import CardEmbedder
+    from vision.reptile_tank.classifier import CardEmbedder
 
     def size(image):
         return np.asarray(Image.fromarray(image).resize((252, 352), Image.Resampling.BOX))
@@ -97,7 +97,7 @@ def test_a_few_cards_in_the_grid_are_found_unnamed_in_reading_order():
 
 
 def test_a_file_named_after_a_card_is_one_named_card_and_bad_files_say_why():
-    from vision.synth.deck import render_face
+    from vision.reptile_tank.synth.deck import render_face
 
     face = render_face("rosy_boa", px_per_mm=4.0)
     found = cards_in_photo("Rosy_Boa.PNG", jpeg(face))
@@ -122,10 +122,10 @@ def test_names_make_faces_first_card_wins_unnamed_counted():
 def test_enrol_two_photos_by_tapping_names_then_back_to_bundled(app, tmp_path):
     import json
 
-    from vision.reader import TerrariumReader
+    from vision.reptile_tank.reader import TerrariumReader
 
     at = create_night(app)
-    at.switch_page("ui/pages/deck.py").run()
+    at.switch_page("ui/reptile_tank/pages/deck.py").run()
     no_errors(at)
     second = second_layout()
     photos = [("IMG_1.jpg", layout_photo(FIRST)), ("IMG_2.jpg", layout_photo(second, seed=9))]
@@ -170,10 +170,10 @@ def test_enrol_two_photos_by_tapping_names_then_back_to_bundled(app, tmp_path):
 @pytest.mark.slow
 def test_files_named_after_the_cards_need_no_tapping(app):
     from ui.backend import png_bytes
-    from vision.synth.deck import render_face
+    from vision.reptile_tank.synth.deck import render_face
 
     at = create_night(app)
-    at.switch_page("ui/pages/deck.py").run()
+    at.switch_page("ui/reptile_tank/pages/deck.py").run()
     faces = [
         (f"{label}.png", png_bytes(render_face(label, px_per_mm=4.0)), "image/png")
         for label in FACE_LABELS
@@ -190,7 +190,7 @@ def test_files_named_after_the_cards_need_no_tapping(app):
 
 def test_without_a_game_night_the_page_says_to_pick_one(app):
     at = app
-    at.switch_page("ui/pages/deck.py").run()
+    at.switch_page("ui/reptile_tank/pages/deck.py").run()
     no_errors(at)
     assert any("game night" in i.value for i in at.info)
 
@@ -212,7 +212,7 @@ def test_enrol_on_a_phone_by_tapping_names(tmp_path):
     )
 
     require_browser()
-    from ui.labels import full_name
+    from ui.reptile_tank.labels import full_name
 
     second = second_layout()
     paths = []

@@ -53,7 +53,7 @@ def test_a_reload_finds_the_game_players_boards_and_fixes(app):
     rows = again.session_state["rt_entries"]["Ann"].rows
     assert rows[0][0] == "neon_day_gecko" and rows[1:] == FULL_BOARD[1:]
     assert "Ben" not in again.session_state["rt_entries"]
-    again.switch_page("ui/pages/check.py").run()
+    again.switch_page("ui/reptile_tank/pages/check.py").run()
     no_errors(again)
     assert "Gecko" in again.button(key="check_cell_0_0").label
 
@@ -62,7 +62,7 @@ def test_the_next_game_is_a_new_draft_and_the_old_one_is_closed(app, app_env):
     at = start_game(app)
     enter_by_hand(at, "Ann", FULL_BOARD)
     first = at.session_state["rt_draft_uid"]
-    at.switch_page("ui/pages/setup.py").run()
+    at.switch_page("ui/reptile_tank/pages/setup.py").run()
     at.text_area(key="setup_players").input("Cara\nDan")
     at.button(key="setup_start").click().run()
     no_errors(at)
@@ -77,7 +77,7 @@ def test_the_next_game_is_a_new_draft_and_the_old_one_is_closed(app, app_env):
 def save_table(at: AppTest) -> int:
     enter_by_hand(at, "Ann", FULL_BOARD)
     enter_by_hand(at, "Ben", SECOND_BOARD)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     at.button(key="confirm_save").click().run()
     no_errors(at)
     return at.session_state["rt_last_saved_game"]
@@ -90,13 +90,13 @@ def test_saving_is_once_then_a_change_is_an_edit_and_undo_removes_it(app, app_en
     assert len(store.list_games()) == 1
     # a reload on the same night sees the game saved; confirming again writes nothing
     again = reopen(at)
-    again.switch_page("ui/pages/confirm.py").run()
+    again.switch_page("ui/reptile_tank/pages/confirm.py").run()
     assert any(f"Game {game_id} saved" in s.value for s in again.success)
     assert len(store.list_games()) == 1
     # a fix after saving: said clearly, then written to the same game as an edit
     enter_by_hand(at, "Ann", [["rock"] * 5, *FULL_BOARD[1:]])
     assert any("not on the leaderboard" in w.value for w in at.warning)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     assert at.button(key="confirm_save").label == f"Update game {game_id}"
     at.button(key="confirm_save").click().run()
     no_errors(at)
@@ -117,11 +117,11 @@ def test_notes_are_kept_in_the_draft_and_saved_with_the_game(app, app_env):
     at = start_game(app)
     enter_by_hand(at, "Ann", FULL_BOARD)
     enter_by_hand(at, "Ben", SECOND_BOARD)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     at.text_area(key="confirm_notes").input("![x](http://127.0.0.1:9/t.png) rematch").run()
     again = reopen(at)
     assert again.session_state["rt_notes"] == "![x](http://127.0.0.1:9/t.png) rematch"
-    again.switch_page("ui/pages/confirm.py").run()
+    again.switch_page("ui/reptile_tank/pages/confirm.py").run()
     again.button(key="confirm_save").click().run()
     no_errors(again)
     game = Store(app_env).list_games()[0]
@@ -226,7 +226,7 @@ def test_a_saved_game_reopens_from_the_players_page_and_updates_as_an_edit(app, 
     store = Store(app_env)
     at = start_game(app)
     game_id = save_table(at)
-    at.switch_page("ui/pages/setup.py").run()
+    at.switch_page("ui/reptile_tank/pages/setup.py").run()
     at.text_area(key="setup_players").input("Cara\nDan")
     at.button(key="setup_start").click().run()  # the table moved on
     at.switch_page("ui/pages/players.py").run()
@@ -237,7 +237,7 @@ def test_a_saved_game_reopens_from_the_players_page_and_updates_as_an_edit(app, 
     assert at.session_state["rt_players"] == ["Ann", "Ben"]
     assert at.session_state["rt_last_saved_game"] == game_id
     enter_by_hand(at, "Ben", [["water"] * 5, *SECOND_BOARD[1:]])
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     assert at.button(key="confirm_save").label == f"Update game {game_id}"
     at.button(key="confirm_save").click().run()
     no_errors(at)
@@ -250,7 +250,7 @@ def test_a_failed_save_keeps_the_game_and_the_button(app, app_env, monkeypatch):
     at = start_game(app)
     enter_by_hand(at, "Ann", FULL_BOARD)
     enter_by_hand(at, "Ben", SECOND_BOARD)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
 
     def full_disk(self, *args, **kwargs):
         raise sa.exc.OperationalError("INSERT", {}, Exception("database or disk is full"))
@@ -271,7 +271,7 @@ def test_a_failed_save_keeps_the_game_and_the_button(app, app_env, monkeypatch):
 def test_recent_players_are_one_tap_away(app):
     at = start_game(app)
     save_table(at)
-    at.switch_page("ui/pages/setup.py").run()
+    at.switch_page("ui/reptile_tank/pages/setup.py").run()
     at.text_area(key="setup_players").input("Cara").run()
     recent = [b for b in at.button if str(b.key).startswith("setup_recent_")]
     assert sorted(b.label for b in recent) == ["Ann", "Ben"]
@@ -286,9 +286,9 @@ def test_two_phones_at_one_table_follow_each_others_changes(app):
     two = reopen(one)  # the second phone opens the night's link
     assert two.session_state["rt_entries"]["Ann"].rows == FULL_BOARD
     # phone one fixes a cell; phone two's next interaction shows it and says why
-    one.switch_page("ui/pages/check.py").run()
+    one.switch_page("ui/reptile_tank/pages/check.py").run()
     fix(one, 0, 0, "rock")
-    two.switch_page("ui/pages/check.py").run()
+    two.switch_page("ui/reptile_tank/pages/check.py").run()
     assert two.session_state["rt_entries"]["Ann"].rows[0][0] == "rock"
     assert "Rock" in two.button(key="check_cell_0_0").label
     # both change the same game at once: the later write is refused, shows the other's version

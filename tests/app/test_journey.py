@@ -16,11 +16,11 @@ from app_helpers import (
 from streamlit.testing.v1 import AppTest
 
 from leaderboard.store import Store
-from scoring.board import Board
-from scoring.engine import Variant, score_board
-from scoring.game import score_game
-from scoring.rules import load_rules
-from ui.labels import humanize
+from scoring.reptile_tank.board import Board
+from scoring.reptile_tank.engine import Variant, score_board
+from scoring.reptile_tank.game import score_game
+from scoring.reptile_tank.rules import load_rules
+from ui.reptile_tank.labels import humanize
 
 
 def engine_total(rows, players=2, objectives=()):
@@ -100,7 +100,7 @@ def test_one_tap_fix_updates_the_score(app):
 def test_pad_page_explains_every_column(app):
     at = start_game(app)
     enter_by_hand(at, "Ann", FULL_BOARD)
-    at.switch_page("ui/pages/pad.py").run()
+    at.switch_page("ui/reptile_tank/pages/pad.py").run()
     no_errors(at)
     pad = score_board(Board.from_rows(FULL_BOARD), load_rules(), variant=Variant(players=2))
     labels = [e.label for e in at.expander]
@@ -118,7 +118,7 @@ def test_confirm_scores_the_table_and_saves(app, app_env):
     at = start_game(app)
     enter_by_hand(at, "Ann", FULL_BOARD)
     enter_by_hand(at, "Ben", SECOND_BOARD)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     no_errors(at)
     expected = score_game(
         [("Ann", Board.from_rows(FULL_BOARD)), ("Ben", Board.from_rows(SECOND_BOARD))],
@@ -153,13 +153,13 @@ def test_confirm_scores_the_table_and_saves(app, app_env):
 def test_confirm_waits_for_every_board(app):
     at = start_game(app)
     enter_by_hand(at, "Ann", FULL_BOARD)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     no_errors(at)
     assert all(b.key != "confirm_save" for b in at.button)
     half = [row[:] for row in SECOND_BOARD]
     half[0][0] = "empty"
     enter_by_hand(at, "Ben", half)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     assert any("empty cells" in w.value for w in at.warning)
     assert all(b.key != "confirm_save" for b in at.button)
 
@@ -168,7 +168,7 @@ def save_one_game(at):
     start_game(at)
     enter_by_hand(at, "Ann", FULL_BOARD)
     enter_by_hand(at, "Ben", SECOND_BOARD)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     at.button(key="confirm_save").click().run()
     no_errors(at)
     at.switch_page("ui/pages/leaderboard.py").run()
@@ -210,7 +210,7 @@ def test_hostile_names_are_shown_as_text(app, app_env):
     enter_by_hand(at, "Ann", FULL_BOARD)
     enter_by_hand(at, evil, SECOND_BOARD)
     for page in ("check", "pad", "confirm"):
-        at.switch_page(f"ui/pages/{page}.py").run()
+        at.switch_page(f"ui/reptile_tank/pages/{page}.py").run()
         no_errors(at)
         for element in list(at.markdown) + list(at.caption) + list(at.info) + list(at.warning):
             assert "<script>" not in element.value
@@ -236,7 +236,7 @@ def test_rules_page_edits_and_resets_values_of_this_night_only(app, app_env):
     night = at.session_state["rt_session_id"]
     enter_by_hand(at, "Ann", FULL_BOARD)
     before = at.metric[0].value
-    at.switch_page("ui/pages/rules.py").run()
+    at.switch_page("ui/reptile_tank/pages/rules.py").run()
     no_errors(at)
     key = "rules_vp_blue_tongued_skink_advanced"
     default = at.number_input(key=key).value
@@ -247,16 +247,16 @@ def test_rules_page_edits_and_resets_values_of_this_night_only(app, app_env):
     assert night_rules(app_env, night).cards["blue_tongued_skink"].tier("advanced").vp == (
         default + 10
     )
-    at.switch_page("ui/pages/check.py").run()
+    at.switch_page("ui/reptile_tank/pages/check.py").run()
     assert at.metric[0].value != before  # this night's game is scored with its house value
     # another game night (another table, another browser) keeps the default rules
     other = AppTest.from_file(APP, default_timeout=60).run()
     create_night(other, "Saturday")
     assert other.session_state["rt_session_id"] != night
-    other.switch_page("ui/pages/rules.py").run()
+    other.switch_page("ui/reptile_tank/pages/rules.py").run()
     assert other.number_input(key=key).value == default
     # resetting asks first
-    at.switch_page("ui/pages/rules.py").run()
+    at.switch_page("ui/reptile_tank/pages/rules.py").run()
     at.button(key="rules_reset").click().run()
     assert night_rules(app_env, night).cards["blue_tongued_skink"].tier("advanced").vp != default
     at.button(key="rules_reset_yes").click().run()
@@ -278,10 +278,10 @@ def test_broken_house_values_warn_and_score_with_the_defaults(app, app_env):
 
 
 def test_solo_page_against_the_master(app):
-    from scoring.solo import score_solo
+    from scoring.reptile_tank.solo import score_solo
 
     at = app
-    at.switch_page("ui/pages/solo.py").run()
+    at.switch_page("ui/reptile_tank/pages/solo.py").run()
     no_errors(at)
     at.text_input(key="solo_name").input("Ann")
     for r, row in enumerate(FULL_BOARD):
@@ -304,9 +304,9 @@ def test_solo_page_against_the_master(app):
     # saved as a solo game of the current game night, the Master in `extra`
     from app_helpers import create_night
 
-    at.switch_page("ui/pages/setup.py").run()
+    at.switch_page("ui/reptile_tank/pages/setup.py").run()
     create_night(at)
-    at.switch_page("ui/pages/solo.py").run()
+    at.switch_page("ui/reptile_tank/pages/solo.py").run()
     at.button(key="solo_save").click().run()
     no_errors(at)
     at.button(key="solo_save").click().run()  # a second press (or a double tap) saves nothing
@@ -333,7 +333,7 @@ def test_cells_to_check_are_listed_first_and_the_picker_offers_the_readers_guess
 
     from PIL import Image
 
-    from service.reading import PhotoRead
+    from service.reptile_tank.reading import PhotoRead
     from ui import state as S
 
     buffer = io.BytesIO()
@@ -358,7 +358,7 @@ def test_cells_to_check_are_listed_first_and_the_picker_offers_the_readers_guess
         candidates=candidates,
     )
     S.store_read(at.session_state, "Ann", b"photo", read)
-    at.switch_page("ui/pages/check.py").run()
+    at.switch_page("ui/reptile_tank/pages/check.py").run()
     no_errors(at)
     assert any("Check these 2 cells first" in c.value for c in at.caption)
     assert "⚠" in at.button(key="check_cell_3_1").label

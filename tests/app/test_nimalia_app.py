@@ -11,10 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 from leaderboard.nimalia_games import NimaliaStore
 from leaderboard.store import Store
-from nimalia.cards import turn
-from service import nimalia as N
+from scoring.nimalia.cards import turn
+from service.nimalia import game as N
 
-PAGE = "ui/pages/nimalia.py"
+PAGE = "ui/nimalia/page.py"
 #: blue 3 (jungle zones), green 8 (polar bear groups), yellow 1, red 13 (few giraffes).
 GOALS = {"blue": 3, "green": 8, "yellow": 1, "red": 13}
 #: Ann's round-1 reserve: two polar bears side by side, a lone bear, one panda (jungle).

@@ -179,7 +179,7 @@ def test_tapping_one_cards_corners_reads_the_reserve(tmp_path):
         tap(page, "nim_corners_0_1_done")
         page.get_by_text("one card's corners").first.wait_for(timeout=60_000)
         shot(page, tmp_path, "nimalia_card_4_read", ".st-key-nim_points")
-        from service.nimalia import square_text
+        from service.nimalia.game import square_text
 
         wrong = []
         for r, row in enumerate(truth["squares"]):

@@ -13,7 +13,7 @@ from app_helpers import no_errors
 from PIL import Image
 from test_nimalia_app import start
 
-from service import nimalia_deck as D
+from service.nimalia import deck as D
 
 
 def _png(rgb: np.ndarray) -> bytes:

@@ -36,7 +36,7 @@ def plain_table_photo() -> bytes:
 @pytest.mark.slow
 def test_upload_reads_the_board_and_a_fix_sticks(app):
     at = start_game(app)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     no_errors(at)
     at.file_uploader(key="photo_upload_Ann").upload("table.jpg", SAMPLE.read_bytes(), "image/jpeg")
     at.run()
@@ -50,13 +50,13 @@ def test_upload_reads_the_board_and_a_fix_sticks(app):
     assert len(entry.photo_sha256) == 64
     assert any("Read in" in s.value for s in at.success)
     # a rerun (any widget) never reads the photo again nor undoes a fix
-    at.switch_page("ui/pages/check.py").run()
+    at.switch_page("ui/reptile_tank/pages/check.py").run()
     at.button(key="check_cell_3_4").click().run()
     at.button(key="check_pick_water").click().run()
     no_errors(at)
     assert at.session_state["rt_entries"]["Ann"].rows[3][4] == "water"
     assert (3, 4) in at.session_state["rt_entries"]["Ann"].corrected
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     assert at.session_state["rt_entries"]["Ann"].rows[3][4] == "water"
 
 
@@ -70,7 +70,7 @@ def test_camera_photo_is_saved_with_its_hash_and_thumbnail(app, app_env):
     from leaderboard.store import Store
 
     at = start_game(app)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     at.radio(key="photo_camera_kind").set_value("browser").run()  # Streamlit's camera widget
     at.camera_input(key="photo_camera_Ann").upload("shot.jpg", SAMPLE.read_bytes(), "image/jpeg")
     at.run()
@@ -79,7 +79,7 @@ def test_camera_photo_is_saved_with_its_hash_and_thumbnail(app, app_env):
     finished = [["water" if label == "empty" else label for label in row] for row in read]
     enter_by_hand(at, "Ann", finished)
     enter_by_hand(at, "Ben", SECOND_BOARD)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     at.button(key="confirm_save").click().run()
     no_errors(at)
     game = Store(app_env).get_game(at.session_state["rt_last_saved_game"])
@@ -94,7 +94,7 @@ def test_camera_photo_is_saved_with_its_hash_and_thumbnail(app, app_env):
 @pytest.mark.slow
 def test_no_grid_asks_for_the_four_corners(app):
     at = start_game(app)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     at.file_uploader(key="photo_upload_Ann").upload("table.jpg", plain_table_photo(), "image/jpeg")
     at.run()
     no_errors(at)
@@ -116,7 +116,7 @@ def test_no_grid_asks_for_the_four_corners(app):
 
 def test_unusable_file_is_refused_with_a_message(app):
     at = start_game(app)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     at.file_uploader(key="photo_upload_Ann").upload(
         "notes.jpg", b"not a photo at all", "image/jpeg"
     )
@@ -131,9 +131,9 @@ def test_unusable_file_is_refused_with_a_message(app):
 def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
     from app_helpers import SECOND_BOARD, enter_by_hand
 
-    from scoring.cards import FACE_LABELS
+    from scoring.reptile_tank.cards import FACE_LABELS
     from ui.backend import enroll_deck
-    from vision.synth.deck import render_face
+    from vision.reptile_tank.synth.deck import render_face
 
     pack = tmp_path / "deck"
     monkeypatch.setenv("REPTILE_TANK_PACK", str(pack))
@@ -141,14 +141,14 @@ def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
     assert (pack / "pack.json").is_file() and (pack / "gallery.npz").is_file()
     at = start_game(app)
     # a deck belongs to a game night: this night switches to its enrolled deck (one tap)
-    at.switch_page("ui/pages/deck.py").run()
+    at.switch_page("ui/reptile_tank/pages/deck.py").run()
     at.button(key="deck_use_enrolled").click().run()
     no_errors(at)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     at.file_uploader(key="photo_upload_Ann").upload("t.jpg", SAMPLE.read_bytes(), "image/jpeg")
     at.run()
     no_errors(at)
-    at.switch_page("ui/pages/check.py").run()
+    at.switch_page("ui/reptile_tank/pages/check.py").run()
     before = at.session_state["rt_entries"]["Ann"].rows[1][2]
     fix = "neon_day_gecko" if before != "neon_day_gecko" else "rosy_boa"
     at.button(key="check_cell_1_2").click().run()
@@ -161,7 +161,7 @@ def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
                 at.button(key="check_pick_water").click().run()
     corrected = len(at.session_state["rt_entries"]["Ann"].corrected)
     enter_by_hand(at, "Ben", SECOND_BOARD)
-    at.switch_page("ui/pages/confirm.py").run()
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     at.button(key="confirm_save").click().run()
     no_errors(at)
     assert len(list((pack / "examples" / fix).glob("*.png"))) == 1
@@ -174,14 +174,14 @@ def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
 def test_my_deck_page_enrols_one_image_per_face(app, tmp_path, monkeypatch):
     from app_helpers import create_night
 
-    from scoring.cards import FACE_LABELS
+    from scoring.reptile_tank.cards import FACE_LABELS
     from ui.backend import png_bytes
-    from vision.synth.deck import render_face
+    from vision.reptile_tank.synth.deck import render_face
 
     pack = tmp_path / "my-deck"
     monkeypatch.setenv("REPTILE_TANK_PACK", str(pack))
     at = create_night(app)  # a deck belongs to a game night
-    at.switch_page("ui/pages/deck.py").run()
+    at.switch_page("ui/reptile_tank/pages/deck.py").run()
     no_errors(at)
     faces = [
         (f"{label}.png", png_bytes(render_face(label, px_per_mm=4.0)), "image/png")
@@ -204,7 +204,7 @@ def test_my_deck_page_enrols_one_image_per_face(app, tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_sample_photo_is_not_overridden_by_a_kept_upload(app):
     at = start_game(app)
-    at.switch_page("ui/pages/photo.py").run()
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
     at.file_uploader(key="photo_upload_Ann").upload("table.jpg", plain_table_photo(), "image/jpeg")
     at.run()
     assert waits_for_corners(at)

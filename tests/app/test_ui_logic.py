@@ -11,16 +11,16 @@ import pytest
 from app_helpers import FULL_BOARD
 from PIL import Image
 
-from scoring.board import Board
-from scoring.cards import CELL_LABELS
-from scoring.engine import score_board
-from scoring.rules import load_rules
+from scoring.reptile_tank.board import Board
+from scoring.reptile_tank.cards import CELL_LABELS
+from scoring.reptile_tank.engine import score_board
+from scoring.reptile_tank.rules import load_rules
 from ui import state as S
 from ui.backend import PhotoRead
 from ui.corners import check_corners, default_corners
-from ui.deck import faces_from_uploads
-from ui.journey import escape_markdown, pad_columns, pad_row
-from ui.labels import FULL_NAMES, ICONS, SHORT_NAMES
+from ui.reptile_tank.deck import faces_from_uploads
+from ui.reptile_tank.journey import escape_markdown, pad_columns, pad_row
+from ui.reptile_tank.labels import FULL_NAMES, ICONS, SHORT_NAMES
 
 
 def test_player_names_are_trimmed_checked_and_distinct():
@@ -156,7 +156,7 @@ def test_house_values_round_trip_through_the_night_settings():
 
 
 def test_engine_reasons_in_the_players_words():
-    from ui.labels import humanize
+    from ui.reptile_tank.labels import humanize
 
     assert humanize("golden_pothos+rock at (0,1) (2,4)") == (
         "Golden pothos+rock at row 1, column 2; row 3, column 5"
@@ -202,7 +202,7 @@ def test_deck_uploads_map_file_names_to_faces():
     ],
 )
 def test_a_solo_record_ranks_the_player_against_the_master(master, rank):
-    from ui.journey import score_solo_entry, solo_record
+    from ui.reptile_tank.journey import score_solo_entry, solo_record
     from ui.state import TerrariumEntry
 
     entry = TerrariumEntry(rows=[list(row) for row in FULL_BOARD])
@@ -224,9 +224,9 @@ def test_a_solo_record_ranks_the_player_against_the_master(master, rank):
 
 
 def test_the_share_picture_is_a_png_of_the_board_and_columns():
-    from service.pad_image import draw_board, scoring_cells, share_image
-    from ui.journey import pad_columns
-    from ui.labels import SHORT_NAMES
+    from service.reptile_tank.pad_image import draw_board, scoring_cells, share_image
+    from ui.reptile_tank.journey import pad_columns
+    from ui.reptile_tank.labels import SHORT_NAMES
 
     pad = score_board(Board.from_rows(FULL_BOARD), load_rules())
     board = draw_board(FULL_BOARD, pad, SHORT_NAMES)
@@ -241,7 +241,7 @@ def test_the_share_picture_is_a_png_of_the_board_and_columns():
 def test_a_players_history_counts_wins_best_and_head_to_head():
     from types import SimpleNamespace as NS
 
-    from service.records import player_history
+    from service.reptile_tank.records import player_history
 
     def game(gid, lines, mode="multi"):
         return NS(
@@ -267,8 +267,14 @@ def test_a_players_history_counts_wins_best_and_head_to_head():
 
 
 def test_a_game_round_trips_through_its_draft_document_photos_as_blobs():
-    from service.drafts import GameInProgress, PendingPhoto, digest_of, from_document, to_document
-    from service.game import TerrariumEntry
+    from service.reptile_tank.drafts import (
+        GameInProgress,
+        PendingPhoto,
+        digest_of,
+        from_document,
+        to_document,
+    )
+    from service.reptile_tank.game import TerrariumEntry
 
     blobs: dict[str, bytes] = {}
 

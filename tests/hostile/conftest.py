@@ -51,9 +51,9 @@ def build_stand_in_embedder(out_dir: Path) -> tuple[Path, Path]:
     onnx = pytest.importorskip("onnx", reason="building the stand-in embedder needs onnx")
     from onnx import TensorProto, helper, numpy_helper
 
-    from vision.classifier import CardEmbedder
-    from vision.gallery import Gallery
-    from vision.synth.deck import stand_in_deck
+    from vision.reptile_tank.classifier import CardEmbedder
+    from vision.reptile_tank.gallery import Gallery
+    from vision.reptile_tank.synth.deck import stand_in_deck
 
     width, height, dim = 48, 64, 32
     rng = np.random.default_rng(1234)
@@ -123,11 +123,11 @@ def corpus(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def reader(embedder):
-    """A :class:`vision.reader.TerrariumReader` on ``embedder`` (one per session)."""
-    from vision.reader import TerrariumReader
+    """A :class:`vision.reptile_tank.reader.TerrariumReader` on ``embedder`` (one per session)."""
+    from vision.reptile_tank.reader import TerrariumReader
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("vision.gallery.DEFAULT_GALLERY", embedder.gallery)
+        patch.setattr("vision.reptile_tank.gallery.DEFAULT_GALLERY", embedder.gallery)
         return TerrariumReader(model_path=embedder.model)
 
 
@@ -178,7 +178,7 @@ def cli_command(embedder: Embedder | None) -> list[str]:
     code = _REPORT_PEAK
     if embedder is not None and not embedder.trained:
         code += (
-            "import vision.classifier as c, vision.gallery as g\n"
+            "import vision.reptile_tank.classifier as c, vision.reptile_tank.gallery as g\n"
             "from pathlib import Path\n"
             f"c.DEFAULT_MODEL = Path({str(embedder.model)!r})\n"
             f"g.DEFAULT_GALLERY = Path({str(embedder.gallery)!r})\n"

@@ -214,8 +214,8 @@ def animated_gif(rgb: np.ndarray) -> bytes:
 
 def no_cards_photo(seed: int = 11) -> bytes:
     """A synthetic tabletop with dice and a score pad but no cards (all 20 cells empty)."""
-    from vision.synth.deck import stand_in_deck
-    from vision.synth.scene import encode_jpeg, render_scene
+    from vision.reptile_tank.synth.deck import stand_in_deck
+    from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
     board = {"rows": [["empty"] * 5 for _ in range(4)]}
     image, _ = render_scene(seed, stand_in_deck(px_per_mm=4.0), board=board, size=(1200, 900))

@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from scoring.cards import CELL_LABELS
+from scoring.reptile_tank.cards import CELL_LABELS
 
 #: Examples per fast fuzz test (``HOSTILE_FUZZ_EXAMPLES`` overrides; the slow tests run 20x).
 FAST_EXAMPLES = int(os.environ.get("HOSTILE_FUZZ_EXAMPLES", "150"))
@@ -147,9 +147,9 @@ def mutations(draw, valid: Any) -> Any:
 def run_document(kind: str, obj: Any, rules) -> str:
     """Score ``obj`` as the ``kind`` command does and render both outputs; returns the text."""
     from reptile_tank.commands import score_grid as cmd
-    from scoring.engine import score_board
-    from scoring.game import score_game
-    from scoring.solo import score_solo
+    from scoring.reptile_tank.engine import score_board
+    from scoring.reptile_tank.game import score_game
+    from scoring.reptile_tank.solo import score_solo
 
     if kind == "grid":
         board = cmd._board(obj, "fuzz.json")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from scoring.rules import load_rules
+from scoring.reptile_tank.rules import load_rules
 from tests.hostile.fuzzing import FAST, SLOW, json_values, near_valid, run_document
 
 RULES = load_rules()

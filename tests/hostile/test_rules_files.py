@@ -1,7 +1,7 @@
 """Bad house-rules files: one clear line naming the file, the key and its line; defaults survive.
 
 Each file goes through ``reptile-tank score-grid --rules BAD.toml`` (a bounded child process) and
-:func:`scoring.rules.load_rules`; random edits of the whole rules data go through ``overrides``.
+:func:`scoring.reptile_tank.rules.load_rules`; random edits of the whole rules data go through ``overrides``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import tomllib
 import pytest
 from hypothesis import given, settings
 
-from scoring.rules import DEFAULT_RULES_PATH, RulesError, load_rules
+from scoring.reptile_tank.rules import DEFAULT_RULES_PATH, RulesError, load_rules
 from tests.hostile.conftest import assert_clean_refusal, run_cli
 from tests.hostile.fuzzing import FAST, FAST_EXAMPLES, SLOW, VALID, mutations
 

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from reptile_tank import safe_io
-from reptile_tank.safe_io import SafeFileError
+from common import safe_io
+from common.safe_io import SafeFileError
 from tests.hostile.conftest import assert_clean_refusal, run_cli
 from tests.hostile.fuzzing import VALID
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from leaderboard import GamePlayer, GameRecord
-from scoring.cards import FACE_LABELS as CARD_IDS  # the 15 fronts and water
+from scoring.reptile_tank.cards import FACE_LABELS as CARD_IDS  # the 15 fronts and water
 
 PAD_KEYS = ("lizards", "snakes", "turtles", "cockroach", "water", "dry_land", "objectives")
 #: A tiny valid JPEG header + payload: the store only checks the magic and the size.

@@ -23,9 +23,9 @@ MIXED = {
 
 def scored_game(session_id: int, boards: dict[str, dict], *, rules_hash: str | None = None):
     """A game scored by the real engine with the default rules, as the app saves it."""
-    from scoring.board import Board
-    from scoring.engine import Variant
-    from scoring.game import score_game
+    from scoring.reptile_tank.board import Board
+    from scoring.reptile_tank.engine import Variant
+    from scoring.reptile_tank.game import score_game
 
     rules, digest = default_rules()
     result = score_game(

@@ -10,9 +10,9 @@ import streamlit as st
 from service.errors import STORAGE_ERRORS, storage_message
 from ui import state as S
 from ui.backend import get_store
-from ui.journey import escape_markdown, game_rows, solo_standings_rows, standings_rows
 from ui.navigation import page_path
-from ui.widgets import flash_ui
+from ui.reptile_tank.journey import escape_markdown, game_rows, solo_standings_rows, standings_rows
+from ui.reptile_tank.widgets import flash_ui
 
 KEY_SCOPE = "lb_scope"
 KEY_RENAME_OLD = "lb_rename_old"
@@ -58,7 +58,7 @@ def standings_ui(store, session_id: int | None) -> None:
         persist_state="session",
     )
     if kind == "nimalia":  # Nimalia's own tables: never mixed with Reptile Tank's
-        from ui.nimalia_widgets import standings_ui as nimalia_standings_ui
+        from ui.nimalia.widgets import standings_ui as nimalia_standings_ui
 
         nimalia_standings_ui(session_id)
         return

@@ -8,13 +8,13 @@ from types import SimpleNamespace
 import streamlit as st
 
 from service.errors import STORAGE_ERRORS, storage_message
-from service.records import player_history
+from service.reptile_tank.records import player_history
 from ui import persist
 from ui import state as S
 from ui.backend import get_store
-from ui.journey import escape_markdown, local_time
 from ui.navigation import page_path
-from ui.widgets import flash_ui, pad_picture_ui
+from ui.reptile_tank.journey import escape_markdown, local_time
+from ui.reptile_tank.widgets import flash_ui, pad_picture_ui
 
 KEY_PLAYER = "players_player"
 KEY_GAME = "players_game"

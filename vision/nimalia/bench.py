@@ -15,7 +15,7 @@ The **baseline**, in the same run on the same crops of the same lattice: nearest
 histogram (HSV 8 x 4 x 4, histogram intersection) against the same gallery crops.
 
 Speed: CPU time (one core, onnxruntime 1 thread) from JPEG bytes of a 12 MP photo to the round's
-goals scored (:func:`nimalia.service.score_reserve`), median over the set.
+goals scored (:func:`scoring.nimalia.api.score_reserve`), median over the set.
 
 ``python -m vision.nimalia.bench --set test --out results.json`` (``--help`` for options);
 ``--fresh painted:1200000:80`` reads seeds never read before the same way (a deck other than the
@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from nimalia.cards import EMPTY
+from scoring.nimalia import api
+from scoring.nimalia.cards import EMPTY
 from vision.loading import load_image
 from vision.nimalia.deck import PAINTED, STAND_IN, STYLES, VARIANT, render_deck
 from vision.nimalia.reader import CLASSES, ReserveReader, _prefilter, _scaled, gallery_crops
@@ -124,7 +125,6 @@ def run_set(
     log=print,
 ) -> dict:
     """Read every scene of a set; per-scene records and totals."""
-    from nimalia import service
 
     scenes = []
     for seed in spec.seeds:
@@ -140,7 +140,7 @@ def run_set(
         score_ms = None
         if res.found:
             s0 = time.process_time()
-            service.score_reserve({"squares": res.squares}, ROUND_GOALS)
+            api.score_reserve({"squares": res.squares}, ROUND_GOALS)
             score_ms = (time.process_time() - s0) * 1e3
         cpu_ms = (time.process_time() - c0) * 1e3
         wall_ms = (time.perf_counter() - w0) * 1e3

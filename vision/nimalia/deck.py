@@ -3,7 +3,7 @@
 A Nimalia card is 2 x 2 squares; every square is one land (its background colour and texture)
 and one animal (a pictogram drawn with OpenCV primitives); an otter square also carries its river
 as a diagonal band. The card data (which square is where, turning a card) comes from
-:mod:`nimalia.cards` only; this module decides the look.
+:mod:`scoring.nimalia.cards` only; this module decides the look.
 
 Two looks are defined: :data:`STAND_IN` (the deck the recogniser is developed on) and
 :data:`VARIANT` (other colours, textures, badge-style animals and a dark card edge), used as the
@@ -12,7 +12,7 @@ Two looks are defined: :data:`STAND_IN` (the deck the recogniser is developed on
 Every square of every card is drawn a little differently (the animal's position, size and angle,
 the texture's phase are seeded by style, card id and quarter), as real card art differs card to
 card; a square is drawn upright in the card's unrotated frame, so turning the card turns the art
-and a quarter turn flips the river, exactly as :func:`nimalia.cards.turn` says.
+and a quarter turn flips the river, exactly as :func:`scoring.nimalia.cards.turn` says.
 
 All images are ``(H, W, 3) uint8 RGB``.
 """
@@ -28,8 +28,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from nimalia.cards import TURNS, Square, card, cards, layout
-from vision.synth.deck import rounded_card_mask
+from scoring.nimalia.cards import TURNS, Square, card, cards, layout
+from vision.reptile_tank.synth.deck import rounded_card_mask
 
 Color = tuple[int, int, int]
 _SHIFT = 4  # cv2 sub-pixel bits
@@ -798,7 +798,7 @@ def render_card(
 ) -> np.ndarray:
     """A whole card (2 x 2 squares plus its printed edge), turned clockwise by ``turn``.
 
-    The card is drawn unrotated (its squares as :func:`nimalia.cards.card` lists them) and the
+    The card is drawn unrotated (its squares as :func:`scoring.nimalia.cards.card` lists them) and the
     image is turned, so art, animals and rivers turn with it. Pixels outside the rounded corners
     are black; use :func:`card_mask` for the outline.
     """

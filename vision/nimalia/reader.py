@@ -16,7 +16,7 @@ square kinds as they look at each quarter turn (a quarter turn of an otter squar
 other river, so the river is read as part of the kind) plus table (``"."``). The gallery is
 built from one image per card: each card is turned 4 times and each of its squares is cut out
 with small offsets, scale and light changes (:func:`build_gallery`); the card data comes from
-:mod:`nimalia.cards` only.
+:mod:`scoring.nimalia.cards` only.
 
 A cell's score per class is its cosine similarity to the nearest prototype of the class; its
 confidence is the margin to the best other class. ``check`` flags a square whose margin is under
@@ -38,9 +38,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
-from vision.augment import table_texture
-from vision.classifier import CardEmbedder
+from scoring.nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
 from vision.nimalia.lattice import (
     REFINE_MIN_FG,
     Lattice,
@@ -49,6 +47,8 @@ from vision.nimalia.lattice import (
     refine_lattice,
 )
 from vision.nimalia.squares import square_embedder
+from vision.reptile_tank.augment import table_texture
+from vision.reptile_tank.classifier import CardEmbedder
 
 #: The 15 classes of a cell: the 14 kinds, then empty.
 CLASSES: tuple[str, ...] = (*SQUARE_KINDS, EMPTY)
@@ -270,7 +270,7 @@ def gallery_crops(
     """The gallery's crops ``(N, CROP, CROP, 3)`` and class indices ``(N,)`` (deterministic).
 
     Each card is turned 0/90/180/270 degrees; each of its squares then shows the kind
-    :func:`nimalia.cards.turn` says, in ``views`` augmented cuts; ``empties`` table crops follow.
+    :func:`scoring.nimalia.cards.turn` says, in ``views`` augmented cuts; ``empties`` table crops follow.
     """
     missing = sorted(set(cards()) - set(card_images))
     if missing:
@@ -318,8 +318,8 @@ FACE_SHARE = (0.2, 0.95)
 def card_outline(img: np.ndarray) -> np.ndarray | None:
     """The image corners ``(4, 2)`` (top-left first, clockwise) of the card in a photo of one
     card, as :func:`card_face` cuts it; ``None`` when no card-like outline is found."""
-    from vision.enrol import largest_card_quad
     from vision.geometry import order_quad_clockwise
+    from vision.reptile_tank.enrol import largest_card_quad
 
     quad = largest_card_quad(img, (0.8, 1.0), FACE_SHARE, max_opposite_ratio=1.5, fit_sides=True)
     return None if quad is None else order_quad_clockwise(quad)

@@ -7,7 +7,7 @@ square already there, all within the 6 x 6 frame), so their outlines have the no
 of real play. :func:`render_reserve` lays the cards on the table plane with small offsets and
 turns (a thin edge and a drop shadow where one card lies on another) and photographs the table
 with the camera, table textures, light and sensor model of the Reptile Tank generator
-(:mod:`vision.synth.scene`, used read-only).
+(:mod:`vision.reptile_tank.synth.scene`, used read-only).
 
 Geometry: plane millimetres, x to the right along a row, y towards the photographer along a
 column, origin at the top-left corner of the 6 x 6 frame; a square is :func:`square_mm` wide. The
@@ -29,9 +29,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from nimalia.cards import EMPTY, cards, layout, turn
+from scoring.nimalia.cards import EMPTY, cards, layout, turn
 from vision.nimalia.deck import STAND_IN, DeckStyle, card_mask, render_back, render_card, square_mm
-from vision.synth.scene import (
+from vision.reptile_tank.synth.scene import (
     TABLE_KINDS,
     _degrade,
     _distort_points,
@@ -177,7 +177,7 @@ def render_reserve(
     box = np.array([box_lo, [box_hi[0], box_lo[1]], box_hi, [box_lo[0], box_hi[1]]])
     box_centre = (box_lo + box_hi) / 2
 
-    # --- camera (as vision.synth.scene: orientation, zoom, distance for the fill, placement) ---
+    # --- camera (as vision.reptile_tank.synth.scene: orientation, zoom, distance for the fill, placement) ---
     tilt = float(rng.uniform(*tilt_deg))
     roll = float(rng.uniform(-roll_deg, roll_deg))
     f_px = float(rng.uniform(0.72, 1.15)) * max(w_img, h_img)

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from nimalia.cards import cards
+from scoring.nimalia.cards import cards
 from vision.nimalia.deck import VARIANT, render_card
 from vision.nimalia.reader import NimaliaPackError, card_face, gallery_crops
 from vision.nimalia.scene import one_card_photo, square_corners

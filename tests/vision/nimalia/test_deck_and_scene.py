@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nimalia.cards import EMPTY, SQUARE_KINDS, TURN_QUARTERS, cards, turn
+from scoring.nimalia.cards import EMPTY, SQUARE_KINDS, TURN_QUARTERS, cards, turn
 from vision.nimalia.deck import PAINTED, STAND_IN, VARIANT, deck_sheet, draw_square, render_card
 from vision.nimalia.scene import crop_to_bbox, render_reserve, sample_reserve, visible_frame
 

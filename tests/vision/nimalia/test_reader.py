@@ -8,12 +8,12 @@ import cv2
 import numpy as np
 import pytest
 
-from nimalia.cards import EMPTY, Square
 from reptile_tank.cli import main
-from vision.augment import table_texture
+from scoring.nimalia.cards import EMPTY, Square
 from vision.nimalia.lattice import LatticeNotFound, find_lattice
 from vision.nimalia.reader import CLASSES, SquareGallery, load_gallery, read_reserve
 from vision.nimalia.scene import encode_jpeg, render_reserve
+from vision.reptile_tank.augment import table_texture
 
 SEEDS = (3, 5)
 

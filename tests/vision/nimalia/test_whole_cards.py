@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nimalia.cards import EMPTY
+from scoring.nimalia.cards import EMPTY
 from vision.loading import load_image
 from vision.nimalia.lattice import Lattice
 from vision.nimalia.reader import (

@@ -1,0 +1,1 @@
+"""Helpers below every layer: bounded, safe reading of files and documents."""

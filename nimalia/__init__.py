@@ -1,8 +1,0 @@
-"""Nimalia: the rules data and the exact scoring engine (pure Python, like :mod:`scoring`).
-
-* :mod:`nimalia.cards` -- the 60 cards, the 14 square kinds, turning a card, the 6x6 layout;
-* :mod:`nimalia.rules` -- the rules data (``nimalia/data/rules.toml``) with provenance;
-* :mod:`nimalia.reserve` -- a reserve: the visible grid from placements in order, documents;
-* :mod:`nimalia.engine` -- the 22 goals, relative goals, rounds, totals, the tie-break;
-* :mod:`nimalia.service` -- JSON-able entry points for the app and the command line.
-"""

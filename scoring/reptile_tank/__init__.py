@@ -1,0 +1,1 @@
+"""Reptile Tank's rules: card vocabulary, the rules data file, the engine (pure Python)."""

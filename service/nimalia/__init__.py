@@ -1,0 +1,1 @@
+"""Nimalia at the table: the app's game document and the night's own deck."""

@@ -1,0 +1,1 @@
+"""Reptile Tank at the table: game in progress, photo reads, score pads, records, drafts."""

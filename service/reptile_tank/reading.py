@@ -1,0 +1,206 @@
+"""Photo bytes → a read the app can show and keep: the board, how sure, what to check.
+
+:func:`read_photo` is the app's one call into the vision pipeline. It turns the reader's
+``BoardRead`` into a plain :class:`PhotoRead`: labels, per-cell confidence, the reader's
+calibrated ``check`` flags (when the reader gives them; otherwise nothing is flagged), its best
+guesses per cell, the photo with the grid drawn, and a thumbnail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from service.reptile_tank.game import CANDIDATES_PER_CELL
+
+#: Long side of the photo thumbnail stored with a game (JPEG, pixels).
+THUMBNAIL_SIDE = 320
+#: Long side of the photo shown on the check page (JPEG, pixels); a phone screen needs no more.
+DISPLAY_SIDE = 1024
+
+
+@dataclass(frozen=True)
+class PhotoRead:
+    """What the app keeps of one photo read.
+
+    Attributes
+    ----------
+    grid_found : bool
+        False when no terrarium was located; ``message`` says why and the user gives corners.
+    rows : list of list of str or None
+        The terrarium's cell labels, row 0 farthest from the owner (``None`` when no grid).
+    confidence : list of list of float or None
+        Per-cell confidence (margin to the runner-up), same shape.
+    overlay_jpeg : bytes
+        JPEG (long side <= :data:`DISPLAY_SIDE`) of the photo with the fitted grid and labels
+        drawn; the plain photo when no grid was found.
+    image_size : tuple of int
+        ``(width, height)`` of the reader's image; corners are given in this frame.
+    photo_sha256 : str
+        Hex SHA-256 of the photo's bytes.
+    thumbnail_jpeg : bytes
+        JPEG, long side <= :data:`THUMBNAIL_SIDE`.
+    read_ms : float
+        Wall time of the read, milliseconds.
+    message : str
+        Why no grid was found (empty otherwise).
+    crops : np.ndarray or None
+        ``(4, 5, h, w, 3)`` uint8 RGB rectified cells of the upright board.
+    check : list of list of bool or None
+        The reader's per-cell ``check`` flags; ``None`` when the reader gives none.
+    needs_check : bool
+        The reader's whole-read flag (any cell flagged, when the reader gives no such flag).
+    candidates : list of list of list of str or None
+        Per cell, the reader's best labels, best first.
+    """
+
+    grid_found: bool
+    rows: list[list[str]] | None
+    confidence: list[list[float]] | None
+    overlay_jpeg: bytes
+    image_size: tuple[int, int]
+    photo_sha256: str
+    thumbnail_jpeg: bytes
+    read_ms: float
+    message: str = ""
+    crops: np.ndarray | None = None
+    check: list[list[bool]] | None = None
+    needs_check: bool = False
+    candidates: list[list[list[str]]] | None = None
+
+
+def png_bytes(image_rgb: np.ndarray) -> bytes:
+    """Encode an ``(H, W, 3)`` uint8 RGB array as PNG bytes."""
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(image_rgb, dtype=np.uint8)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def thumbnail_jpeg(image_rgb: np.ndarray, side: int = THUMBNAIL_SIDE, quality: int = 70) -> bytes:
+    """A JPEG of an ``(H, W, 3)`` uint8 RGB image, long side at most ``side`` pixels."""
+    image = Image.fromarray(np.ascontiguousarray(image_rgb, dtype=np.uint8))
+    image.thumbnail((side, side))
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", quality=quality)
+    return buffer.getvalue()
+
+
+def display_jpeg(image_rgb: np.ndarray) -> bytes:
+    """The photo (or overlay) as shown in the app: JPEG, long side <= :data:`DISPLAY_SIDE`."""
+    return thumbnail_jpeg(image_rgb, DISPLAY_SIDE, quality=85)
+
+
+def _check_flags(read: Any) -> tuple[list[list[bool]] | None, bool]:
+    """The reader's ``check`` per cell and ``needs_check`` per read, when it gives them.
+
+    ``BoardRead.check`` is a ``(rows, cols)`` bool array backed by the calibrated
+    ``BoardRead.confidence``; a read without that calibration (``confidence is None``) flags
+    nothing here rather than every cell. A reader whose cells carry their own ``check`` is read
+    cell by cell.
+    """
+    flags = None
+    if getattr(read, "confidence", None) is not None and getattr(read, "check", None) is not None:
+        flags = [[bool(v) for v in row] for row in np.asarray(read.check, dtype=bool).tolist()]
+    elif all(hasattr(cell, "check") for row in read.cells for cell in row):
+        flags = [[bool(cell.check) for cell in row] for row in read.cells]
+    needs = getattr(read, "needs_check", None) if flags is not None else None
+    if needs is None:
+        needs = bool(flags) and any(any(row) for row in flags)
+    return flags, bool(needs)
+
+
+def corner_request(
+    photo_bytes: bytes, reader: Any, message: str, *, started: float | None = None
+) -> PhotoRead:
+    """A read that asks for the grid's corners: the plain photo in the frame corners are given in.
+
+    Used when no grid is found, and when the player says a found grid is in the wrong place.
+    """
+    start = time.perf_counter() if started is None else started
+    image = reader.load(photo_bytes).rgb  # the frame the user's corners are given in
+    return PhotoRead(
+        grid_found=False,
+        rows=None,
+        confidence=None,
+        overlay_jpeg=display_jpeg(image),
+        image_size=(int(image.shape[1]), int(image.shape[0])),
+        photo_sha256=hashlib.sha256(photo_bytes).hexdigest(),
+        thumbnail_jpeg=thumbnail_jpeg(image),
+        read_ms=(time.perf_counter() - start) * 1000.0,
+        message=message,
+    )
+
+
+def read_photo(
+    photo_bytes: bytes,
+    reader: Any,
+    *,
+    corners: list[tuple[float, float]] | None = None,
+    star_cards_removed: bool = False,
+    short_names: dict[str, str] | None = None,
+) -> PhotoRead:
+    """Read a terrarium photo into a board.
+
+    Parameters
+    ----------
+    photo_bytes : bytes
+        The file as uploaded (JPEG, PNG, WebP, HEIC; EXIF orientation is honoured).
+    reader : vision.reptile_tank.reader.TerrariumReader
+        The reader of the game night's deck.
+    corners : list of 4 (x, y), optional
+        The terrarium's outer corners in the frame of a previous read's ``image_size``.
+    star_cards_removed : bool
+        The 2-3 player variant: the star cards cannot be in the terrarium.
+    short_names : dict, optional
+        Label → text drawn on the overlay (the ids by default).
+
+    Raises
+    ------
+    ValueError
+        ``vision.errors.ImageLoadError`` when the bytes are not a usable photo.
+    """
+    from vision.errors import GridNotFoundError
+    from vision.reptile_tank.grid import draw_overlay
+
+    digest = hashlib.sha256(photo_bytes).hexdigest()
+    start = time.perf_counter()
+    try:
+        read = reader.read(
+            photo_bytes,
+            corners=None if corners is None else np.asarray(corners, dtype=float),
+            star_cards_removed=star_cards_removed,
+        )
+    except GridNotFoundError as error:
+        return corner_request(photo_bytes, reader, str(error), started=start)
+    elapsed = (time.perf_counter() - start) * 1000.0
+    rows = [list(row) for row in read.rows]
+    confidence = [[float(cell.confidence) for cell in row] for row in read.cells]
+    candidates = [
+        [[label for label, _score in cell.top][:CANDIDATES_PER_CELL] for cell in row]
+        for row in read.cells
+    ]
+    check, needs_check = _check_flags(read)
+    names = short_names or {}
+    overlay = draw_overlay(
+        read.image, read.fit, labels=[[names.get(x, x) for x in r] for r in rows]
+    )
+    return PhotoRead(
+        grid_found=True,
+        rows=rows,
+        confidence=confidence,
+        overlay_jpeg=display_jpeg(overlay),
+        image_size=(int(read.image.shape[1]), int(read.image.shape[0])),
+        photo_sha256=digest,
+        thumbnail_jpeg=thumbnail_jpeg(read.image),
+        read_ms=elapsed,
+        crops=np.asarray(read.crops),
+        check=check,
+        needs_check=needs_check,
+        candidates=candidates,
+    )

@@ -1,0 +1,187 @@
+"""Per-cell confidence: features, the logistic model, the read's ``needs_check`` and calibration.
+
+The hand-made reads below pin what each feature means; the reader tests run the shipped
+embedder, gallery and ``models/confidence.json`` on the sample photos.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scoring.reptile_tank.cards import EMPTY, FACE_LABELS
+from vision.reptile_tank.classifier import CellRead, CellReads
+from vision.reptile_tank.confidence import (
+    DEFAULT_CONFIDENCE,
+    FEATURES,
+    ConfidenceModel,
+    assess,
+    cell_features,
+    cell_width_px,
+)
+from vision.reptile_tank.orientation import Orientation
+
+SAMPLES = Path(__file__).resolve().parents[3] / "reptile_tank" / "samples"
+LABELS = (*FACE_LABELS, EMPTY)
+
+
+def make_reads(score_rows: list[list[dict[str, float]]], base: float = 0.1) -> CellReads:
+    """CellReads whose cells take their best label; unspecified labels score ``base``."""
+    rows, cols = len(score_rows), len(score_rows[0])
+    scores = np.full((rows, cols, len(LABELS)), base, np.float32)
+    cells = []
+    for r in range(rows):
+        row = []
+        for c in range(cols):
+            for label, value in score_rows[r][c].items():
+                scores[r, c, LABELS.index(label)] = value
+            k = int(scores[r, c].argmax())
+            others = np.delete(scores[r, c], k)
+            row.append(CellRead(LABELS[k], 0, float(scores[r, c, k] - others.max()),
+                                float(scores[r, c, k]), ()))  # fmt: skip
+        cells.append(row)
+    rot = np.repeat(scores[..., None], 4, axis=3)
+    return CellReads(cells=cells, labels=LABELS, label_scores=scores, rotation_scores=rot)
+
+
+def margin_model(threshold: float = 0.5) -> ConfidenceModel:
+    """P(wrong) falls with the margin only: 50 % at a margin of 0.1."""
+    weights = np.zeros(len(FEATURES))
+    weights[FEATURES.index("margin")] = -40.0
+    return ConfidenceModel(weights, 4.0, np.zeros(len(FEATURES)), np.ones(len(FEATURES)),
+                           threshold)  # fmt: skip
+
+
+def test_features_measure_margins_within_the_category():
+    # corn snake vs rosy boa (both snakes) close; the best label of another kind far below
+    reads = make_reads(
+        [
+            [{"corn_snake": 0.9, "rosy_boa": 0.85, "rock": 0.3}, {"rock": 0.95, "corn_snake": 0.5}],
+            [{EMPTY: 0.8, "water": 0.75}, {"water": 0.9, "rock": 0.2}],
+        ]  # fmt: skip
+    )
+    f = cell_features(reads, cell_px=64.0, grid_quality=0.7)
+    assert f.shape == (2, 2, len(FEATURES))
+    col = {name: k for k, name in enumerate(FEATURES)}
+    assert f[0, 0, col["top1"]] == pytest.approx(0.9)
+    assert f[0, 0, col["margin"]] == pytest.approx(0.05, abs=1e-6)
+    assert f[0, 0, col["category_margin"]] == pytest.approx(0.05, abs=1e-6)
+    # rock: the other dry-land cards score 0.1, the best other label (a snake) 0.5
+    assert f[0, 1, col["margin"]] == pytest.approx(0.45, abs=1e-6)
+    assert f[0, 1, col["category_margin"]] == pytest.approx(0.85, abs=1e-6)
+    # empty vs the best card (water 0.75)
+    assert f[1, 0, col["empty_gap"]] == pytest.approx(0.05, abs=1e-6)
+    assert f[0, 0, col["log_cell_px"]] == pytest.approx(6.0)
+    assert f[0, 0, col["grid_quality"]] == pytest.approx(0.7)
+    assert np.allclose(f[..., col["board_top1"]], np.median([0.9, 0.95, 0.8, 0.9]))
+
+
+def test_occupancy_disagreement():
+    reads = make_reads([[{"rock": 0.9}, {EMPTY: 0.9}]])
+    f = cell_features(reads, cell_px=50, grid_quality=1.0, occupancy=np.array([[0.1, 0.1]]))
+    k = FEATURES.index("occupancy_disagreement")
+    assert f[0, 0, k] == pytest.approx(0.9)  # a card where the grid saw table
+    assert f[0, 1, k] == pytest.approx(0.1)
+
+
+def test_close_calls_are_checked_and_clear_ones_are_not():
+    reads = make_reads([[{"corn_snake": 0.9, "rosy_boa": 0.88}, {"rock": 0.95}]])
+    result = assess(reads, cell_px=60, grid_quality=0.8, model=margin_model())
+    assert result.check.tolist() == [[True, False]]
+    assert result.needs_check
+    assert result.p_wrong[0, 0] > 0.9 > 0.01 > result.p_wrong[0, 1]
+    clear = assess(make_reads([[{"rock": 0.95}]]), cell_px=60, grid_quality=0.8,
+                   model=margin_model())  # fmt: skip
+    assert not clear.needs_check and clear.reasons == ()
+
+
+def test_parameters_of_another_embedder_flag_every_cell():
+    model = ConfidenceModel(**{**margin_model().__dict__, "model_id": "abc"})
+    reads = make_reads([[{"rock": 0.95}, {"water": 0.95}]])
+    result = assess(reads, cell_px=60, grid_quality=0.8, model=model, model_id="other")
+    assert result.check.all() and result.needs_check
+    assert "no confidence calibration" in result.reasons[0]
+
+
+def test_orientation_in_doubt_needs_a_check():
+    reads = make_reads([[{"rock": 0.95}, {"corn_snake": 0.95}]])
+    split = Orientation(0, 3, 1, 0.2, False)
+    result = assess(reads, cell_px=60, grid_quality=0.8, orientation=split, model=margin_model())
+    assert not result.check.any() and result.needs_check
+    assert any("up" in reason for reason in result.reasons)
+    clear = Orientation(0, 4, 0, 0.5, False)
+    result = assess(reads, cell_px=60, grid_quality=0.8, orientation=clear, model=margin_model())
+    assert not result.needs_check
+
+
+def test_cell_width_from_corners():
+    corners = np.array([[0, 0], [500, 0], [500, 400], [0, 400]], float)
+    assert cell_width_px(corners, 5) == pytest.approx(100.0)
+
+
+def test_model_round_trips_through_json(tmp_path):
+    model = margin_model(0.3)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(model.to_json()))
+    loaded = ConfidenceModel.load(path)
+    x = np.random.default_rng(0).normal(size=(10, len(FEATURES)))
+    assert np.allclose(loaded.probability(x), model.probability(x), atol=1e-5)
+    assert loaded.threshold == pytest.approx(0.3)
+
+
+def test_logistic_fit_recovers_a_known_rule():
+    from models.fit_confidence import fit_logistic
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(4000, 2))
+    p = 1 / (1 + np.exp(-(2.0 * x[:, 0] - 1.0 * x[:, 1] - 1.0)))
+    y = (rng.random(4000) < p).astype(float)
+    w, b = fit_logistic(x, y, l2=1e-4)
+    assert w == pytest.approx([2.0, -1.0], abs=0.25)
+    assert b == pytest.approx(-1.0, abs=0.2)
+
+
+# ------------------------------------------------------------------------- shipped calibration
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from vision.reptile_tank.reader import TerrariumReader
+
+    return TerrariumReader()
+
+
+def test_shipped_calibration_belongs_to_the_shipped_embedder(reader):
+    assert DEFAULT_CONFIDENCE.is_file()
+    data = json.loads(DEFAULT_CONFIDENCE.read_text())
+    assert data["model_id"] == reader.embedder.model_id
+    assert data["features"] == list(FEATURES)
+    test = data["measured"]["test"]
+    # the targets: >= 95 % of wrong cells flagged, <= 5 % of right ones, on held-out photos
+    assert test["wrong_flagged"] >= 0.95
+    assert test["right_flagged"] <= 0.05
+    assert test["silent_wrong_share_of_cells"] <= 0.0005
+
+
+def test_a_clean_photo_is_not_flagged_everywhere(reader):
+    read = reader.read((SAMPLES / "sample_1.jpg").read_bytes())
+    truth = json.loads((SAMPLES / "sample_1.json").read_text())
+    assert read.rows == truth["board"]["rows"]
+    assert read.check.shape == (4, 5)
+    assert read.check.sum() <= 2
+
+
+def test_a_misplaced_grid_is_flagged(reader):
+    """Corners half a card off: the crops straddle cards and gaps, and the read must say so."""
+    data = (SAMPLES / "sample_1.jpg").read_bytes()
+    right = reader.read(data)
+    corners = np.asarray(right.fit.corners, float)  # in the loaded image's pixels
+    shift = (corners[1] - corners[0]) / 10  # half a cell along the rows
+    wrong = reader.read(data, corners=corners + shift)
+    bad = [(r, c) for r in range(4) for c in range(5) if wrong.rows[r][c] != right.rows[r][c]]
+    assert len(bad) >= 5  # the shift does break the read
+    assert wrong.needs_check
+    assert sum(bool(wrong.check[r, c]) for r, c in bad) >= 0.8 * len(bad)

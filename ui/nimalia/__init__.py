@@ -1,0 +1,1 @@
+"""Nimalia's page and widgets."""

@@ -1,0 +1,1 @@
+"""Reptile Tank's pages and widgets."""

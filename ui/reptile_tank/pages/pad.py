@@ -1,0 +1,54 @@
+"""Page 4 — Score pad: each terrarium drawn with its scoring groups, its columns, every number
+expandable into its reasons, and a picture of it to share.
+
+Live: it is recomputed from the boards on every run, so a fixed cell shows at once. A
+half-built terrarium shows its "score so far"; the cockroach majority waits for the table.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import state as S
+from ui.backend import load_rules
+from ui.navigation import page_path
+from ui.pages_common import require_game, saved_state_ui
+from ui.reptile_tank.journey import is_complete, score_entry
+from ui.reptile_tank.widgets import score_pad_ui, share_button_ui
+
+
+def pad_ui() -> None:
+    st.title("🧮 Score pad")
+    if not require_game():
+        return
+    saved_state_ui()
+    rules = load_rules()
+    entries = st.session_state[S.ENTRIES]
+    if not entries:
+        st.info("No terrarium entered yet.")
+        st.page_link(page_path("photo.py"), label="Photograph a terrarium", icon="📷")
+        return
+    for i, player in enumerate(st.session_state[S.PLAYERS]):
+        entry = entries.get(player)
+        if entry is None:
+            st.text(f"{player}: not entered yet")
+            continue
+        pad = score_entry(
+            entry,
+            rules,
+            objectives=st.session_state[S.OBJECTIVES],
+            players=len(st.session_state[S.PLAYERS]),
+            star_cards_out=st.session_state[S.STAR_CARDS_OUT],
+        )
+        with st.container(border=True):
+            partial = not is_complete(entry.rows)
+            score_pad_ui(player, pad, key=f"pad_{i}", partial=partial, rows=entry.rows)
+            share_button_ui(player, entry.rows, pad, key=f"pad_share_{i}")
+    missing = S.missing_players(st.session_state)
+    if missing:
+        st.caption(f"Still to enter: {len(missing)} player(s).")
+    else:
+        st.page_link(page_path("confirm.py"), label="Everyone is in: score the table", icon="✅")
+
+
+pad_ui()

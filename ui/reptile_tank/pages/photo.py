@@ -1,0 +1,180 @@
+"""Page 2 — Photograph each terrarium: camera or file upload (or the sample photo, or by hand).
+
+The photo goes through :func:`ui.backend.read_photo` (one call into the vision pipeline). The
+Camera tab opens the back camera at its largest photo size, or Streamlit's 1080p camera
+(:mod:`ui.camera`), and says when a capture is too small to read reliably. When no terrarium is
+found, or the player says the grid found is in the wrong place, they tap its four outer corners
+on the photo (:mod:`ui.corners`) and the read continues. A file that cannot be read (or is
+empty) says so in place of the previous read.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from service.reptile_tank.reading import corner_request
+from ui import state as S
+from ui.backend import get_reader, read_photo_cached, reader_available, sample_photos
+from ui.camera import back_camera_ui, camera_ui
+from ui.corners import corners_ui
+from ui.navigation import page_path
+from ui.pages_common import player_picker_ui, require_game
+
+KEY_CAMERA = "photo_camera"
+KEY_BACK_CAMERA = "photo_back_camera"
+KEY_CAMERA_KIND = "photo_camera_kind"
+#: The two in-page cameras (ui/camera.py): ours (back camera, largest photo) and Streamlit's.
+CAMERA_KINDS = {
+    "back": "Back camera, full size",
+    "browser": "Simple camera (1080p)",
+}
+KEY_UPLOAD = "photo_upload"
+KEY_SAMPLE = "photo_sample"
+KEY_MANUAL = "photo_manual"
+#: Per-player key of the last photo that could not be read (its message replaces the old read).
+KEY_FAILED = "photo_failed"
+#: Per-player button: the grid found is in the wrong place, give its corners instead.
+KEY_REGRID = "photo_regrid"
+#: The corner request's reason when the player asked for it.
+REGRID_REASON = "You said the grid is in the wrong place: tap its four outer corners."
+PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
+
+
+def fresh_file(uploaded, widget_key: str) -> bytes | None:
+    """The bytes of ``uploaded`` the first time this file shows up in the widget, else None."""
+    if uploaded is None:
+        return None
+    seen = st.session_state.setdefault(S.SEEN_FILES, {})
+    if seen.get(widget_key) == uploaded.file_id:
+        return None
+    seen[widget_key] = uploaded.file_id
+    return uploaded.getvalue()
+
+
+def empty_photo_message(source: str) -> str:
+    """What to say when the browser handed over a photo of 0 bytes."""
+    return (
+        f"That {source} is empty (0 bytes): nothing was read. Choose the photo again, or "
+        "take a new one."
+    )
+
+
+def no_grid_message(reason: str) -> str:
+    """The reader's reason, as one sentence that starts by saying what happened."""
+    reason = reason.strip()
+    if reason == REGRID_REASON:
+        return reason
+    if reason.lower().startswith("no terrarium found"):
+        return reason[0].upper() + reason[1:]
+    return f"No terrarium found: {reason}"
+
+
+def take_read(player: str, photo: bytes, corners=None) -> None:
+    """Read ``photo`` for ``player`` and store the result (or the corner request) in the state."""
+    with st.spinner("Reading the terrarium…", show_time=True):
+        try:
+            read = read_photo_cached(
+                photo,
+                tuple(corners) if corners else None,
+                st.session_state[S.STAR_CARDS_OUT],
+            )
+        except ValueError as error:
+            st.session_state[f"{KEY_FAILED}_{player}"] = f"That photo cannot be used: {error}"
+            return
+        except OSError as error:
+            st.session_state[f"{KEY_FAILED}_{player}"] = (
+                f"The card reader cannot start ({error}); enter the board by hand."
+            )
+            return
+    S.store_read(st.session_state, player, photo, read)
+
+
+def photo_ui() -> None:
+    st.title("📷 Photograph")
+    if not require_game():
+        return
+    player = player_picker_ui(key="photo_player")
+    st.caption(
+        "Photograph the whole terrarium from your seat. Your phone's own camera (via "
+        "upload) gives the sharpest photos; the in-page camera is quicker."
+    )
+    if not reader_available():
+        st.warning("The photo reader is not installed here; enter the board by hand below.")
+    tab_upload, tab_camera = st.tabs(["Upload a photo", "Camera"])
+    with tab_upload:
+        upload = st.file_uploader(
+            "Photo of the terrarium", type=PHOTO_TYPES, key=f"{KEY_UPLOAD}_{player}"
+        )
+    with tab_camera:
+        kind = st.radio(
+            "Camera",
+            list(CAMERA_KINDS),
+            format_func=CAMERA_KINDS.get,
+            horizontal=True,
+            key=KEY_CAMERA_KIND,
+            label_visibility="collapsed",
+        )
+        shot, back_shot = None, None
+        if kind == "browser":
+            shot = camera_ui(f"{KEY_CAMERA}_{player}")
+        else:
+            back_shot = back_camera_ui(f"{KEY_BACK_CAMERA}_{player}")
+    samples = sample_photos()
+    cols = st.columns(2)
+    use_sample = cols[0].button(
+        "Try the sample photo", key=KEY_SAMPLE, disabled=not samples, width="stretch"
+    )
+    if cols[1].button("Enter the board by hand", key=KEY_MANUAL, width="stretch"):
+        S.start_manual(st.session_state, player)
+        st.switch_page(page_path("check.py"))
+    photo = None
+    if use_sample and samples:
+        photo = samples[0].read_bytes()
+    else:  # only a newly uploaded or taken photo counts: a kept upload must not win again
+        candidates = (
+            (fresh_file(upload, f"{KEY_UPLOAD}_{player}"), "file"),
+            (fresh_file(shot, f"{KEY_CAMERA}_{player}"), "photo"),
+            (back_shot, "photo"),
+        )
+        for data, source in candidates:
+            if data is None:
+                continue
+            if not data:  # a 0-byte file: say so, and stop showing the previous read
+                st.session_state[f"{KEY_FAILED}_{player}"] = empty_photo_message(source)
+                continue
+            photo = data
+            break
+    if photo is not None:
+        st.session_state.pop(f"{KEY_FAILED}_{player}", None)
+        if S.photo_is_new(st.session_state, player, photo):
+            take_read(player, photo)
+    failed = st.session_state.get(f"{KEY_FAILED}_{player}")
+    if failed:  # shown instead of the previous read, which belongs to another photo
+        st.error(failed)
+    pending = S.pending_corners(st.session_state, player)
+    if pending is not None:
+        st.warning(no_grid_message(pending.read.message))
+        corners = corners_ui(pending.read, key=f"corners_{player}")
+        if corners is not None:
+            take_read(player, pending.photo, corners)
+            st.rerun()
+        return
+    entry = st.session_state[S.ENTRIES].get(player)
+    if entry is not None and entry.source == "photo" and not failed:
+        st.success(
+            f"Read in {entry.read_ms:.0f} ms. "
+            f"{len(S.low_confidence_cells(entry, S.LOW_CONFIDENCE))} cell(s) to check."
+        )
+        st.image(entry.overlay_jpeg, width="stretch")
+        photo_read = S.read_photo_of(st.session_state, player)
+        if photo_read is not None and st.button(
+            "Grid in the wrong place? Tap its corners", key=f"{KEY_REGRID}_{player}", icon="📐"
+        ):
+            S.ask_corners(
+                st.session_state, player, corner_request(photo_read, get_reader(), REGRID_REASON)
+            )
+            st.rerun()
+        st.page_link(page_path("check.py"), label="Next: check the read", icon="🔎")
+
+
+photo_ui()

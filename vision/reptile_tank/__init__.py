@@ -1,0 +1,1 @@
+"""Reptile Tank's photo reader: grid finding, the card embedder and galleries, synthetic photos."""

@@ -1,0 +1,345 @@
+"""Name every cell of a grid: an ONNX card embedder plus a deck :class:`~vision.reptile_tank.gallery.Gallery`.
+
+:class:`CardEmbedder` runs the shipped ONNX network (``models/card_embedder.onnx``) with
+onnxruntime; its preprocessing (input size, channel order, normalisation) is read from the
+metadata file beside it (``models/card_embedder.json``), never re-typed here.
+:func:`classify_cells` embeds all 20 crops as one batch, scores them against the gallery and
+applies the facts about the deck (no more copies of a type than the deck holds; star cards absent
+when the user says so) as one constrained assignment over the cells' scores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.reptile_tank.cards import EMPTY, WATER
+from scoring.reptile_tank.rules import default_rules
+
+#: The first shipped embedder, ``CardEmbedder()``'s default (other games' galleries, e.g. the
+#: Nimalia squares, are built with it); its metadata file has the same stem and a ``.json``.
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "card_embedder.onnx"
+#: The Reptile Tank reader's embedder (second generation: look-alike faces, quarter turns,
+#: small photos); :class:`vision.reptile_tank.reader.TerrariumReader` and enrolment use it.
+READER_MODEL = DEFAULT_MODEL.with_name("card_embedder_v2.onnx")
+#: How much the grid finder's occupancy evidence moves the ``empty`` score (cosine units): the
+#: score gets ``OCCUPANCY_WEIGHT * (0.5 - occupancy)``, so only close calls can change.
+OCCUPANCY_WEIGHT = 0.2
+
+
+class ModelFileError(OSError):
+    """The embedder's ONNX file or its metadata is missing or unreadable."""
+
+
+class CardEmbedder:
+    """The card embedder: (N, H, W, 3) uint8 RGB crops → (N, D) L2-normalised float32.
+
+    Parameters
+    ----------
+    model_path : path, optional
+        The ``.onnx`` file; ``models/card_embedder.onnx`` by default. Its metadata
+        ``<stem>.json`` must sit beside it.
+    threads : int
+        onnxruntime's intra-op threads (1 = one CPU core, as the benchmarks measure).
+    """
+
+    def __init__(self, model_path: str | Path | None = None, *, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path) if model_path is not None else DEFAULT_MODEL
+        meta_path = path.with_suffix(".json")
+        if not path.is_file():
+            raise ModelFileError(f"embedder model not found: {path}")
+        if not meta_path.is_file():
+            raise ModelFileError(f"embedder metadata not found: {meta_path}")
+        self.path = path
+        self.metadata = json.loads(meta_path.read_text())
+        spec = self.metadata["input"]
+        if spec["channel_order"] != "RGB" or spec["layout"] != "NCHW":
+            raise ModelFileError(f"{meta_path}: expected RGB NCHW input, got {spec}")
+        self.input_size: tuple[int, int] = (int(spec["width"]), int(spec["height"]))
+        self.embedding_dim = int(self.metadata["embedding_dim"])
+        self._scale = float(spec["scale"])
+        self._mean = np.asarray(spec["mean"], np.float32).reshape(1, 3, 1, 1)
+        self._std = np.asarray(spec["std"], np.float32).reshape(1, 3, 1, 1)
+        self.model_id = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(int(threads), 1)
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self._input_name = self.session.get_inputs()[0].name
+
+    def preprocess(self, crops: np.ndarray) -> np.ndarray:
+        """(N, H, W, 3) uint8 RGB → (N, 3, h, w) float32 normalised network input.
+
+        Crops of another size are resized (area interpolation) to the model's input size.
+        """
+        crops = np.asarray(crops)
+        if crops.ndim != 4 or crops.shape[-1] != 3:
+            raise ValueError(f"crops must be (N, H, W, 3) RGB, got shape {crops.shape}")
+        width, height = self.input_size
+        if crops.shape[1:3] != (height, width):
+            # one resize of the crops stacked into a column: area interpolation never mixes
+            # rows across the crops' borders (they map exactly onto output rows), so this equals
+            # resizing crop by crop (tested), in one call
+            n, h, w = crops.shape[:3]
+            column = np.ascontiguousarray(crops).reshape(n * h, w, 3)
+            crops = cv2.resize(column, (width, n * height), interpolation=cv2.INTER_AREA).reshape(
+                n, height, width, 3
+            )
+        batch = crops.astype(np.float32).transpose(0, 3, 1, 2) * self._scale
+        return (batch - self._mean) / self._std
+
+    def embed(self, crops: np.ndarray) -> np.ndarray:
+        """Embed crops in one batch.
+
+        Parameters
+        ----------
+        crops : (N, H, W, 3) uint8 RGB
+
+        Returns
+        -------
+        (N, D) float32, each row of unit length
+        """
+        if len(crops) == 0:
+            return np.zeros((0, self.embedding_dim), np.float32)
+        (out,) = self.session.run(None, {self._input_name: self.preprocess(crops)})
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return (out / np.maximum(norms, 1e-8)).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class CellRead:
+    """What one cell shows.
+
+    Attributes
+    ----------
+    label : str
+        A face label (card id or ``water``) or ``empty``.
+    rotation : int
+        The card's rotation in the crop, counter-clockwise degrees (0, 90, 180, 270).
+    confidence : float
+        The margin between this label's score and the best other label's (cosine units);
+        negative when a deck fact overrode the cell's best guess.
+    score : float
+        The cosine similarity of the cell to the label's nearest prototype.
+    top : tuple of (label, score)
+        The best labels, best first.
+    """
+
+    label: str
+    rotation: int
+    confidence: float
+    score: float
+    top: tuple[tuple[str, float], ...]
+
+    @property
+    def occupied(self) -> bool:
+        return self.label != EMPTY
+
+
+@dataclass
+class CellReads:
+    """The cell reads (the grid's rows x cols) plus the raw scores they came from.
+
+    Attributes
+    ----------
+    cells : list of 4 lists of 5 :class:`CellRead`
+    labels : tuple of str
+        The gallery's labels, the last axis of ``label_scores``.
+    label_scores : (4, 5, L) float32
+        Best score per label (over rotations).
+    rotation_scores : (4, 5, L, 4) float32
+        Score per label and rotation (0, 90, 180, 270); ``-inf`` where the gallery has none.
+    """
+
+    cells: list[list[CellRead]]
+    labels: tuple[str, ...]
+    label_scores: np.ndarray
+    rotation_scores: np.ndarray
+
+    def rows(self) -> list[list[str]]:
+        """The board as 4 rows of 5 labels."""
+        return [[cell.label for cell in row] for row in self.cells]
+
+
+def hungarian(cost: np.ndarray) -> np.ndarray:
+    """Minimum-cost assignment of every row to a distinct column.
+
+    Parameters
+    ----------
+    cost : (n, m) float array, n ≤ m, finite
+
+    Returns
+    -------
+    (n,) int
+        The column assigned to each row.
+    """
+    cost = np.asarray(cost, np.float64)
+    n, m = cost.shape
+    if n > m:
+        raise ValueError(f"cost must have no more rows than columns, got {cost.shape}")
+    u = np.zeros(n + 1)
+    v = np.zeros(m + 1)
+    match = np.zeros(m + 1, dtype=int)  # match[j] = row (1-based) assigned to column j
+    way = np.zeros(m + 1, dtype=int)
+    for i in range(1, n + 1):
+        match[0] = i
+        j0 = 0
+        minv = np.full(m + 1, np.inf)
+        used = np.zeros(m + 1, dtype=bool)
+        while True:
+            used[j0] = True
+            i0 = match[j0]
+            cur = cost[i0 - 1] - u[i0] - v[1:]
+            free = ~used[1:]
+            better = free & (cur < minv[1:])
+            minv[1:][better] = cur[better]
+            way[1:][better] = j0
+            candidates = np.where(free, minv[1:], np.inf)
+            j1 = int(np.argmin(candidates)) + 1
+            delta = candidates[j1 - 1]
+            u[match[used]] += delta
+            v[used] -= delta
+            minv[1:][free] -= delta
+            j0 = j1
+            if match[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            match[j0] = match[j1]
+            j0 = j1
+    result = np.empty(n, dtype=int)
+    for j in range(1, m + 1):
+        if match[j]:
+            result[match[j] - 1] = j - 1
+    return result
+
+
+def constrained_labels(
+    scores: np.ndarray, labels: tuple[str, ...], capacity: Mapping[str, int]
+) -> np.ndarray:
+    """Assign one label per cell maximising the total score under per-label capacities.
+
+    When every cell's best label respects the capacities that is the answer; otherwise the
+    least costly changes are made (a minimum-cost assignment over expanded label slots).
+
+    Parameters
+    ----------
+    scores : (N, L) float
+        Score of each label for each cell (higher is better).
+    labels : tuple of L str
+    capacity : mapping label → int
+        How many cells may hold the label; labels not in it are unlimited.
+
+    Returns
+    -------
+    (N,) int
+        The chosen label index per cell.
+
+    Raises
+    ------
+    ValueError
+        When the capacities cannot hold N cells.
+    """
+    scores = np.asarray(scores, np.float64)
+    n_cells, n_labels = scores.shape
+    caps = np.array([min(capacity.get(lab, n_cells), n_cells) for lab in labels])
+    best = scores.argmax(axis=1)
+    if np.all(np.bincount(best, minlength=n_labels) <= caps) and np.all(caps[best] > 0):
+        return best
+    if caps.sum() < n_cells:
+        raise ValueError("the deck's copy counts cannot fill the board")
+    slots = np.repeat(np.arange(n_labels), caps)
+    allowed = np.isfinite(scores)
+    finite = np.where(allowed, scores, scores[allowed].min() - 10.0)
+    chosen = hungarian(-finite[:, slots])
+    return slots[chosen]
+
+
+def classify_cells(
+    crops: np.ndarray,
+    embedder: CardEmbedder,
+    gallery,
+    *,
+    copies: Mapping[str, int] | None = None,
+    star_cards_removed: bool = False,
+    occupancy: np.ndarray | None = None,
+    top_k: int = 3,
+) -> CellReads:
+    """Name every cell of a rectified board.
+
+    Parameters
+    ----------
+    crops : (4, 5, H, W, 3) uint8 RGB
+        The rectified cells, as ``vision.reptile_tank.grid.rectify_cells`` returns them.
+    embedder : CardEmbedder
+    gallery : vision.reptile_tank.gallery.Gallery
+        Built with the same embedder.
+    copies : mapping card id → int, optional
+        How many copies of each front the deck holds (from the rules data); no limit when
+        omitted. ``water`` and ``empty`` are never limited.
+    star_cards_removed : bool
+        The star cards (corn snake, brown anole, rock) are out of the game (2–3 players).
+    occupancy : (4, 5) float in 0..1, optional
+        The grid finder's evidence that a card lies in each cell (``GridFit.occupancy``); it
+        nudges the ``empty`` score by :data:`OCCUPANCY_WEIGHT` ``* (0.5 - occupancy)``.
+    top_k : int
+        How many labels to keep per cell in :attr:`CellRead.top`.
+
+    Returns
+    -------
+    CellReads
+    """
+    crops = np.asarray(crops)
+    if crops.ndim != 5 or crops.shape[-1] != 3:
+        raise ValueError(f"crops must be (rows, cols, H, W, 3) RGB, got {crops.shape}")
+    ROWS, COLS = crops.shape[:2]  # noqa: N806
+    gallery.check_model(embedder)
+    flat = crops.reshape((ROWS * COLS,) + crops.shape[2:])
+    embeddings = embedder.embed(flat)
+    rotation_scores = gallery.rotation_scores(embeddings)  # (20, L, 4)
+    if occupancy is not None and EMPTY in gallery.labels:
+        evidence = np.asarray(occupancy, np.float32).reshape(ROWS * COLS)
+        rotation_scores[:, gallery.labels.index(EMPTY), :] += (
+            OCCUPANCY_WEIGHT * (0.5 - evidence)[:, None]
+        )
+    label_scores = rotation_scores.max(axis=2)
+    labels = gallery.labels
+    capacity = dict(copies or {})
+    capacity.pop(WATER, None)
+    capacity.pop(EMPTY, None)
+    if star_cards_removed:
+        capacity.update({card: 0 for card in default_rules().star_cards})
+    chosen = constrained_labels(label_scores, labels, capacity)
+    cells = []
+    for index in range(ROWS * COLS):
+        row = label_scores[index]
+        choice = int(chosen[index])
+        others = np.delete(row, choice)
+        runner_up = float(others.max()) if len(others) else -1.0
+        order = np.argsort(-row)[:top_k]
+        rot_index = int(np.argmax(rotation_scores[index, choice]))
+        cells.append(
+            CellRead(
+                label=labels[choice],
+                rotation=90 * rot_index,
+                confidence=float(row[choice] - runner_up),
+                score=float(row[choice]),
+                top=tuple((labels[k], float(row[k])) for k in order),
+            )
+        )
+    grid = [cells[r * COLS : (r + 1) * COLS] for r in range(ROWS)]
+    return CellReads(
+        cells=grid,
+        labels=labels,
+        label_scores=label_scores.reshape(ROWS, COLS, -1).astype(np.float32),
+        rotation_scores=rotation_scores.reshape(ROWS, COLS, len(labels), 4).astype(np.float32),
+    )

@@ -1,0 +1,344 @@
+"""Which cells to check: a calibrated per-cell doubt and a per-read ``needs_check``.
+
+The recogniser's raw margin (best label minus runner-up) alone does not say when a read is wrong:
+right cells of a hard photo and wrong cells of a look-alike deck overlap. This module turns what
+the read knows about a cell into features (:data:`FEATURES`) and a tiny logistic model, fitted
+by ``models/fit_confidence.py`` on held-out synthetic photos (generator seeds of their own,
+disjoint from training and evaluation), gives each cell a probability of being wrong. A cell is
+to be checked when that probability reaches the fitted threshold (chosen so that the flagged
+cells hold at least 95 % of the wrong cells of the fitting data); a read needs a check when any
+cell does, or when its orientation is in doubt.
+
+The parameters live in ``models/confidence.json`` beside the embedder they were fitted for (its
+``model_id``); with another embedder the flags fall back to flagging every cell, because the
+fitted numbers would mean nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from scoring.reptile_tank.cards import EMPTY, WATER
+
+DEFAULT_CONFIDENCE = Path(__file__).resolve().parents[2] / "models" / "confidence.json"
+
+#: Per-cell features, in the order of the model's weights.
+FEATURES = (
+    "top1",  # cosine similarity of the chosen label
+    "margin",  # chosen label minus the best other label (negative: a deck fact overrode it)
+    "category_margin",  # chosen label minus the best other label of the same category
+    "empty_gap",  # |score of empty - best card score|: how clear card-vs-table is
+    "occupancy_disagreement",  # |grid's occupancy evidence - (label is a card)|
+    "log_cell_px",  # log2 of the cell's width in the photo, pixels
+    "grid_quality",  # the lattice fit's quality
+    "board_top1",  # median top1 over the board's cells (a misplaced lattice lowers all)
+    "log_margin",  # log of the margin (floored at 0.001): close calls spread out
+    "low_margin_share",  # share of the board's cells with a margin under 0.1
+    "board_low_top1",  # the board's third-lowest top1 (a few cells that match nothing)
+)
+#: The features measured on a cell alone; the rest are derived by :func:`board_features`.
+CELL_FEATURES = 7
+#: A margin under this counts as a close call for ``low_margin_share``.
+CLOSE_MARGIN = 0.1
+
+
+@dataclass(frozen=True)
+class ReadConfidence:
+    """The doubt about one read.
+
+    Attributes
+    ----------
+    p_wrong : (rows, cols) float
+        Probability that each cell's label is wrong.
+    check : (rows, cols) bool
+        Cells to check (``p_wrong`` at or above the threshold).
+    needs_check : bool
+        Any cell to check, or the orientation in doubt.
+    reasons : tuple of str
+        Why the read needs a check, one short phrase each.
+    features : (rows, cols, F) float32
+        The features the probabilities came from (:data:`FEATURES`).
+    """
+
+    p_wrong: np.ndarray
+    check: np.ndarray
+    needs_check: bool
+    reasons: tuple[str, ...]
+    features: np.ndarray = field(repr=False)
+
+
+@dataclass(frozen=True)
+class ConfidenceModel:
+    """Logistic regression on standardised features: ``p = σ(w · (x - mean) / std + b)``.
+
+    Attributes
+    ----------
+    weights, mean, std : (F,) float
+    bias : float
+    threshold : float
+        A cell is checked when ``p >= threshold``.
+    read_threshold : float
+        A read needs a check when any of its cells has ``p >= read_threshold`` (at most
+        ``threshold``: a read can be in doubt as a whole without one cell standing out).
+    model_id : str
+        The embedder these parameters were fitted for; ``""`` matches any.
+    features : tuple of str
+    """
+
+    weights: np.ndarray
+    bias: float
+    mean: np.ndarray
+    std: np.ndarray
+    threshold: float
+    model_id: str = ""
+    features: tuple[str, ...] = FEATURES
+    read_threshold: float | None = None
+
+    @property
+    def read_limit(self) -> float:
+        """:attr:`read_threshold`, or :attr:`threshold` when none was fitted."""
+        if self.read_threshold is None:
+            return self.threshold
+        return min(self.read_threshold, self.threshold)
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_CONFIDENCE) -> ConfidenceModel:
+        data = json.loads(Path(path).read_text())
+        if tuple(data["features"]) != FEATURES:
+            raise ValueError(f"{path}: features {data['features']} are not {list(FEATURES)}")
+        return cls(
+            weights=np.asarray(data["weights"], np.float64),
+            bias=float(data["bias"]),
+            mean=np.asarray(data["mean"], np.float64),
+            std=np.asarray(data["std"], np.float64),
+            threshold=float(data["threshold"]),
+            model_id=str(data.get("model_id", "")),
+            read_threshold=float(data["read_threshold"]) if "read_threshold" in data else None,
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "features": list(self.features),
+            "weights": [round(float(w), 6) for w in self.weights],
+            "bias": round(float(self.bias), 6),
+            "mean": [round(float(m), 6) for m in self.mean],
+            "std": [round(float(s), 6) for s in self.std],
+            "threshold": round(float(self.threshold), 6),
+            "read_threshold": round(float(self.read_limit), 6),
+            "model_id": self.model_id,
+        }
+
+    def probability(self, features: np.ndarray) -> np.ndarray:
+        """P(wrong) for features of shape (..., F)."""
+        z = (np.asarray(features, np.float64) - self.mean) / self.std
+        logit = z @ self.weights + self.bias
+        return 1.0 / (1.0 + np.exp(-np.clip(logit, -40, 40)))
+
+
+@lru_cache(maxsize=1)
+def default_model() -> ConfidenceModel | None:
+    """The shipped parameters, or ``None`` when ``models/confidence.json`` is missing."""
+    if not DEFAULT_CONFIDENCE.is_file():
+        return None
+    return ConfidenceModel.load(DEFAULT_CONFIDENCE)
+
+
+@lru_cache(maxsize=1)
+def label_categories() -> dict[str, str]:
+    """Card id → category from the default rules data; ``water`` and ``empty`` are their own.
+
+    Only the ``category`` of each ``[cards.<id>]`` table is read (plain TOML, not the rules
+    loader: the recogniser needs no house rules and must not fail on a rules option it does
+    not use). Labels without a category are their own.
+    """
+    import tomllib
+
+    from scoring.reptile_tank.rules import DEFAULT_RULES_PATH
+
+    with open(DEFAULT_RULES_PATH, "rb") as handle:
+        data = tomllib.load(handle)
+    cards = data.get("cards", {})
+    out = {
+        card: str(entry["category"])
+        for card, entry in cards.items()
+        if isinstance(entry, dict) and "category" in entry
+    }
+    out[WATER] = WATER
+    out[EMPTY] = EMPTY
+    return out
+
+
+def cell_width_px(corners: np.ndarray, cols: int) -> float:
+    """Mean width of a cell in the photo: the grid's top and bottom sides over ``cols``.
+
+    ``corners`` are the lattice's outer corners TL, TR, BR, BL in image pixels.
+    """
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    top = np.linalg.norm(c[1] - c[0])
+    bottom = np.linalg.norm(c[2] - c[3])
+    return float((top + bottom) / 2 / max(cols, 1))
+
+
+def cell_features(
+    reads,
+    *,
+    cell_px: float,
+    grid_quality: float,
+    occupancy: np.ndarray | None = None,
+    categories: dict[str, str] | None = None,
+) -> np.ndarray:
+    """The :data:`FEATURES` of every cell of a read.
+
+    Parameters
+    ----------
+    reads : vision.reptile_tank.classifier.CellReads
+        The cells as classified (rows and columns from its ``label_scores``' shape).
+    cell_px : float
+        A cell's width in the photo, pixels (:func:`cell_width_px`).
+    grid_quality : float
+        ``GridFit.quality``.
+    occupancy : (rows, cols) float, optional
+        ``GridFit.occupancy`` in the same cell order as ``reads``; 0.5 (no opinion) if missing.
+    categories : mapping label → category, optional
+        :func:`label_categories` by default.
+
+    Returns
+    -------
+    (rows, cols, F) float32
+    """
+    categories = categories if categories is not None else label_categories()
+    scores = np.asarray(reads.label_scores, np.float64)
+    rows, cols, n_labels = scores.shape
+    labels = tuple(reads.labels)
+    cat = [categories.get(lab, lab) for lab in labels]
+    empty_index = labels.index(EMPTY) if EMPTY in labels else None
+    card_mask = np.array([lab != EMPTY for lab in labels])
+    occ = (
+        np.full((rows, cols), 0.5)
+        if occupancy is None
+        else np.asarray(occupancy, np.float64).reshape(rows, cols)
+    )
+    out = np.zeros((rows, cols, CELL_FEATURES), np.float64)
+    finite_scores = np.where(np.isfinite(scores), scores, -1.0)
+    for r in range(rows):
+        for c in range(cols):
+            cell = reads.cells[r][c]
+            row = finite_scores[r, c]
+            choice = labels.index(cell.label)
+            top1 = row[choice]
+            others = np.delete(row, choice)
+            margin = top1 - (others.max() if len(others) else -1.0)
+            same = [k for k in range(n_labels) if k != choice and cat[k] == cat[choice]]
+            category_margin = top1 - row[same].max() if same else margin
+            if empty_index is not None and card_mask.any():
+                empty_gap = abs(row[empty_index] - row[card_mask].max())
+            else:
+                empty_gap = 1.0
+            disagreement = abs(occ[r, c] - (0.0 if cell.label == EMPTY else 1.0))
+            out[r, c] = (
+                top1,
+                margin,
+                category_margin,
+                empty_gap,
+                disagreement,
+                np.log2(max(cell_px, 1.0)),
+                grid_quality,
+            )
+    full = board_features(out.reshape(rows * cols, CELL_FEATURES))
+    return full.reshape(rows, cols, len(FEATURES)).astype(np.float32)
+
+
+def board_features(cells: np.ndarray) -> np.ndarray:
+    """One board's (N, :data:`CELL_FEATURES`) per-cell features → (N, F) with the board's own.
+
+    Adds, in :data:`FEATURES` order: the median top1 over the board, the log margin, the share
+    of close calls on the board and the board's third-lowest top1.
+    """
+    cells = np.asarray(cells, np.float64)[:, :CELL_FEATURES]
+    n = len(cells)
+    top1, margin = cells[:, 0], cells[:, 1]
+    low = np.sort(top1)[min(2, n - 1)] if n else 0.0
+    extra = np.column_stack(
+        [
+            np.full(n, np.median(top1) if n else 0.0),
+            np.log(np.maximum(margin, 1e-3)),
+            np.full(n, float(np.mean(margin < CLOSE_MARGIN)) if n else 0.0),
+            np.full(n, low),
+        ]
+    )
+    return np.hstack([cells, extra])
+
+
+def assess(
+    reads,
+    *,
+    cell_px: float,
+    grid_quality: float,
+    occupancy: np.ndarray | None = None,
+    orientation=None,
+    model: ConfidenceModel | None = None,
+    model_id: str | None = None,
+) -> ReadConfidence:
+    """Which cells of a read to check, and whether the read needs a check at all.
+
+    Parameters
+    ----------
+    reads : vision.reptile_tank.classifier.CellReads
+    cell_px, grid_quality, occupancy
+        As for :func:`cell_features`.
+    orientation : vision.reptile_tank.orientation.Orientation, optional
+        Its doubt (an ambiguous or split vote) makes the read need a check.
+    model : ConfidenceModel, optional
+        :func:`default_model` by default. Without parameters for this embedder (missing file
+        or another ``model_id``) every cell is flagged: unknown confidence is no confidence.
+    model_id : str, optional
+        The embedder's id, checked against the model's.
+
+    Returns
+    -------
+    ReadConfidence
+    """
+    features = cell_features(reads, cell_px=cell_px, grid_quality=grid_quality, occupancy=occupancy)
+    model = model if model is not None else default_model()
+    reasons: list[str] = []
+    usable = model is not None and (
+        not model.model_id or model_id is None or model.model_id == model_id
+    )
+    read_in_doubt = False
+    if usable:
+        p_wrong = model.probability(features)
+        check = p_wrong >= model.threshold
+        read_in_doubt = bool((p_wrong >= model.read_limit).any())
+    else:
+        p_wrong = np.full(features.shape[:2], 0.5)
+        check = np.ones(features.shape[:2], bool)
+        reasons.append("no confidence calibration for this model")
+    if check.any():
+        reasons.append(f"{int(check.sum())} cell(s) in doubt")
+    elif read_in_doubt:
+        r, c = np.unravel_index(int(np.argmax(p_wrong)), p_wrong.shape)
+        reasons.append(f"the read is less certain than usual (most of all cell {r},{c})")
+    if orientation is not None and orientation_in_doubt(orientation, reads):
+        reasons.append("which way is up is unclear")
+    return ReadConfidence(
+        p_wrong=p_wrong.astype(np.float32),
+        check=check,
+        needs_check=bool(reasons),
+        reasons=tuple(reasons),
+        features=features,
+    )
+
+
+def orientation_in_doubt(orientation, reads) -> bool:
+    """No front voted while cards lie on the board, or at least a quarter voted the other way."""
+    occupied = any(cell.label != EMPTY for row in reads.cells for cell in row)
+    votes = orientation.votes_upright + orientation.votes_turned
+    if orientation.ambiguous:
+        return occupied
+    minority = min(orientation.votes_upright, orientation.votes_turned)
+    return votes > 0 and minority / votes >= 0.25

@@ -1,0 +1,576 @@
+"""The one inference façade: photo bytes in, an upright board read out.
+
+The app, the ``reptile-tank score`` command and ``reptile-tank bench`` all go through
+:class:`TerrariumReader`: it loads the embedder and the deck's gallery once, then each
+:meth:`TerrariumReader.read` runs load → find the grid (or fit the user's corners) → rectify the
+every cell → classify them in one batch under the deck's facts → vote the board upright.
+
+Errors are the layers' own ``ValueError`` subclasses with one-line messages:
+:class:`vision.errors.ImageLoadError` (unusable file) and :class:`vision.errors.GridNotFoundError`
+(no terrarium; the app then asks for the four corners).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.layout import Layout
+from scoring.reptile_tank.cards import EMPTY
+from vision.errors import GridNotFoundError
+from vision.loading import DEFAULT_MAX_SIDE, LoadedImage, load_image
+from vision.reptile_tank.classifier import (
+    READER_MODEL,
+    CardEmbedder,
+    CellRead,
+    CellReads,
+    classify_cells,
+)
+from vision.reptile_tank.confidence import ReadConfidence, assess, cell_width_px
+from vision.reptile_tank.gallery import DeckPack, Gallery, load_gallery
+from vision.reptile_tank.grid import (
+    GridFit,
+    find_grid_candidates,
+    find_rectified_candidates,
+    fit_from_corners,
+    rectify_cells,
+    refine_fit,
+)
+from vision.reptile_tank.orientation import Orientation, turn_crops, turn_reads, vote_orientation
+
+#: Cells are rectified at this multiple of the model's input size, then area-downsampled.
+RECTIFY_OVERSAMPLE = 2
+#: A cell is explained as a card when some face, upright or turned by 180 degrees, scores at
+#: least this (cosine to its nearest prototype) and beats ``empty``.
+CARD_MATCH = 0.8
+#: A grid hypothesis whose cells explain fewer cards than this is no terrarium.
+MIN_CARDS = 3
+#: A read whose cells include more than this many that look like neither a face (upright or
+#: turned by 180 degrees) nor the table has its grid's other hypotheses judged too.
+MAX_UNEXPLAINED = 2
+#: When no hypothesis explains the photo, grid finding is also run on a copy this much smaller.
+RESCALE = 0.75
+#: A runner-up grid hypothesis within this many points of the winner (see
+#: :func:`explain_cells`) makes the read's grid doubtful. Right winners led by >= 17.6 points
+#: (hard set, the six hard photos, small photos); a wrong one (hard_02) by 0.4.
+CLOSE_RUNNER_UP = 5.0
+
+
+def explain_cells(reads: CellReads) -> tuple[float, int, int]:
+    """How well a grid hypothesis's cells are explained: ``(score, cards, unexplained)``.
+
+    A right fit gives cells that each look like a known face (upright or turned by 180
+    degrees: a lattice with rows and columns swapped shows cards a quarter turn round) or
+    like the table (``empty``); a wrong one gives crops straddling cards or gaps that match
+    nothing well, and misses cards that lie outside it. ``score`` is the sum over cells of
+    the best such similarity plus one point per cell explained as a card
+    (:data:`CARD_MATCH`); ``cards`` is that count, ``unexplained`` the number of cells whose
+    best such similarity is below :data:`CARD_MATCH`.
+    """
+    scores = reads.rotation_scores  # (rows, cols, labels, 4 rotations)
+    upright = np.maximum(scores[..., 0], scores[..., 2])
+    labels = list(reads.labels)
+    if EMPTY in labels:
+        e = labels.index(EMPTY)
+        empty = upright[..., e]
+        faces = np.delete(upright, e, axis=2)
+    else:
+        empty = np.full(upright.shape[:2], -1.0, np.float32)
+        faces = upright
+    card = faces.max(axis=2) if faces.shape[2] else np.full_like(empty, -1.0)
+    cards = (card > empty) & (card >= CARD_MATCH)
+    best = np.maximum(card, empty)
+    return float(best.sum() + cards.sum()), int(cards.sum()), int((best < CARD_MATCH).sum())
+
+
+@dataclass
+class BoardRead:
+    """One photo, read.
+
+    Attributes
+    ----------
+    rows : list of 4 lists of 5 str
+        The upright board (row 0 farthest from the owner): card ids, ``water`` or ``empty``.
+    cells : list of 4 lists of 5 :class:`~vision.reptile_tank.classifier.CellRead`
+        Per cell: label, rotation, confidence (margin to the runner-up), top scores.
+    fit : vision.reptile_tank.grid.GridFit
+        The grid in the upright board's orientation, in ``image`` pixels.
+    orientation : vision.reptile_tank.orientation.Orientation
+        How the board was turned upright, and whether that was ambiguous.
+    timings_ms : dict str → float
+        Wall-clock ``load``, ``grid``, ``rectify``, ``classify``, ``orient`` and ``total``.
+    cpu_ms : dict str → float
+        The same stages in CPU time of this process (what one free core would take; robust to
+        other processes sharing the machine).
+    image : (H, W, 3) uint8 RGB
+        The loaded (possibly downscaled, EXIF-upright) photo the fit refers to.
+    scale : float
+        ``image`` width over the original photo's width.
+    crops : (4, 5, h, w, 3) uint8 RGB
+        The rectified cells of the upright board.
+    grid_doubt : str
+        Why the grid itself is in doubt (another fit of the grid explains the photo almost as
+        well); empty when it is not.
+    hypotheses : list of (float, int)
+        Every grid hypothesis judged, as :func:`explain_cells` ``(score, cards)``, the chosen
+        one first; empty when the corners were given or grid finding had one candidate.
+    confidence : vision.reptile_tank.confidence.ReadConfidence, optional
+        Which cells to check and why the read needs a check (:mod:`vision.reptile_tank.confidence`).
+    """
+
+    rows: list[list[str]]
+    cells: list[list[CellRead]]
+    fit: GridFit
+    orientation: Orientation
+    timings_ms: dict[str, float]
+    cpu_ms: dict[str, float]
+    image: np.ndarray
+    scale: float
+    crops: np.ndarray
+    grid_doubt: str = ""
+    hypotheses: list[tuple[float, int]] = field(default_factory=list)
+    confidence: ReadConfidence | None = None
+
+    @property
+    def needs_check(self) -> bool:
+        """A cell, the orientation or the grid is in doubt; True when the doubt is unknown."""
+        if self.confidence is None:
+            return True
+        return self.confidence.needs_check or bool(self.grid_doubt)
+
+    @property
+    def check(self) -> np.ndarray:
+        """(rows, cols) bool: the cells to check (all of them when the doubt is unknown)."""
+        if self.confidence is None:
+            return np.ones((len(self.cells), len(self.cells[0])), bool)
+        return self.confidence.check
+
+    @property
+    def check_reasons(self) -> list[str]:
+        """Why the read needs a check, one short phrase each."""
+        reasons = [] if self.confidence is None else list(self.confidence.reasons)
+        return reasons + ([self.grid_doubt] if self.grid_doubt else [])
+
+    def board_json(self) -> dict:
+        """The board JSON of ``docs/design.md``: ``{"rows": [[...5 ids], ... 4 rows]}``."""
+        return {"rows": [list(row) for row in self.rows]}
+
+    def low_confidence(self, threshold: float = 0.1) -> list[tuple[int, int]]:
+        """Cells whose margin to the runner-up is below ``threshold``, as (row, col)."""
+        return [
+            (r, c)
+            for r, row in enumerate(self.cells)
+            for c, cell in enumerate(row)
+            if cell.confidence < threshold
+        ]
+
+    def to_json(self) -> dict:
+        """A JSON-ready summary: board, per-cell reads, orientation, grid and timings."""
+        check = self.check
+        p_wrong = None if self.confidence is None else self.confidence.p_wrong
+        return {
+            "board": self.board_json(),
+            "needs_check": self.needs_check,
+            "check_reasons": self.check_reasons,
+            "cells": [
+                [
+                    {
+                        "label": cell.label,
+                        "rotation": cell.rotation,
+                        "confidence": round(cell.confidence, 4),
+                        "occupied": cell.occupied,
+                        "check": bool(check[r, c]),
+                        "p_wrong": None if p_wrong is None else round(float(p_wrong[r, c]), 4),
+                    }
+                    for c, cell in enumerate(row)
+                ]
+                for r, row in enumerate(self.cells)
+            ],
+            "orientation": self.orientation.to_json(),
+            "grid": {
+                "method": self.fit.method,
+                "quality": round(float(self.fit.quality), 4),
+                "corners": np.round(self.fit.corners / self.scale, 1).tolist(),
+                "doubt": self.grid_doubt,
+            },
+            "timings_ms": {k: round(v, 2) for k, v in self.timings_ms.items()},
+            "cpu_ms": {k: round(v, 2) for k, v in self.cpu_ms.items()},
+        }
+
+
+class TerrariumReader:
+    """Load the model and a deck's gallery once; read any number of photos.
+
+    Parameters
+    ----------
+    pack : str or path, optional
+        A deck pack folder (``reptile-tank enroll``); the stand-in deck when ``None``.
+    copies : mapping card id → int, optional
+        Copies of each front in the deck (the rules data's ``copies``); caps how many cells may
+        hold a type. The CLI and the app pass the loaded rules' counts.
+    model_path : str or path, optional
+        Another ``.onnx`` embedder (its ``.json`` metadata beside it).
+    threads : int
+        onnxruntime threads (1 = one core).
+    max_side : int
+        Long side the photo is decoded to (the loader's reduced-size JPEG decoding).
+    layout : scoring.layout.Layout, optional
+        The grid's layout (rows, columns, card size); Reptile Tank's from the rules data.
+
+    Examples
+    --------
+    >>> reader = TerrariumReader()  # doctest: +SKIP
+    >>> read = reader.read(Path("terrarium.jpg").read_bytes())  # doctest: +SKIP
+    >>> read.rows[0]  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        pack: str | Path | None = None,
+        *,
+        copies: Mapping[str, int] | None = None,
+        model_path: str | Path | None = None,
+        threads: int = 1,
+        max_side: int = DEFAULT_MAX_SIDE,
+        layout: Layout | None = None,
+    ) -> None:
+        self.embedder = CardEmbedder(model_path or READER_MODEL, threads=threads)
+        self.pack: DeckPack | None = None
+        if pack is not None:
+            self.pack = DeckPack.load(pack, self.embedder)
+            self.gallery: Gallery = self.pack.gallery
+        else:
+            self.gallery = load_gallery(None, self.embedder)
+        self.copies = dict(copies) if copies is not None else None
+        self.max_side = max_side
+        #: The grid's rows, columns and card size (Reptile Tank's from the rules data when None;
+        #: the recogniser reads a layout's board of cards).
+        self.layout = layout
+        #: Let the grid finder's occupancy evidence nudge ``empty`` (see ``OCCUPANCY_WEIGHT``).
+        self.use_occupancy = True
+        width, height = self.embedder.input_size
+        self.cell_size = (width * RECTIFY_OVERSAMPLE, height * RECTIFY_OVERSAMPLE)
+
+    def load(self, photo_bytes: bytes) -> LoadedImage:
+        """Decode a photo the way :meth:`read` does (corners are given in its pixels)."""
+        return load_image(photo_bytes, max_side=self.max_side)
+
+    def read(
+        self,
+        photo_bytes: bytes,
+        *,
+        corners: np.ndarray | None = None,
+        star_cards_removed: bool = False,
+    ) -> BoardRead:
+        """Read a terrarium photo.
+
+        Parameters
+        ----------
+        photo_bytes : bytes
+            The file as uploaded (JPEG, PNG, WebP, HEIC, ...).
+        corners : (4, 2) array_like, optional
+            The grid's four outer corners, any order, in the pixels of :meth:`load`'s image
+            (the user's clicks when grid finding failed); skips grid finding.
+        star_cards_removed : bool
+            Star cards are out of the game (2–3 players): no cell may read as one.
+
+        Returns
+        -------
+        BoardRead
+
+        Raises
+        ------
+        vision.errors.ImageLoadError
+            The bytes are not a usable photo.
+        vision.errors.GridNotFoundError
+            No terrarium was found (give ``corners``).
+        """
+        started = _Clock.now()
+        return self.read_loaded(
+            self.load(photo_bytes),
+            corners=corners,
+            star_cards_removed=star_cards_removed,
+            started=started,
+        )
+
+    def read_loaded(
+        self,
+        loaded: LoadedImage,
+        *,
+        corners: np.ndarray | None = None,
+        star_cards_removed: bool = False,
+        started: tuple[float, float] | None = None,
+    ) -> BoardRead:
+        """Like :meth:`read` for a photo already decoded with this reader's ``max_side``.
+
+        A caller that checks the photo before building the reader (the command line refuses a
+        bad file before the model loads) passes ``started`` = ``(time.perf_counter(),
+        time.process_time())`` taken before decoding, so the "load" stage stays measured.
+        """
+        clock = _Clock(started)
+        clock.mark("load")
+        return self._read_loaded(loaded.rgb, loaded.scale, clock, corners, star_cards_removed)
+
+    def read_image(
+        self,
+        image_rgb: np.ndarray,
+        *,
+        corners: np.ndarray | None = None,
+        star_cards_removed: bool = False,
+    ) -> BoardRead:
+        """Like :meth:`read` for an already decoded (H, W, 3) uint8 RGB photo."""
+        clock = _Clock()
+        clock.mark("load")
+        return self._read_loaded(image_rgb, 1.0, clock, corners, star_cards_removed)
+
+    def _read_loaded(self, rgb, scale, clock, corners, star_cards_removed) -> BoardRead:
+        doubt, judged = "", []
+
+        def classify(fit: GridFit) -> tuple[np.ndarray, CellReads]:
+            start = clock.now()
+            crops = rectify_cells(rgb, fit, cell_size=self.cell_size)
+            rectified = clock.now()
+            clock.charge("rectify", start, rectified)
+            reads = classify_cells(
+                crops,
+                self.embedder,
+                self.gallery,
+                copies=self.copies,
+                star_cards_removed=star_cards_removed,
+                occupancy=fit.occupancy if self.use_occupancy else None,
+            )
+            clock.charge("classify", rectified, clock.now())
+            return crops, reads
+
+        if corners is None:
+            fit, crops, reads, doubt, judged = self._find_and_judge(rgb, classify)
+        else:
+            fit = fit_from_corners(
+                rgb.shape, np.asarray(corners, float), image_rgb=rgb, layout=self.layout
+            )
+            crops, reads = classify(fit)
+        clock.mark("grid")  # grid finding and judging; the final read's steps are charged apart
+        orientation = vote_orientation(reads)
+        if orientation.rotation == 180:
+            reads = turn_reads(reads)
+            crops = turn_crops(crops)
+            fit = fit.rotated_180()
+        confidence = assess(
+            reads,
+            cell_px=cell_width_px(fit.corners, crops.shape[1]),
+            grid_quality=float(fit.quality),
+            occupancy=fit.occupancy if self.use_occupancy else None,
+            orientation=orientation,
+            model_id=self.embedder.model_id,
+        )
+        clock.mark("orient")
+        return BoardRead(
+            rows=reads.rows(),
+            cells=reads.cells,
+            fit=fit,
+            orientation=orientation,
+            timings_ms=clock.wall_ms(),
+            cpu_ms=clock.cpu_ms(),
+            image=rgb,
+            scale=scale,
+            crops=crops,
+            grid_doubt=doubt,
+            hypotheses=judged,
+            confidence=confidence,
+        )
+
+    def _find_and_judge(self, rgb: np.ndarray, classify) -> tuple:
+        """Grid finding judged by the recogniser: ``(fit, crops, reads, doubt, judged)``.
+
+        Grid finding's preferred candidate is refined and read first; when its cells explain
+        the photo (at least :data:`MIN_CARDS` cards and at most :data:`MAX_UNEXPLAINED`
+        cells that look like neither a face nor the table) that is the read. Otherwise every
+        candidate, the lattice taken the other way round included, is rectified and
+        classified, and the one that explains the photo best (:func:`explain_cells`) is
+        refined and read; a runner-up within :data:`CLOSE_RUNNER_UP`, or a winner that still
+        leaves more than :data:`MAX_UNEXPLAINED` cells unexplained, sets ``doubt``. When no
+        candidate explains the photo (or grid finding found none), the search is repeated on
+        a copy at :data:`RESCALE` of the size, then on top-down views of the table
+        (:func:`vision.reptile_tank.grid.find_rectified_candidates`: a strongly tilted small grid's cards
+        are portrait again there), view by view until one explains the photo.
+        ``classify(fit) -> (crops, reads)`` is the final read of a fit.
+
+        Raises :class:`GridNotFoundError` when no candidate explains :data:`MIN_CARDS` cards
+        (no terrarium), or grid finding finds no candidate.
+        """
+        memo: dict = {}  # the card quads and lattices of this photo, for the second search
+        refusal: GridNotFoundError | None = None
+        try:
+            candidates = find_grid_candidates(rgb, twins=False, layout=self.layout, memo=memo)
+        except GridNotFoundError as error:
+            candidates, refusal = [], error
+        first = None
+        if candidates and not candidates[0].reason:
+            fit = refine_fit(rgb, candidates[0])
+            crops, reads = classify(fit)
+            score, cards, unexplained = explain_cells(reads)
+            if cards >= MIN_CARDS and unexplained <= MAX_UNEXPLAINED:
+                return fit, crops, reads, "", []
+            first = (score, cards, fit, crops, reads, unexplained)
+        judged: list[tuple[float, int, int, GridFit, int]] = []
+        if first is not None:
+            judged.append((first[0], first[1], 0, first[2], first[5]))
+
+        def judge(fits: list[GridFit]) -> None:
+            for candidate in fits:
+                if any(_same_fit(candidate, other[3]) for other in judged):
+                    continue
+                crops = rectify_cells(rgb, candidate, cell_size=self.cell_size)
+                reads = classify_cells(crops, self.embedder, self.gallery)
+                score, cards, unexplained = explain_cells(reads)
+                judged.append((score, cards, len(judged), candidate, unexplained))
+
+        def explained() -> bool:
+            if not judged:
+                return False
+            best = max(judged, key=lambda item: (item[0], -item[2]))
+            return best[1] >= MIN_CARDS and best[4] <= MAX_UNEXPLAINED
+
+        if refusal is None:
+            judge(find_grid_candidates(rgb, twins=True, layout=self.layout, memo=memo))
+        if not explained():
+            judge(self._rescaled_candidates(rgb))  # the lattice search at another scale
+        if not explained():
+            # a strongly tilted table seen head-on: its plane from every hypothesis so far
+            ranked = sorted(judged, key=lambda item: (-item[0], item[2]))
+            for view_fits in find_rectified_candidates(
+                rgb, [item[3] for item in ranked], layout=self.layout, memo=memo
+            ):
+                judge(view_fits)
+                if explained():
+                    break
+        if not judged:
+            assert refusal is not None
+            raise refusal
+        judged.sort(key=lambda item: (-item[0], item[2]))
+        score, cards, index, winner, _ = judged[0]
+        if cards < MIN_CARDS:
+            if refusal is not None:  # grid finding's own reason says more
+                raise refusal
+            raise GridNotFoundError(_no_cards(cards), winner)
+        doubt = ""
+        if len(judged) > 1 and judged[1][0] > score - CLOSE_RUNNER_UP:
+            doubt = (
+                "another fit of the grid explains the photo almost as well "
+                f"({judged[1][0]:.1f} vs {score:.1f} points); check the grid's corners"
+            )
+        if first is not None and index == 0:
+            fit, crops, reads = first[2], first[3], first[4]
+        else:
+            fit = refine_fit(rgb, winner)
+            crops, reads = classify(fit)
+        unexplained = explain_cells(reads)[2]
+        if not doubt and unexplained > MAX_UNEXPLAINED:
+            doubt = (
+                f"the best fit of the grid leaves {unexplained} cells that look like neither a "
+                "card nor the table; check the grid's corners"
+            )
+        fit = replace(fit, reason=doubt)
+        return fit, crops, reads, doubt, [(s, c) for s, c, _, _, _ in judged]
+
+    def _rescaled_candidates(self, rgb: np.ndarray) -> list[GridFit]:
+        """Grid candidates found on a copy at :data:`RESCALE` of the size, in ``rgb``'s pixels.
+
+        The card finder's contours and the lattice vote change with the scale; when no
+        candidate explains the photo at its own size, another scale is one more hypothesis.
+        """
+        h, w = rgb.shape[:2]
+        size = (max(1, round(w * RESCALE)), max(1, round(h * RESCALE)))
+        small = cv2.resize(rgb, size, interpolation=cv2.INTER_AREA)
+        try:
+            fits = find_grid_candidates(small, twins=True, layout=self.layout)
+        except GridNotFoundError:
+            return []
+        return [fit.scaled(1.0 / RESCALE) for fit in fits]
+
+    def add_correction(self, board_read: BoardRead, row: int, col: int, label: str) -> None:
+        """Add a user-confirmed cell to the deck's gallery (saved when reading a pack).
+
+        Parameters
+        ----------
+        board_read : BoardRead
+            The read the user corrected (its crops are upright).
+        row, col : int
+            The cell, in the upright board.
+        label : str
+            The confirmed label.
+        """
+        rows, cols = board_read.crops.shape[:2]
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise ValueError(f"cell ({row}, {col}) is outside the {rows}x{cols} board")
+        crop = board_read.crops[row, col]
+        if self.pack is not None:
+            self.pack.add_examples(label, crop[None], self.embedder)
+        else:
+            self.gallery.add_examples(label, crop[None], self.embedder)
+
+
+def _no_cards(cards: int) -> str:
+    return (
+        f"no terrarium found: only {cards} card(s) recognised where the grid could be; "
+        "give the grid's corners"
+    )
+
+
+def _same_fit(a: GridFit, b: GridFit) -> bool:
+    """Two fits of the same grid: every outer corner within a fifth of a card (mod 180°)."""
+    card = float(np.linalg.norm(a.corners[1] - a.corners[0])) / a.layout.cols
+    return any(
+        float(np.linalg.norm(np.roll(b.corners, k, axis=0) - a.corners, axis=1).max()) < 0.2 * card
+        for k in (0, 2)
+    )
+
+
+class _Clock:
+    """Stage timer: wall-clock and process CPU time between marks, in milliseconds.
+
+    Work inside a mark's span can be reported as its own stage with :meth:`charge` (the final
+    rectify and classify happen inside grid finding's judging).
+    """
+
+    def __init__(self, started: tuple[float, float] | None = None) -> None:
+        wall, cpu = started if started is not None else self.now()
+        self._marks = [("", wall, cpu, {})]
+        self._charged: dict[str, list[float]] = {}
+
+    @staticmethod
+    def now() -> tuple[float, float]:
+        return time.perf_counter(), time.process_time()
+
+    def charge(self, stage: str, start: tuple[float, float], end: tuple[float, float]) -> None:
+        """Report ``start``..``end``, inside the coming mark's span, as ``stage`` instead."""
+        spent = self._charged.setdefault(stage, [0.0, 0.0])
+        spent[0] += end[0] - start[0]
+        spent[1] += end[1] - start[1]
+
+    def mark(self, stage: str) -> None:
+        self._marks.append((stage, time.perf_counter(), time.process_time(), self._charged))
+        self._charged = {}
+
+    def _ms(self, index: int) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for before, after in zip(self._marks, self._marks[1:], strict=False):
+            stage, charged = after[0], after[3]
+            span = after[index + 1] - before[index + 1]
+            moved = sum(spent[index] for spent in charged.values())
+            out[stage] = 1000 * (span - moved)
+            for name, spent in charged.items():
+                out[name] = out.get(name, 0.0) + 1000 * spent[index]
+        out["total"] = 1000 * (self._marks[-1][index + 1] - self._marks[0][index + 1])
+        return out
+
+    def wall_ms(self) -> dict[str, float]:
+        return self._ms(0)
+
+    def cpu_ms(self) -> dict[str, float]:
+        return self._ms(1)
