@@ -27,6 +27,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from common.merge import changed_paths, path_text
 from leaderboard.records import GameRecord, LeaderboardError, NotFoundError, dump_json, utc_now
 from leaderboard.schema import TABLES
 from leaderboard.store import (
@@ -75,8 +76,49 @@ _lines = TABLES["game_players"]
 _sessions = TABLES["sessions"]
 
 
-class DraftConflict(LeaderboardError):
-    """The draft changed elsewhere (another phone or server) since this copy was read."""
+class ConflictError(LeaderboardError):
+    """A compare-and-set write lost: the document was written elsewhere (another phone or
+    server) since the revision this writer saw. Nothing was written.
+
+    Attributes
+    ----------
+    revision : int
+        The stored revision now (0 when the document is gone or was never written).
+    document : dict or None
+        The stored document now: what the stale writer should show (and merge into).
+    changed : list of tuple
+        Where the stored document differs from the one this writer tried to write
+        (:func:`common.merge.changed_paths`), named in the message.
+    """
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        seen: int,
+        revision: int,
+        document: dict[str, Any] | None,
+        attempted: dict[str, Any] | None = None,
+    ) -> None:
+        self.seen = int(seen)
+        self.revision = int(revision)
+        self.document = document
+        self.changed = (
+            changed_paths(attempted, document, limit=8) if attempted is not None else []
+        )
+        where = ", ".join(path_text(p) for p in self.changed[:4])
+        more = f" and {len(self.changed) - 4} more" if len(self.changed) > 4 else ""
+        super().__init__(
+            f"{what} was changed on another device (revision {self.revision}, this page had "
+            f"{self.seen})" + (f": {where}{more}" if where else "")
+        )
+
+
+class DraftConflict(ConflictError):
+    """The draft changed elsewhere (another phone or server) since this copy was read;
+    ``current`` is the stored draft (``None`` when it is gone)."""
+
+    current: Draft | None = None
 
 
 @dataclass(frozen=True)
@@ -163,18 +205,33 @@ class DraftStore:
 
     # -- drafts ---------------------------------------------------------------------------
 
-    def create(self, session_id: int, document: dict[str, Any]) -> Draft:
-        """Start a draft on a game night; earlier open drafts of that night are closed."""
+    def create(
+        self, session_id: int, document: dict[str, Any], *, replace_open: bool = False
+    ) -> Draft:
+        """Start a draft on a game night: the night's one open draft.
+
+        The night's row is locked (``FOR NO KEY UPDATE`` on PostgreSQL; SQLite's write
+        transactions are serial), so two phones starting a game at once never make two open
+        drafts: the second is refused with :class:`DraftConflict` carrying the first (``current``)
+        unless ``replace_open`` (editing a saved game replaces the game at the table), in which
+        case earlier open drafts are closed.
+        """
         text = _dump_document(document)
         uid = uuid.uuid4().hex
         now = utc_now()
 
         def work(conn: Connection, _attempt: int) -> Draft:
-            if (
-                conn.execute(sa.select(_sessions.c.id).where(_sessions.c.id == session_id)).scalar()
-                is None
-            ):
-                raise NotFoundError(f"no game night with id {session_id}")
+            _lock_night(conn, session_id)
+            open_row = conn.execute(
+                sa.select(_drafts)
+                .where(_drafts.c.session_id == session_id, _drafts.c.status == "open")
+                .order_by(_drafts.c.updated_at.desc())
+                .limit(1)
+            ).one_or_none()
+            if open_row is not None and not replace_open:
+                raise _draft_conflict(
+                    _draft_from_row(open_row), seen=0, attempted=document, what="This game night"
+                )
             conn.execute(
                 sa.update(_drafts)
                 .where(_drafts.c.session_id == session_id, _drafts.c.status == "open")
@@ -229,32 +286,34 @@ class DraftStore:
     def write(self, uid: str, document: dict[str, Any], *, expected_revision: int) -> Draft:
         """Replace the draft's document if nobody wrote it since ``expected_revision``.
 
+        One compare-and-set: ``UPDATE drafts SET … WHERE uid = :uid AND revision = :seen``,
+        its row count checked. On PostgreSQL (READ COMMITTED) a second writer of the same
+        revision waits for the first's row lock, re-reads the row and matches nothing.
+
         Raises
         ------
         DraftConflict
-            The stored revision is not ``expected_revision`` (changed on another device).
+            The stored revision is not ``expected_revision`` (changed on another device); it
+            carries the stored draft (``current``) and names what differs.
         NotFoundError
             No such draft.
         """
         text = _dump_document(document)
 
         def work(conn: Connection, _attempt: int) -> Draft:
+            done = conn.execute(
+                sa.update(_drafts)
+                .where(_drafts.c.uid == uid, _drafts.c.revision == int(expected_revision))
+                .values(document=text, revision=_drafts.c.revision + 1, updated_at=utc_now())
+            )
             row = conn.execute(sa.select(_drafts).where(_drafts.c.uid == uid)).one_or_none()
             if row is None:
                 raise NotFoundError(f"no draft {uid[:40]!r}")
-            if int(row.revision) != int(expected_revision):
-                raise DraftConflict(
-                    f"this game was changed on another device (revision {row.revision}, "
-                    f"this page had {expected_revision})"
+            if done.rowcount != 1:
+                raise _draft_conflict(
+                    _draft_from_row(row), seen=expected_revision, attempted=document
                 )
-            conn.execute(
-                sa.update(_drafts)
-                .where(_drafts.c.uid == uid)
-                .values(document=text, revision=row.revision + 1, updated_at=utc_now())
-            )
-            return _draft_from_row(
-                conn.execute(sa.select(_drafts).where(_drafts.c.uid == uid)).one()
-            )
+            return _draft_from_row(row)
 
         return self.store._transaction(work, write=True)
 
@@ -269,13 +328,19 @@ class DraftStore:
             write=True,
         )
 
-    def confirm(self, uid: str, record: GameRecord) -> tuple[int, bool]:
+    def confirm(
+        self, uid: str, record: GameRecord, *, expected_revision: int | None = None
+    ) -> tuple[int, bool]:
         """Save the draft as a game, once; a change after saving is written as an edit.
 
-        In one transaction (the draft row is locked): when the draft has no game yet, the game
-        is inserted and linked; when it has one and the document changed since, that game is
-        replaced by ``record`` (same id and uid; ``extra["edits"]`` gains a line); otherwise
-        nothing is written. Two servers confirming the same draft at once make one game.
+        In one transaction (the draft row is locked): when ``expected_revision`` is given and
+        the stored draft is at another revision, nothing is written and :class:`DraftConflict`
+        says what changed (the player saw another version than the one stored: the save must
+        be of what they saw, and must never mark a document they did not see as saved). Else,
+        when the draft has no game yet, the game is inserted and linked; when it has one and
+        the document changed since, that game is replaced by ``record`` (same id and uid;
+        ``extra["edits"]`` gains a line); otherwise nothing is written. Two servers confirming
+        the same draft at once make one game.
 
         Returns
         -------
@@ -291,6 +356,8 @@ class DraftStore:
             if row is None:
                 raise NotFoundError(f"no draft {uid[:40]!r}")
             draft = _draft_from_row(row)
+            if expected_revision is not None and draft.revision != int(expected_revision):
+                raise _draft_conflict(draft, seen=expected_revision, attempted=None)
             digest = document_hash(draft.document)
             if draft.game_id is not None:
                 exists = conn.execute(
@@ -341,7 +408,7 @@ class DraftStore:
     def edit_game(self, game_id: int, document: dict[str, Any]) -> Draft:
         """Open a saved game for editing: a new open draft of its night, linked to the game."""
         game = self.store.get_game(game_id)
-        draft = self.create(game.session_id, document)
+        draft = self.create(game.session_id, document, replace_open=True)
         digest = "edit-not-saved"  # the first update writes the game whatever changed
 
         def work(conn: Connection, _attempt: int) -> Draft:
@@ -397,11 +464,46 @@ class DraftStore:
             return {}, 0
         return json.loads(row.document), int(row.revision)
 
-    def put_settings(self, session_id: int, document: dict[str, Any]) -> int:
-        """Replace the game night's settings; returns the new revision."""
+    def put_settings(
+        self,
+        session_id: int,
+        document: dict[str, Any],
+        *,
+        expected_revision: int | None = None,
+    ) -> int:
+        """Replace the game night's settings; returns the new revision.
+
+        With ``expected_revision`` (the revision read, 0 for never set) it is a compare-and-set:
+        :class:`ConflictError` (carrying the stored settings) when someone wrote since.
+        """
         text = _dump_document(document)
 
-        return write_session_document(self.store, _settings, session_id, text)
+        return write_session_document(
+            self.store,
+            _settings,
+            session_id,
+            text,
+            expected_revision=expected_revision,
+            what="This game night's settings",
+        )
+
+
+def _lock_night(conn: Connection, session_id: int) -> None:
+    """Lock the game night's row (``FOR NO KEY UPDATE`` on PostgreSQL: its games may still be
+    inserted); :class:`NotFoundError` when the night does not exist."""
+    night = sa.select(_sessions.c.id).where(_sessions.c.id == session_id)
+    if conn.execute(night.with_for_update(key_share=True)).scalar() is None:
+        raise NotFoundError(f"no game night with id {session_id}")
+
+
+def _draft_conflict(
+    draft: Draft, *, seen: int, attempted: dict[str, Any] | None, what: str = "This game"
+) -> DraftConflict:
+    error = DraftConflict(
+        what, seen=seen, revision=draft.revision, document=draft.document, attempted=attempted
+    )
+    error.current = draft
+    return error
 
 
 def read_session_document(store: Store, table: sa.Table, session_id: int) -> Any:
@@ -411,40 +513,65 @@ def read_session_document(store: Store, table: sa.Table, session_id: int) -> Any
     return store._transaction(lambda c, _a: c.execute(query).one_or_none(), write=False)
 
 
-def write_session_document(store: Store, table: sa.Table, session_id: int, text: str) -> int:
+def write_session_document(
+    store: Store,
+    table: sa.Table,
+    session_id: int,
+    text: str,
+    *,
+    expected_revision: int | None = None,
+    what: str = "This document",
+) -> int:
     """Replace the ``document`` of a game night's one-per-night ``table`` (keyed by
     ``session_id``, with ``revision`` and ``updated_at``); returns the new revision.
 
-    Writers of one night are serialised on the game night's row (``FOR NO KEY UPDATE`` on
-    PostgreSQL; SQLite's write transactions are serial anyway), so two phones writing at once
-    get two revisions, never the same one, and the night's first write cannot race another
+    With ``expected_revision`` (the revision the writer read; 0 when it read none) the write is
+    a compare-and-set (``UPDATE … WHERE revision = :seen``, row count checked; the first write
+    inserts under the night's lock): a stale writer gets :class:`ConflictError` carrying the
+    stored document and revision, and nothing is written. Without it the write is
+    unconditional (a deliberate replace). Writers of one night are serialised on the game
+    night's row (``FOR NO KEY UPDATE`` on PostgreSQL; SQLite's write transactions are serial),
+    so two writers never get the same revision and the night's first write cannot race another
     insert. Raises :class:`NotFoundError` when the game night does not exist.
     """
+    attempted = json.loads(text)
+
+    def conflict(conn: Connection, seen: int) -> ConflictError:
+        row = conn.execute(
+            sa.select(table.c.document, table.c.revision).where(table.c.session_id == session_id)
+        ).one_or_none()
+        return ConflictError(
+            what,
+            seen=seen,
+            revision=0 if row is None else int(row.revision),
+            document=None if row is None else json.loads(row.document),
+            attempted=attempted,
+        )
 
     def work(conn: Connection, _attempt: int) -> int:
-        night = sa.select(_sessions.c.id).where(_sessions.c.id == session_id)
-        if conn.execute(night.with_for_update(key_share=True)).scalar() is None:
-            raise NotFoundError(f"no game night with id {session_id}")
+        _lock_night(conn, session_id)
         query = sa.select(table.c.revision).where(table.c.session_id == session_id)
         row = conn.execute(query).one_or_none()
         if row is None:
+            if expected_revision not in (None, 0):
+                raise conflict(conn, int(expected_revision))
             conn.execute(
                 sa.insert(table).values(
                     session_id=session_id, revision=1, document=text, updated_at=utc_now()
                 )
             )
             return 1
-        revision = int(row.revision) + 1
-        conn.execute(
+        seen = int(row.revision) if expected_revision is None else int(expected_revision)
+        done = conn.execute(
             sa.update(table)
-            .where(table.c.session_id == session_id)
-            .values(document=text, revision=revision, updated_at=utc_now())
+            .where(table.c.session_id == session_id, table.c.revision == seen)
+            .values(document=text, revision=seen + 1, updated_at=utc_now())
         )
-        return revision
+        if done.rowcount != 1:
+            raise conflict(conn, seen)
+        return seen + 1
 
     return store._transaction(work, write=True)
-
-
 def _replace_game(conn: Connection, game_id: int, record: GameRecord) -> None:
     """Overwrite a saved game's lines and fields with ``record``, noting the edit."""
     old_extra = json.loads(

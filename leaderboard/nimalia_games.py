@@ -344,8 +344,25 @@ class NimaliaStore:
         document = json.loads(row.document)
         return (document or None), int(row.revision)
 
-    def put_draft(self, session_id: int, document: dict[str, Any] | None) -> int:
-        """Replace the night's game in progress (``None`` clears it); returns the revision."""
+    def put_draft(
+        self,
+        session_id: int,
+        document: dict[str, Any] | None,
+        *,
+        expected_revision: int | None = None,
+    ) -> int:
+        """Replace the night's game in progress (``None`` clears it); returns the revision.
+
+        With ``expected_revision`` (the revision read, 0 for none) it is a compare-and-set:
+        :class:`leaderboard.drafts.ConflictError` carrying the stored game when another phone
+        wrote since (nothing written)."""
         text = _dump(document or {}, "Nimalia draft")
 
-        return write_session_document(self.store, _drafts, session_id, text)
+        return write_session_document(
+            self.store,
+            _drafts,
+            session_id,
+            text,
+            expected_revision=expected_revision,
+            what="This Nimalia game",
+        )
