@@ -9,7 +9,7 @@ database, so a reload, a server restart or another app server continues the same
 import streamlit as st
 
 from ui.navigation import build_navigation, layout_for
-from ui.persist import resume, show_night_in_url, sync
+from ui.persist import MET_ANOTHER, offer_ui, resume, show_night_in_url, sync
 from ui.reptile_tank.widgets import close_menu_on_phone_ui, flash_ui, storage_banner_ui
 from ui.state import init_state
 
@@ -23,6 +23,7 @@ show_night_in_url(st.session_state)
 close_menu_on_phone_ui()
 storage_banner_ui(st.session_state, retry=sync)
 flash_ui(st.session_state)  # e.g. "updated from another device", on whichever page
+offer_ui(st.session_state)  # this page's change another device replaced: put it back?
 finished = False
 try:
     page.run()
@@ -31,3 +32,5 @@ finally:
     stored = sync(st.session_state)
 if finished and not stored:
     storage_banner_ui(st.session_state, retry=sync, toast=True)
+if finished and st.session_state.get(MET_ANOTHER):
+    st.rerun()  # another device wrote too: show the merged game and say so

@@ -44,9 +44,8 @@ class Written:
         True when another phone had written first and the page's change was merged into it.
     conflicts : list of tuple
         Places both changed differently: the stored (other phone's) value was kept.
-    offered : dict
-        For each conflicting place (as :func:`common.merge.path_text`), the page's own value,
-        to offer again (:func:`reapply`).
+    offered : list of (tuple, value)
+        For each conflicting place, the page's own value, to offer again (:func:`reapply`).
     other_changes : list of tuple
         Places the other phone changed (empty when nobody else wrote).
     """
@@ -117,6 +116,6 @@ def describe(
 ) -> str:
     """Places as a short phrase for a message ("Ben › rows › 2 › 3 and 2 more")."""
     name = namer or path_text
-    shown = ", ".join(dict.fromkeys(name(p) for p in paths[:most]))
-    extra = len(paths) - most
-    return shown + (f" and {extra} more" if extra > 0 else "")
+    names = list(dict.fromkeys(name(p) for p in paths))
+    extra = len(names) - most
+    return ", ".join(names[:most]) + (f" and {extra} more" if extra > 0 else "")

@@ -291,9 +291,13 @@ def test_two_phones_at_one_table_follow_each_others_changes(app):
     two.switch_page("ui/reptile_tank/pages/check.py").run()
     assert two.session_state["rt_entries"]["Ann"].rows[0][0] == "rock"
     assert "Rock" in two.button(key="check_cell_0_0").label
-    # both change the same game at once: the later write is refused, shows the other's version
+    # both change the same game at once (other cells): the later write is merged, both kept,
+    # and the later phone is told (issue 29: a stale writer's change is never dropped)
     fix(two, 1, 1, "water")  # written first
     one.session_state["rt_entries"]["Ann"].rows[2][2] = "rock"  # an unsynced change on one
     one.run()
     assert one.session_state["rt_entries"]["Ann"].rows[1][1] == "water"
-    assert any("another device" in s.value for s in one.success)
+    assert one.session_state["rt_entries"]["Ann"].rows[2][2] == "rock"
+    assert any("another device" in s.value.lower() for s in one.success)
+    two.run()
+    assert two.session_state["rt_entries"]["Ann"].rows[2][2] == "rock"

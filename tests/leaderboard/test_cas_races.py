@@ -1,3 +1,4 @@
+# ruff: noqa: B023 - each race joins its threads before the loop moves on
 """Two phones, one night: two writers released together on a ``threading.Barrier``, 100 tries per
 scenario per backend (SQLite always; PostgreSQL when ``REPTILE_TANK_TEST_PG_URL`` is set).
 

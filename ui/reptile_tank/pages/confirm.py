@@ -46,22 +46,36 @@ def notes_ui() -> None:
     )
 
 
-def save(table) -> None:
-    """Save (or update) the game; a storage failure keeps everything and says so."""
+def _record(state):
+    """The game record of the table as this page has it now (not as it was rendered)."""
     version, digest = rules_fingerprint()
-    record = game_record(
+    table = score_table(
+        state[S.ENTRIES],
+        state[S.PLAYERS],
+        load_rules(),
+        objectives=state[S.OBJECTIVES],
+        star_cards_out=state[S.STAR_CARDS_OUT],
+    )
+    return game_record(
         table,
-        st.session_state[S.ENTRIES],
-        session_id=st.session_state[S.SESSION_ID],
-        star_cards_out=st.session_state[S.STAR_CARDS_OUT],
-        objectives=st.session_state[S.OBJECTIVES],
+        state[S.ENTRIES],
+        session_id=state[S.SESSION_ID],
+        star_cards_out=state[S.STAR_CARDS_OUT],
+        objectives=state[S.OBJECTIVES],
         rules_version=version,
         rules_hash=digest,
-        notes=st.session_state[S.NOTES],
+        notes=state[S.NOTES],
     )
+
+
+def save() -> None:
+    """Save (or update) the game the player sees, checked against the stored revision; a
+    change on another device meanwhile, or a storage failure, keeps everything and says so."""
     was_saved = st.session_state[S.LAST_SAVED_GAME]
     try:
-        game_id, wrote = persist.confirm(st.session_state, record)
+        game_id, wrote = persist.confirm(st.session_state, _record)
+    except persist.SaveConflict:
+        return  # the page shows the other device's version and says what changed
     except STORAGE_ERRORS as error:
         st.session_state[S.STORAGE_ERROR] = f"Not saved: {storage_message(error)}"
         return
@@ -170,7 +184,7 @@ def confirm_ui() -> None:
         return
     notes_ui()
     label = "Save the game" if saved is None else f"Update game {saved}"
-    st.button(label, type="primary", key=KEY_SAVE, on_click=save, args=(table,))
+    st.button(label, type="primary", key=KEY_SAVE, on_click=save)
 
 
 confirm_ui()

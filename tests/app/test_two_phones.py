@@ -1,0 +1,107 @@
+"""Two phones on one night (issue 29 items 1-3, 5), as two browser sessions of the real app
+(Streamlit's AppTest): no change lost, no false "saved", the stale phone told what changed."""
+
+from __future__ import annotations
+
+from app_helpers import APP, FULL_BOARD, SECOND_BOARD, enter_by_hand, no_errors, start_game
+from streamlit.testing.v1 import AppTest
+
+from leaderboard.drafts import DraftStore
+from leaderboard.store import Store
+
+
+def second_phone(at: AppTest) -> AppTest:
+    """Another browser opening the night's link."""
+    other = AppTest.from_file(APP, default_timeout=60)
+    other.query_params["night"] = at.session_state["rt_night_uid"]
+    other.run()
+    no_errors(other)
+    return other
+
+
+def pick(at: AppTest, player: str, row: int, col: int, label: str) -> AppTest:
+    at.switch_page("ui/reptile_tank/pages/check.py").run()
+    at.radio(key="check_player").set_value(player).run()
+    at.selectbox(key=f"check_grid_{row}_{col}").select(label).run()
+    no_errors(at)
+    return at
+
+
+def flashes(at: AppTest) -> str:
+    return " ".join(str(e.value) for e in (*at.info, *at.success, *at.warning, *at.toast))
+
+
+def test_a_stale_save_saves_nothing_shows_the_fix_and_the_next_save_is_of_it(app, app_env):
+    a = start_game(app)
+    enter_by_hand(a, "Ann", FULL_BOARD)
+    enter_by_hand(a, "Ben", SECOND_BOARD)
+    a.switch_page("ui/reptile_tank/pages/confirm.py").run()
+    b = second_phone(a)
+    pick(b, "Ben", 0, 0, "rock")  # B fixes Ben's first cell while A sits on Confirm
+    a.button(key="confirm_save").click().run()
+    no_errors(a)
+    store = Store(app_env)
+    assert store.list_games() == []  # nothing saved from the stale page
+    said = flashes(a)
+    assert "Not saved" in said and "Ben's board, row 1 column 1" in said, said
+    assert a.session_state["rt_entries"]["Ben"].rows[0][0] == "rock"  # A now shows B's fix
+    a.button(key="confirm_save").click().run()
+    no_errors(a)
+    (game,) = store.list_games()
+    assert game.players[1].board["rows"][0][0] == "rock"
+    draft = DraftStore(store).current(game.session_id)
+    assert draft is not None and not draft.changed_since_save
+
+
+def test_fixes_of_different_cells_on_two_phones_are_both_kept(app, app_env):
+    a = start_game(app)
+    enter_by_hand(a, "Ann", FULL_BOARD)
+    enter_by_hand(a, "Ben", SECOND_BOARD)
+    a.radio(key="check_player").set_value("Ann").run()
+    b = second_phone(a)
+    pick(b, "Ben", 0, 0, "rock")
+    a.selectbox(key="check_grid_3_4").select("rock").run()  # A had not seen B's fix: merged
+    no_errors(a)
+    stored = DraftStore(Store(app_env)).current(a.session_state["rt_session_id"]).document
+    assert stored["entries"]["Ben"]["rows"][0][0] == "rock"
+    assert stored["entries"]["Ann"]["rows"][3][4] == "rock"
+    assert a.session_state["rt_entries"]["Ben"].rows[0][0] == "rock"
+    assert "your change is kept too" in flashes(a)
+
+
+def test_the_same_cell_fixed_on_two_phones_is_offered_again_and_put_back(app, app_env):
+    a = start_game(app)
+    enter_by_hand(a, "Ann", FULL_BOARD)
+    b = second_phone(a)
+    pick(b, "Ann", 0, 0, "rock")
+    a.selectbox(key="check_grid_0_0").select("water").run()  # A had not seen B's fix
+    night = a.session_state["rt_session_id"]
+    drafts = DraftStore(Store(app_env))
+    assert drafts.current(night).document["entries"]["Ann"]["rows"][0][0] == "rock"
+    assert a.button(key="offer_put_back").label == "Put mine back"
+    a.button(key="offer_put_back").click().run()
+    no_errors(a)
+    assert drafts.current(night).document["entries"]["Ann"]["rows"][0][0] == "water"
+
+
+def test_two_phones_starting_a_game_at_once_end_up_on_one_game(app, app_env):
+    a = start_game(app, "Ann\nBen")
+    b = AppTest.from_file(APP, default_timeout=60)
+    b.query_params["night"] = a.session_state["rt_night_uid"]
+    # B opened the night before A's game existed: simulate by clearing its game after load
+    b.run()
+    b.session_state["rt_draft_uid"] = None
+    b.session_state["rt_players"] = []
+    b.text_area(key="setup_players").input("Cara\nDan")
+    b.button(key="setup_start").click().run()
+    no_errors(b)
+    night = a.session_state["rt_session_id"]
+    store = Store(app_env)
+    opened = store._transaction(
+        lambda c, _a: c.exec_driver_sql(
+            f"SELECT COUNT(*) FROM drafts WHERE session_id = {night} AND status = 'open'"
+        ).scalar(),
+        write=False,
+    )
+    assert opened == 1
+    assert b.session_state["rt_players"] == ["Ann", "Ben"]
