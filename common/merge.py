@@ -84,6 +84,14 @@ def _merge(base: Any, mine: Any, theirs: Any, path: Path, conflicts: list[Path])
                 _merge(b, m, t, (*path, i), conflicts)
                 for i, (b, m, t) in enumerate(zip(base, mine, theirs, strict=True))
             ]
+        n = len(base)
+        if min(len(mine), len(theirs)) == n and not all(_plain(v) for v in (*mine, *theirs)):
+            # one side appended (a new round): merge the common part, keep the appended tail
+            head = [
+                _merge(b, m, t, (*path, i), conflicts)
+                for i, (b, m, t) in enumerate(zip(base, mine[:n], theirs[:n], strict=True))
+            ]
+            return head + (mine[n:] if len(mine) > n else theirs[n:])
         if all(_plain(v) for v in (*base, *mine, *theirs)):
             base_keys = {_key(v) for v in base}
             mine_keys = {_key(v) for v in mine}

@@ -255,8 +255,8 @@ def test_two_phones_on_one_night_see_each_others_taps(app):
     no_errors(two)
     assert two.session_state["nim_game"]["reserves"]["Ann"][0][0][0] == "W:cro"
     assert any("updated from another device" in t.value for t in two.success)
-    # the first phone selects a square, the second changes another, the first picks: the
-    # first phone's change is made on the game it showed, kept, and it says so
+    # the first phone selects a square, the second changes another, the first picks: both
+    # changes are kept (merged, issue 29 item 3: the second phone's is no longer lost)
     one.button(key="nim_sq_0_2").click().run()
     tap_square(two, 0, 1, "W:fla")
     one.button(key=f"nim_pick_{N.TOKENS.index('W:cro')}").click().run()
@@ -264,7 +264,11 @@ def test_two_phones_on_one_night_see_each_others_taps(app):
     assert any("your change is kept" in t.value for t in one.success)
     one.run()
     two.run()
-    assert two.session_state["nim_game"]["reserves"]["Ann"][0][0][:3] == ["W:cro", ".", "W:cro"]
+    assert two.session_state["nim_game"]["reserves"]["Ann"][0][0][:3] == [
+        "W:cro",
+        "W:fla",
+        "W:cro",
+    ]
 
 
 def test_service_photo_read_is_fixed_square_by_square():
