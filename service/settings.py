@@ -57,18 +57,74 @@ class NightSettings:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> NightSettings:
-        house = data.get("house") or {}
-        game = data.get("game", "reptile_tank")
-        deck = data.get("deck", "bundled")
-        nimalia_deck = data.get("nimalia_deck", "bundled")
-        return cls(
-            game=game if game in GAMES else "reptile_tank",
-            tiers={(str(c), str(t)): int(v) for c, t, v in house.get("tiers", [])},
-            objectives={int(n): int(v) for n, v in house.get("objectives", [])},
-            deck=deck if deck in DECKS else "bundled",
-            nimalia_deck=nimalia_deck if nimalia_deck in DECKS else "bundled",
-        )
+    def from_json(cls, data: Any) -> NightSettings:
+        """Settings from a stored document; what cannot be used is left out (never raises:
+        :func:`settings_problems` says what was left out, for the page to show)."""
+        return _parse(data)[0]
+
+
+def settings_problems(data: Any) -> list[str]:
+    """What :meth:`NightSettings.from_json` left out of a stored settings document, one plain
+    sentence each (malformed parts, unknown names, victory points outside 0-99)."""
+    return _parse(data)[1]
+
+
+def _parse(data: Any) -> tuple[NightSettings, list[str]]:
+    problems: list[str] = []
+    if not isinstance(data, Mapping):
+        return NightSettings(), ["the stored settings are not an object: the defaults apply"]
+    house = data.get("house") or {}
+    if not isinstance(house, Mapping):
+        problems.append("the stored house rules are not an object: none apply")
+        house = {}
+    game = data.get("game", "reptile_tank")
+    deck = data.get("deck", "bundled")
+    nimalia_deck = data.get("nimalia_deck", "bundled")
+    for what, value, allowed in (
+        ("game", game, GAMES),
+        ("deck", deck, DECKS),
+        ("Nimalia deck", nimalia_deck, DECKS),
+    ):
+        if value not in allowed:
+            shown = str(value)[:40]
+            problems.append(f"the stored {what} {shown!r} is unknown: the default applies")
+
+    def entries(name: str, width: int) -> list[list[Any]]:
+        found = house.get(name, [])
+        if not isinstance(found, list):
+            problems.append(f"the stored house {name} are not a list: ignored")
+            return []
+        good = []
+        for entry in found:
+            vp = entry[-1] if isinstance(entry, list) and len(entry) == width else None
+            if isinstance(vp, bool) or not isinstance(vp, int):
+                problems.append(f"a stored house value {str(entry)[:60]} is malformed: ignored")
+            elif not 0 <= vp <= MAX_HOUSE_VP:
+                problems.append(
+                    f"a stored house value {str(entry)[:60]} is outside 0-{MAX_HOUSE_VP} "
+                    "victory points: ignored (the default applies)"
+                )
+            else:
+                good.append(entry)
+        return good
+
+    tiers: dict[TierKey, int] = {}
+    for c, t, v in entries("tiers", 3):
+        tiers[(str(c), str(t))] = int(v)
+    objectives: dict[int, int] = {}
+    for n, v in entries("objectives", 2):
+        if isinstance(n, bool) or not isinstance(n, int):
+            problems.append(f"a stored house objective {str(n)[:20]!r} is not a number: ignored")
+            continue
+        objectives[n] = int(v)
+    settings = NightSettings(
+        game=game if game in GAMES else "reptile_tank",
+        tiers=tiers,
+        objectives=objectives,
+        deck=deck if deck in DECKS else "bundled",
+        nimalia_deck=nimalia_deck if nimalia_deck in DECKS else "bundled",
+    )
+    return settings, problems
 
 
 def tier_values(rules: Any) -> dict[TierKey, int]:

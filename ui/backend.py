@@ -140,26 +140,78 @@ def get_drafts() -> Any:
     return _drafts_for(db_url())
 
 
+#: The settings document and revision this page last read (the base of its next write).
+SETTINGS_SEEN = "rt_settings_seen"
+
+
 def night_settings() -> NightSettings:
     """The settings of this page's game night (defaults without a night or on a storage
     failure, which the page reports elsewhere). Read from the database on every run, so a
-    change made on another phone or server applies at once."""
+    change made on another phone or server applies at once. Stored values that cannot be used
+    (malformed, out of range) are left out with a warning on the page, never a crash."""
     session_id = st.session_state.get(S.SESSION_ID)
     if session_id is None:
         return NightSettings()
     try:
-        document, _revision = get_drafts().settings(session_id)
+        document, revision = get_drafts().settings(session_id)
     except Exception:  # noqa: BLE001 - storage trouble is reported by the draft sync
         return NightSettings()
+    st.session_state[SETTINGS_SEEN] = (session_id, document, revision)
     return NightSettings.from_json(document)
 
 
-def save_night_settings(settings: NightSettings) -> None:
-    """Write this page's game night's settings (raises on a storage failure)."""
+def night_settings_problems() -> list[str]:
+    """What of this night's stored settings was left out (see :func:`night_settings`)."""
+    from service.settings import settings_problems
+
+    seen = st.session_state.get(SETTINGS_SEEN)
+    if seen is None or seen[0] != st.session_state.get(S.SESSION_ID):
+        return []
+    return settings_problems(seen[1])
+
+
+def settings_seen() -> tuple[int, dict[str, Any], int] | None:
+    """``(night id, document, revision)`` of the settings this page last read: a page that
+    shows settings keeps it at render and passes it to :func:`save_night_settings`, so what it
+    writes is checked against what the player saw."""
+    return st.session_state.get(SETTINGS_SEEN)
+
+
+def save_night_settings(
+    settings: NightSettings, *, seen: tuple[int, dict[str, Any], int] | None = None
+) -> None:
+    """Write this page's game night's settings: a compare-and-set on the revision the page
+    read (``seen``, else the last read), merged with another phone's change of other values
+    (theirs kept where both changed the same value, and the page says so). Raises on a
+    storage failure."""
+    from service.shared import describe, write_merged
+
     session_id = st.session_state.get(S.SESSION_ID)
     if session_id is None:
         raise ValueError("pick a game night first")
-    get_drafts().put_settings(session_id, settings.to_json())
+    drafts = get_drafts()
+    seen = seen or st.session_state.get(SETTINGS_SEEN)
+    if seen is None or seen[0] != session_id:
+        document, revision = drafts.settings(session_id)
+        seen = (session_id, document, revision)
+    _night, base, revision = seen
+    mine = settings.to_json()
+    base_settings = NightSettings.from_json(base).to_json()
+
+    def write(doc: dict[str, Any], expected: int) -> int:
+        return drafts.put_settings(session_id, doc, expected_revision=expected)
+
+    written = write_merged(write, base_settings, mine, revision)
+    st.session_state[SETTINGS_SEEN] = (session_id, written.document, written.revision)
+    if written.conflicts:
+        st.session_state[S.FLASH] = (
+            "Another device changed the same setting at the same time "
+            f"({describe(written.conflicts)}): theirs is kept; set yours again if it was right."
+        )
+    elif written.merged:
+        st.session_state[S.FLASH] = (
+            "Another device changed this night's settings at the same time: both changes are kept."
+        )
 
 
 def load_rules() -> Any:
@@ -172,6 +224,15 @@ def load_rules() -> Any:
     from scoring.reptile_tank.rules import RulesError
 
     settings = night_settings()
+    problems = night_settings_problems()
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        st.warning(
+            "Some of this game night's stored settings cannot be used: "
+            + "; ".join(problems[:3])
+            + more
+            + ". The Rules page can reset them."
+        )
     try:
         return rules_for(settings)
     except RulesError as error:

@@ -13,12 +13,13 @@ from scoring.reptile_tank.rules import load_rules as load_default_rules
 from service import settings as night
 from service.errors import STORAGE_ERRORS, storage_message
 from ui import state as S
-from ui.backend import load_rules, night_settings, save_night_settings
+from ui.backend import load_rules, night_settings, save_night_settings, settings_seen
 from ui.reptile_tank.journey import escape_markdown
 from ui.reptile_tank.labels import full_name
 from ui.reptile_tank.widgets import flash_ui
 
 KEY_RESET_ASK = "rules_reset_ask"
+KEY_SEEN = "rules_settings_seen"
 
 ASSUMED = "assumed — check your cards"
 
@@ -60,7 +61,10 @@ def save_values(defaults) -> None:
     try:
         tiers = night.changed_values(night.tier_values(defaults), edited_tiers)
         objectives = night.changed_values(night.objective_values(defaults), edited_obj)
-        save_night_settings(replace(night_settings(), tiers=tiers, objectives=objectives))
+        save_night_settings(
+            replace(night_settings(), tiers=tiers, objectives=objectives),
+            seen=st.session_state.get(KEY_SEEN),
+        )
     except ValueError as error:
         st.session_state[S.FLASH] = None
         st.session_state[S.STORAGE_ERROR] = f"Not saved: {error}"
@@ -76,7 +80,9 @@ def save_values(defaults) -> None:
 def reset_values() -> None:
     """Callback (after "Yes, reset"): this night back to the default rules."""
     try:
-        save_night_settings(replace(night_settings(), tiers={}, objectives={}))
+        save_night_settings(
+            replace(night_settings(), tiers={}, objectives={}), seen=st.session_state.get(KEY_SEEN)
+        )
     except STORAGE_ERRORS as error:
         st.session_state[S.STORAGE_ERROR] = f"Not reset: {storage_message(error)}"
         return
@@ -92,6 +98,7 @@ def rules_ui() -> None:
         st.info("House rules belong to a game night: pick one on the Game setup page first.")
         st.caption("The default rules are shown below, read-only.")
     settings = night_settings()
+    st.session_state[KEY_SEEN] = settings_seen()  # what the player sees: the base of a save
     # The inputs show this night's values: when the night changes (or another phone saved),
     # they are seeded again.
     seeded_for = (st.session_state[S.SESSION_ID], settings.to_json()["house"].__repr__())
