@@ -49,10 +49,13 @@ def night_pack_path(session_uid: str) -> Path:
     ``$REPTILE_TANK_PACK`` names one pack folder for every night (a server operator's choice);
     otherwise each night has its own folder under the user data dir.
     """
+    from common.safe_write import check_name, child_folder
+
     env = os.environ.get(PACK_DIR_ENV)
     if env:
         return Path(env)
-    return user_data_dir() / "decks" / f"night-{session_uid}"
+    check_name(session_uid, what="game night id")  # "../x" never leaves the data folder
+    return child_folder(user_data_dir(), "decks", f"night-{session_uid}", what="the deck folder")
 
 
 def pack_dir() -> Path | None:
@@ -64,14 +67,22 @@ def pack_dir() -> Path | None:
     session_uid = st.session_state.get(S.NIGHT_UID)
     if session_uid is None or night_settings().deck != "enrolled":
         return None
-    path = night_pack_path(session_uid)
-    return path if path.is_dir() else None
+    try:
+        path = night_pack_path(session_uid)
+    except ValueError:  # an id that cannot name a folder: no enrolled deck can exist
+        return None
+    return path if path.is_dir() and not path.is_symlink() else None
 
 
 def nimalia_pack_path(session_uid: str) -> Path:
     """Where a game night's enrolled Nimalia deck pack lives (one folder per night, on this
     server's disk under the user data dir; apart from the night's Reptile Tank deck)."""
-    return user_data_dir() / "nimalia-decks" / f"night-{session_uid}"
+    from common.safe_write import check_name, child_folder
+
+    check_name(session_uid, what="game night id")
+    return child_folder(
+        user_data_dir(), "nimalia-decks", f"night-{session_uid}", what="the Nimalia deck folder"
+    )
 
 
 def nimalia_deck_choice() -> str:
@@ -388,11 +399,18 @@ def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
     The shipped embedder turns the faces into the pack's gallery; the reader is reloaded for
     the new pack on the next photo (its cache is keyed on the pack folder).
 
+    The pack is built in a temporary folder beside ``path`` and renamed into place
+    (:func:`common.safe_write.replace_folder`): ``path`` holds the previous deck or the whole
+    new one, never half of one, whatever fails.
+
     Raises
     ------
     ValueError
-        A face missing or unknown (``vision.reptile_tank.gallery.PackError``), or no model installed.
+        A face missing or unknown (``vision.reptile_tank.gallery.PackError``), no model
+        installed, or the pack could not be written (``FolderWriteError``: a full disk, a
+        symbolic link; the previous deck is kept), each one message.
     """
+    from common.safe_write import replace_folder
     from vision.reptile_tank.classifier import CardEmbedder
     from vision.reptile_tank.gallery import DeckPack
 
@@ -400,7 +418,14 @@ def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
         embedder = CardEmbedder()
     except OSError as error:
         raise ValueError(f"the card reader's model is not installed: {error}") from None
-    DeckPack.create(path, faces, embedder, np.random.default_rng(0))
+    path = Path(path)
+    replace_folder(
+        path,
+        lambda new: DeckPack.create(
+            new, faces, embedder, np.random.default_rng(0), name=path.name
+        ),
+        what="the night's deck",
+    )
     _reader_for.clear()
     if st.session_state.get(S.SESSION_ID) is not None:
         use_deck("enrolled")

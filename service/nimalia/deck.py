@@ -12,11 +12,9 @@ shows it.
 
 from __future__ import annotations
 
+import errno
 import re
-import shutil
-import tempfile
 import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -146,23 +144,28 @@ def enroll(
         embedder = square_embedder()
     except (ImportError, OSError) as error:
         raise ValueError(f"The Nimalia reader is not installed on this server: {error}") from None
+    from common.safe_write import replace_folder
+
     folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix=".enrol-", dir=folder.parent) as work:
-        src, out = Path(work) / "cards", Path(work) / "pack"
+
+    def build(out: Path) -> None:
+        src = out.parent / "cards"
         src.mkdir()
         for cid, rgb in images.items():
             if not cv2.imwrite(str(src / f"{cid}.png"), cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)):
-                raise ValueError(f"Cannot enrol this deck: card {cid} could not be written.")
+                raise OSError(errno.EIO, f"card {cid} could not be written")
         try:
             enroll_pack(src, out, embedder, name=name or "My Nimalia deck")
         except NimaliaPackError as error:
             raise ValueError(f"Cannot enrol this deck: {error}") from None
-        old = folder.parent / f".old-{folder.name}-{uuid.uuid4().hex[:8]}"
-        if folder.exists():
-            folder.rename(old)
-        out.rename(folder)
-        shutil.rmtree(old, ignore_errors=True)
+
+    try:
+        replace_folder(folder, build, what="the night's Nimalia deck")
+    except ValueError as error:
+        message = str(error)
+        if not message.startswith("Cannot enrol"):
+            message = f"Cannot enrol this deck: {message}."
+        raise ValueError(message) from None
     # the reader cache notices the new gallery itself (vision.nimalia.reader.cached_reader)
     return folder, time.perf_counter() - started

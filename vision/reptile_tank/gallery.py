@@ -13,7 +13,9 @@ gallery ships as ``models/stand_in_gallery.npz``.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -198,14 +200,22 @@ class Gallery:
         self.__post_init__()
 
     def save(self, path: str | Path) -> None:
-        """Write the gallery as a compressed ``.npz``."""
-        np.savez_compressed(
-            Path(path),
-            embeddings=self.embeddings.astype(np.float16),
-            labels=self.prototype_labels,
-            rotations=self.prototype_rotations.astype(np.int16),
-            model_id=np.array(self.model_id),
-        )
+        """Write the gallery as a compressed ``.npz``, whole or not at all (a temporary file
+        renamed over the old one: a full disk never leaves a truncated gallery)."""
+        path = Path(path)
+        temporary = path.with_name(f".{path.name}.tmp")
+        try:
+            with open(temporary, "wb") as handle:
+                np.savez_compressed(
+                    handle,
+                    embeddings=self.embeddings.astype(np.float16),
+                    labels=self.prototype_labels,
+                    rotations=self.prototype_rotations.astype(np.int16),
+                    model_id=np.array(self.model_id),
+                )
+            os.replace(temporary, path)
+        finally:
+            temporary.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, path: str | Path) -> Gallery:
@@ -257,7 +267,8 @@ class DeckPack:
         (path / "faces").mkdir(parents=True, exist_ok=True)
         standard = {lab: to_face_size(faces[lab]) for lab in FACE_LABELS}
         for label, face in standard.items():
-            cv2.imwrite(str(path / "faces" / f"{label}.png"), face[..., ::-1])
+            if not cv2.imwrite(str(path / "faces" / f"{label}.png"), face[..., ::-1]):
+                raise OSError(errno.EIO, f"faces/{label}.png could not be written")
         gallery = Gallery.build(embedder, standard, rng)
         pack = cls(path, name or path.name, standard, gallery)
         pack.save()
@@ -325,7 +336,12 @@ class DeckPack:
             "prototypes": int(len(self.gallery.embeddings)),
             "seed": 0,
         }
-        (self.path / "pack.json").write_text(json.dumps(meta, indent=2) + "\n")
+        temporary = self.path / ".pack.json.tmp"
+        try:
+            temporary.write_text(json.dumps(meta, indent=2) + "\n")
+            os.replace(temporary, self.path / "pack.json")
+        finally:
+            temporary.unlink(missing_ok=True)
 
 
 def load_gallery(pack: str | Path | None, embedder) -> Gallery:
