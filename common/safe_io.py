@@ -198,7 +198,8 @@ def parse_json(
     max_depth: int = MAX_DEPTH,
     max_int_digits: int = MAX_INT_DIGITS,
 ) -> Any:
-    """Parse JSON strictly: depth, integer size bounded; ``NaN``/``Infinity`` refused.
+    """Parse JSON strictly: depth, integer size bounded; ``NaN``/``Infinity`` and a key given
+    twice in one object (JSON would silently keep the last) refused.
 
     Raises
     ------
@@ -229,9 +230,24 @@ def parse_json(
             raise SafeFileError(f"{where}: the number {digits[:30]} is out of range")
         return value
 
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, item in items:
+            if key in seen:
+                raise SafeFileError(
+                    f"{where}: the key {key[:40]!r} appears twice in one object (which one "
+                    "is meant?)"
+                )
+            seen[key] = item
+        return seen
+
     try:
         value = json.loads(
-            text, parse_int=parse_int, parse_constant=parse_constant, parse_float=parse_float
+            text,
+            parse_int=parse_int,
+            parse_constant=parse_constant,
+            parse_float=parse_float,
+            object_pairs_hook=pairs,
         )
     except json.JSONDecodeError as error:
         raise SafeFileError(

@@ -96,7 +96,12 @@ def canonical_timestamp(value: str | datetime, *, what: str) -> str:
         raise LeaderboardError(f"{what}: expected a timestamp, got {type(value).__name__}")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    try:
+        return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    except (OverflowError, ValueError):
+        raise LeaderboardError(
+            f"{what}: {str(value)[:40]!r} is out of range (years 1 to 9999 in UTC)"
+        ) from None
 
 
 def check_text(value: Any, *, what: str, max_chars: int, allow_empty: bool = False) -> str:

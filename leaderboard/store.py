@@ -28,6 +28,7 @@ import io
 import json
 import os
 import random
+import re
 import sqlite3
 import time
 import uuid
@@ -148,7 +149,10 @@ def resolve_url(target: str | os.PathLike[str] | None = None) -> URL:
     if "://" not in text:
         path = Path(text).expanduser().resolve()
         return URL.create("sqlite", database=str(path))
-    url = sa.make_url(text)
+    try:
+        url = sa.make_url(text)
+    except sa.exc.ArgumentError:
+        raise StorageError(f"not a database URL: {text[:80]!r}") from None
     if url.drivername in ("postgresql", "postgres"):
         url = url.set(drivername=f"postgresql+{_postgres_driver()}")
     return url
@@ -246,6 +250,7 @@ class Store:
         self.retries = 0
         self._rng = random.Random()
         backend = self.url.get_backend_name()
+        in_memory = False
         if backend == "sqlite":
             database = self.url.database or ""
             in_memory = database in ("", ":memory:") or database.startswith("file::memory:")
@@ -261,12 +266,22 @@ class Store:
             engine = sa.create_engine(self.url, connect_args={"timeout": busy_timeout_s})
             _configure_sqlite(engine, busy_timeout_s=busy_timeout_s, in_memory=in_memory)
         else:
-            engine = sa.create_engine(self.url, pool_pre_ping=True)
+            try:
+                engine = sa.create_engine(self.url, pool_pre_ping=True)
+            except (ImportError, sa.exc.NoSuchModuleError, sa.exc.ArgumentError) as error:
+                raise StorageError(
+                    f"the database URL {self.url.render_as_string(hide_password=True)[:80]!r} "
+                    f"cannot be used: its kind ({self.url.drivername[:30]}) is not supported "
+                    "here (use a SQLite file or a postgresql:// URL) "
+                    f"[{type(error).__name__}]"
+                ) from None
         self._engine = engine
         self._write_engine = engine.execution_options(**{_WRITE_OPTION: True})
         if migrate:
             try:
                 self.migrate()
+                if backend == "sqlite" and not in_memory:
+                    self.check_file()
             except BaseException:
                 engine.dispose()  # no pooled connection may outlive a failed open
                 raise
@@ -308,6 +323,11 @@ class Store:
             try:
                 with engine.begin() as conn:
                     return work(conn, attempt)
+            except OverflowError:  # a number the database cannot hold (an id of 2**63, ...)
+                raise LeaderboardError(
+                    "a number is out of the database's range (at most 2**63 - 1); nothing was "
+                    "written"
+                ) from None
             except sa.exc.DBAPIError as error:
                 if not _is_transient(error):
                     raise StorageError(
@@ -322,6 +342,22 @@ class Store:
             self.retries += 1
             time.sleep(delay * self._rng.uniform(0.5, 1.5))
             delay = min(delay * 2, 0.5)
+
+    def check_file(self) -> None:
+        """SQLite: ``PRAGMA quick_check`` (run at open): a damaged page is reported as one
+        :class:`StorageError` naming the file, not found later as wrong standings."""
+        if self.backend != "sqlite":
+            return
+        rows = self._transaction(
+            lambda c, _a: [r[0] for r in c.exec_driver_sql("PRAGMA quick_check").fetchall()],
+            write=False,
+        )
+        if rows != ["ok"]:
+            detail = str(rows[0])[:120] if rows else "no answer"
+            raise StorageError(
+                f"the leaderboard database {self._where()} is damaged ({detail}); restore a "
+                "backup or export what is readable"
+            )
 
     def schema_version(self) -> int:
         """Return the schema version recorded in the database."""
@@ -1120,6 +1156,19 @@ def _verifier(verify: Any) -> Callable[[GameRecord], str | None] | None:
     raise LeaderboardError(f"verify must be True, False or a callable, got {verify!r}")
 
 
+#: A game night's uid names its deck folders: letters, digits, ``-`` and ``_`` only.
+_NIGHT_UID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+def _check_night_uid(value: Any, *, where: str) -> str:
+    check_text(value, what=where, max_chars=64)
+    if not _NIGHT_UID.fullmatch(value):
+        raise LeaderboardError(
+            f"{where}: {value[:40]!r} is not a game night id (letters, digits, '-' and '_')"
+        )
+    return value
+
+
 def _parse_export(data: Any) -> tuple[list[dict[str, str]], list[tuple[str, GameRecord]]]:
     """Check an export document; return its sessions and ``(session_uid, record)`` pairs."""
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
@@ -1138,7 +1187,7 @@ def _parse_export(data: Any) -> tuple[list[dict[str, str]], list[tuple[str, Game
             raise LeaderboardError(f"{where}: expected an object")
         try:
             session = {
-                "uid": check_text(raw["uid"], what=f"{where}.uid", max_chars=64),
+                "uid": _check_night_uid(raw["uid"], where=f"{where}.uid"),
                 "name": check_text(raw["name"], what=f"{where}.name", max_chars=MAX_NAME_CHARS),
                 "created_at": canonical_timestamp(raw["created_at"], what=f"{where}.created_at"),
             }

@@ -47,6 +47,8 @@ MIN_SHORT_SIDE = 200
 
 #: Default cap on decoded pixels (50 MP); a 100 MP or crafted file is refused from its header.
 MAX_PIXELS = 50_000_000
+#: Longest side over shortest side a photo may have (a phone panorama is about 4-8).
+MAX_ASPECT = 12
 
 #: Default long side of the returned array. 12 MP phone JPEGs decode at 1/2 scale in the DCT
 #: domain (2016 x 1512) and are used as decoded (see DRAFT_SLACK); larger decodes are
@@ -328,6 +330,11 @@ def load_image(
         raise ImageLoadError(
             f"image is only {width}x{height} pixels; at least {MIN_SHORT_SIDE} px on the "
             "short side are needed to see 20 cards"
+        )
+    if max(width, height) > MAX_ASPECT * min(width, height):
+        raise ImageLoadError(
+            f"image is {width}x{height} pixels, a strip more than {MAX_ASPECT} times longer "
+            "than wide: not a photo of a table"
         )
     if sniffed == "JPEG" and _jpeg_frame_marker(data) in _ARITHMETIC_SOF:
         return _load_arithmetic_jpeg(data, img, max_side=max_side)

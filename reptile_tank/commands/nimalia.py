@@ -18,6 +18,7 @@ import json
 from typing import Any
 
 from common import safe_io
+from reptile_tank.terminal import plain
 from scoring.nimalia import api
 from scoring.nimalia.cards import ANIMAL_PLURALS
 from scoring.nimalia.rules import GOAL12_MODES, TIEBREAK_SCOPES, load_rules
@@ -111,7 +112,7 @@ def format_reserve_result(result: dict[str, Any]) -> str:
 def format_game_result(result: dict[str, Any]) -> str:
     rules = load_rules()
     players = result["players"]
-    names = [p["name"] for p in players]
+    names = [plain(p["name"], 40) for p in players]
     width = max(8, *(len(n) + 2 for n in names))
     goals = ", ".join(
         f"{g} {rules.goals[g].name} ({rules.goals[g].colour})" for g in result["goals"]
@@ -134,7 +135,7 @@ def format_game_result(result: dict[str, Any]) -> str:
         tb = p["tiebreak"]
         note = "" if tb["counted"] else "; not counted"
         out.append(
-            f"  {p['rank']}. {p['name']}: {p['total']} (tie-break: {tb['count']} "
+            f"  {p['rank']}. {plain(p['name'], 100)}: {p['total']} (tie-break: {tb['count']} "
             f"{ANIMAL_PLURALS[tb['animal']]}, the most of one animal{note})"
         )
     return "\n".join(out)
@@ -144,14 +145,22 @@ def run_score(args: argparse.Namespace) -> int:
     goals = api.parse_goal_list(args.goals)
     from reptile_tank.commands import nimalia_photo
 
-    if nimalia_photo.is_photo(args.reserve):
-        document = nimalia_photo.reserve_from_photo(args.reserve, getattr(args, "pack", None))
+    checks: list[str] = []
+    photo = nimalia_photo.is_photo(args.reserve)
+    if photo:
+        document, checks = nimalia_photo.reserve_from_photo(
+            args.reserve, getattr(args, "pack", None)
+        )
     else:
         document = _read(args.reserve)
     result = api.score_reserve(document, goals, goal12=args.goal12)
     if args.json:
+        if photo:  # what the read asks to check, as `nimalia read` says it
+            result = {**result, "read": {"squares": document["squares"], "check": checks}}
         _print_json(result)
     else:
+        for line in checks:  # before the score: a doubtful read is checked before it counts
+            print(line)
         print(format_reserve_result(result))
     return 0
 

@@ -49,22 +49,43 @@ def is_photo(path: str) -> bool:
 
 def read_photo(path: str, pack: str | None = None):
     """``(ReserveRead, scale)`` for a photo file; ``scale`` maps the read's image to the photo."""
+    import cv2
+
     from vision.loading import load_image_file
     from vision.nimalia.reader import read_reserve
 
     loaded = load_image_file(path)
-    return read_reserve(loaded.rgb, pack), loaded.scale
+    try:
+        return read_reserve(loaded.rgb, pack), loaded.scale
+    except cv2.error as error:  # never a traceback: one line naming the photo
+        detail = str(error).strip().splitlines()[-1][:160] if str(error).strip() else "cv2"
+        raise ValueError(f"{path}: the photo could not be read ({detail})") from None
 
 
-def reserve_from_photo(path: str, pack: str | None = None) -> dict:
-    """A reserve document ``{"squares": [...]}`` read from a photo (for ``nimalia score``).
+def reserve_from_photo(path: str, pack: str | None = None) -> tuple[dict, list[str]]:
+    """A reserve document ``{"squares": [...]}`` read from a photo (for ``nimalia score``), and
+    the read's check lines (:func:`check_lines`: empty when the read is sure).
 
     Raises ``ValueError`` (one line) when no reserve is found.
     """
     result, _ = read_photo(path, pack)
     if not result.found:
         raise ValueError(f"{path}: no reserve found ({'; '.join(result.reasons)})")
-    return {"squares": result.squares}
+    return {"squares": result.squares}, check_lines(result)
+
+
+def check_lines(result) -> list[str]:
+    """What ``nimalia read`` says to check: ``check this read: …`` and each flagged square."""
+    flagged = [
+        f"  row {r + 1}, column {c + 1}: {cell.token} (margin {cell.confidence:.3f}; also "
+        + ", ".join(t for t, _ in cell.top[1:3])
+        + ")"
+        for r, row in enumerate(result.cells)
+        for c, cell in enumerate(row)
+        if cell.check
+    ]
+    head = ["check this read: " + "; ".join(result.reasons)] if result.needs_check else []
+    return head + flagged
 
 
 def photo_json(result, scale: float) -> dict:
@@ -88,18 +109,8 @@ def run_read(args: argparse.Namespace) -> int:
     from reptile_tank.commands.nimalia import format_squares
 
     print(format_squares(result.squares))
-    flagged = [
-        f"row {r + 1}, column {c + 1}: {cell.token} (margin {cell.confidence:.3f}; also "
-        + ", ".join(t for t, _ in cell.top[1:3])
-        + ")"
-        for r, row in enumerate(result.cells)
-        for c, cell in enumerate(row)
-        if cell.check
-    ]
-    if result.needs_check:
-        print("check this read: " + "; ".join(result.reasons))
-    for line in flagged:
-        print("  " + line)
+    for line in check_lines(result):
+        print(line)
     return 0
 
 

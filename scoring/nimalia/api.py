@@ -98,6 +98,12 @@ def score_reserve(
 
 _GAME_KEYS = ("goals", "players")
 _PLAYER_KEYS = ("name", "rounds")
+#: Longest player name (characters), as Reptile Tank's documents and the leaderboard allow.
+MAX_NAME_CHARS = 100
+#: Invisible characters a name may hold (zero-width non-joiner and joiner, as in Reptile Tank's
+#: documents); every other non-printable character (line breaks, escapes, bidi overrides) is
+#: refused.
+_JOINERS = frozenset("\u200c\u200d")
 
 
 def parse_game(
@@ -135,6 +141,10 @@ def parse_game(
         name = raw.get("name")
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"{where}.name must be a non-empty string")
+        if len(name) > MAX_NAME_CHARS:
+            raise ValueError(f"{where}.name is {len(name)} characters, at most {MAX_NAME_CHARS}")
+        if any(not ch.isprintable() and ch not in _JOINERS for ch in name):
+            raise ValueError(f"{where}.name holds control characters (line breaks, escapes)")
         rounds = raw.get("rounds")
         if not isinstance(rounds, list) or not rounds:
             raise ValueError(f"{where}.rounds must be a list of 1-{len(rules.rounds)} reserves")
