@@ -9,6 +9,7 @@ database, so a reload, a server restart or another app server continues the same
 import streamlit as st
 
 from ui.navigation import build_navigation, layout_for
+from ui.nights import cookie_ui, passphrase_ok
 from ui.persist import MET_ANOTHER, offer_ui, resume, show_night_in_url, sync
 from ui.reptile_tank.widgets import close_menu_on_phone_ui, flash_ui, storage_banner_ui
 from ui.state import init_state
@@ -18,6 +19,8 @@ st.set_page_config(
     page_title="Reptile Tank companion", page_icon="🦎", layout=layout_for(page.url_path)
 )
 init_state(st.session_state)
+if not passphrase_ok(st.session_state):  # REPTILE_TANK_PASSPHRASE guards a networked server
+    st.stop()
 resume(st.session_state)
 show_night_in_url(st.session_state)
 close_menu_on_phone_ui()
@@ -32,5 +35,6 @@ finally:
     stored = sync(st.session_state)
 if finished and not stored:
     storage_banner_ui(st.session_state, retry=sync, toast=True)
+cookie_ui(st.session_state)  # this browser's nights, remembered for its next visit
 if finished and st.session_state.get(MET_ANOTHER):
     st.rerun()  # another device wrote too: show the merged game and say so

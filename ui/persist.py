@@ -89,7 +89,10 @@ def _load_draft(state: MutableMapping[str, Any], draft: Any) -> None:
 
 def choose_night(state: MutableMapping[str, Any], session: Any) -> None:
     """Make ``session`` (a ``SessionInfo``) this page's game night and resume its game."""
+    from ui.nights import remember
+
     S.init_state(state)
+    remember(state, session.uid)  # this browser joined it: listed from now on
     if state[S.NIGHT_UID] == session.uid and state[S.SESSION_ID] == session.id:
         return
     state[S.SESSION_ID] = session.id

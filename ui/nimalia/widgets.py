@@ -205,6 +205,15 @@ def picker_ui(
 # ------------------------------------------------------------------------------ leaderboard
 
 
+def _export_scope(session_id: int | None) -> int | None:
+    """The night a Nimalia export carries: the chosen one (this page's under "All time"); every
+    night only when asked ("Export every game night" on the leaderboard page)."""
+    if st.session_state.get("lb_export_all"):
+        return None
+    chosen = session_id or st.session_state.get(S.SESSION_ID)
+    return -1 if chosen is None else chosen  # no night of this browser: an empty export
+
+
 def standings_ui(session_id: int | None) -> None:
     """Nimalia's standings and games (never mixed with Reptile Tank's)."""
     store = get_nimalia_store()
@@ -243,7 +252,9 @@ def standings_ui(session_id: int | None) -> None:
     )
     st.download_button(
         "Download Nimalia games (JSON)",
-        lambda: json.dumps(store.export_json(session_id), ensure_ascii=False, indent=1),
+        lambda: json.dumps(
+            store.export_json(_export_scope(session_id)), ensure_ascii=False, indent=1
+        ),
         file_name="nimalia-games.json",
         mime="application/json",
         key="lb_nim_json",

@@ -8,6 +8,7 @@ import json
 import streamlit as st
 
 from service.errors import STORAGE_ERRORS, storage_message
+from ui import nights
 from ui import state as S
 from ui.backend import get_store
 from ui.navigation import page_path
@@ -31,7 +32,7 @@ KINDS = {"multi": "Table games", "solo": "Solo vs the Master", "nimalia": "Nimal
 
 def scope_ui(store) -> int | None:
     """This game night or all time; returns the session id (``None`` for all time)."""
-    sessions = {s.id: s.name for s in store.list_sessions()}
+    sessions = {s.id: s.name for s in nights.visible_sessions(store, st.session_state)}
     options = [ALL_TIME, *sessions]
     current = st.session_state[S.SESSION_ID]
     if KEY_SCOPE not in st.session_state or st.session_state[KEY_SCOPE] not in options:
@@ -158,7 +159,15 @@ def rename_ui(store) -> None:
 
 
 def export_ui(store, session_id: int | None) -> None:
-    """CSV and JSON exports, built when tapped (not on every click of the page)."""
+    """CSV and JSON exports, built when tapped (not on every click of the page): of the chosen
+    game night (this page's night under "All time") unless every night is asked for."""
+    if session_id is None:
+        session_id = st.session_state[S.SESSION_ID]
+    every = st.checkbox(
+        "Export every game night on this server", key="lb_export_all", value=session_id is None
+    )
+    if every:
+        session_id = None
     cols = st.columns(2)
     cols[0].download_button(
         "Download CSV",
@@ -188,7 +197,10 @@ def leaderboard_ui() -> None:
         session_id = scope_ui(store)
         standings_ui(store, session_id)
         if st.session_state.get(KEY_KIND) != "nimalia":  # Nimalia lists its own games
-            games_ui(store, session_id)
+            if session_id is None and not nights.passphrase_set():
+                st.caption("Pick one of your game nights above to see (and edit) its games.")
+            else:
+                games_ui(store, session_id)
         rename_ui(store)
         export_ui(store, session_id)
     except STORAGE_ERRORS as error:

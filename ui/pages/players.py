@@ -9,7 +9,7 @@ import streamlit as st
 
 from service.errors import STORAGE_ERRORS, storage_message
 from service.reptile_tank.records import player_history
-from ui import persist
+from ui import nights, persist
 from ui import state as S
 from ui.backend import get_store
 from ui.navigation import page_path
@@ -96,7 +96,9 @@ def players_ui() -> None:
     st.title("👤 Players and history")
     flash_ui(st.session_state)
     try:
-        games = get_store().list_games()
+        store = get_store()
+        mine = nights.visible_ids(store, st.session_state)  # only this browser's nights
+        games = [g for g in store.list_games() if g.session_id in mine]
     except STORAGE_ERRORS as error:
         st.error(escape_markdown(f"The games cannot be read: {storage_message(error)}"))
         return

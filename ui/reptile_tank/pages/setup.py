@@ -7,7 +7,7 @@ import streamlit as st
 
 from service.errors import STORAGE_ERRORS, storage_message
 from service.reptile_tank.game import check_table_setup
-from ui import persist
+from ui import nights, persist
 from ui import state as S
 from ui.backend import get_store, load_rules, night_settings, use_deck
 from ui.navigation import page_path
@@ -32,7 +32,7 @@ RECENT_PLAYERS = 8
 def session_ui() -> None:
     """Pick the game night, or start a new one; the choice goes into the page's link."""
     store = get_store()
-    sessions = {s.id: s for s in store.list_sessions()}
+    sessions = {s.id: s for s in nights.visible_sessions(store, st.session_state)}
     if sessions:
         ids = list(reversed(sessions))  # newest first
         current = st.session_state[S.SESSION_ID]
@@ -59,6 +59,10 @@ def session_ui() -> None:
             created = store.create_session(new_name.strip())
             persist.choose_night(st.session_state, created)
             st.rerun()
+    nights.join_ui(store)
+    current = sessions.get(st.session_state[S.SESSION_ID])
+    if current is not None:
+        nights.invite_ui(current)
 
 
 def objectives_ui(rules) -> list[int]:
