@@ -187,7 +187,10 @@ def sync(state: MutableMapping[str, Any]) -> bool:
                     f"is shown here (yours was for {mine}; start it again to replace theirs)."
                 )
                 return True
-            _load_draft(state, draft)
+            state[S.DRAFT_UID] = draft.uid
+            state[S.DRAFT_REVISION] = draft.revision
+            state[S.DRAFT_HASH] = digest
+            state[DRAFT_BASE] = document
             state[S.STORAGE_ERROR] = None
             return True
         uid = state[S.DRAFT_UID]

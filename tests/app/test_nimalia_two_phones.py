@@ -56,3 +56,22 @@ def test_the_same_square_tapped_on_two_phones_is_offered_again(app, app_env):
     a.button(key="nim_offer_put_back").click().run()
     no_errors(a)
     assert stored(a, app_env)["reserves"]["Ann"][0][0][0] == "I:bea"
+
+
+def test_a_save_after_another_phone_changed_the_game_saves_only_what_was_seen(app, app_env):
+    a = start(app)
+    for _ in range(4):
+        a.button(key="nim_next").click().run()
+    assert a.button(key="nim_save")
+    b = second_phone(a)
+    tap_square(b, 0, 0, "W:cro")  # B fixes a square of the last round while A sits on Save
+    a.button(key="nim_save").click().run()
+    no_errors(a)
+    store = NimaliaStore(Store(app_env))
+    assert store.list_games() == []  # nothing saved from the version A had not seen
+    assert any("changed on another device" in w.value for w in a.warning)
+    assert a.session_state["nim_game"]["reserves"]["Ann"][4][0][0] == "W:cro"  # now shown
+    a.button(key="nim_save").click().run()
+    no_errors(a)
+    (game,) = store.list_games()
+    assert game.document["reserves"]["Ann"][4][0][0] == "W:cro"

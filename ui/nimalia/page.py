@@ -186,6 +186,8 @@ def sync() -> None:
 
 
 MET_ANOTHER = "nim_met_another_write"
+#: The revision of the game as this page last drew it (a save is of what the player saw).
+SHOWN = "nim_shown_revision"
 
 
 def put_mine_back() -> None:
@@ -718,6 +720,13 @@ def finish_ui(game: dict, result: dict) -> None:
         st.warning(f"Nimalia game {found[0]} changed since it was saved.")
     label = "Save the changes" if changed else "Save to the leaderboard"
     if st.button(label, type="primary", key="nim_save"):
+        if st.session_state.get(SHOWN) != st.session_state.get(REVISION):
+            # another device wrote after this page was drawn: save only what the player saw
+            st.warning(
+                "Not saved: this Nimalia game was changed on another device just now (shown "
+                "above). Check it and save again."
+            )
+            return
         try:
             get_nimalia_store().save_game(st.session_state[S.SESSION_ID], game, result)
         except STORAGE_ERRORS as error:
@@ -821,6 +830,7 @@ def nimalia_ui() -> None:
             game_ui(game)
         st.session_state[MET_ANOTHER] = False
         sync()
+        st.session_state[SHOWN] = st.session_state.get(REVISION)  # what the player now sees
     except STORAGE_ERRORS as error:
         st.error(escape_markdown(f"Not saved: {storage_message(error)}"))
         return
