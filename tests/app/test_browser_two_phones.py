@@ -1,0 +1,114 @@
+"""Two real browsers on one game night (issue 29, Playwright + Debian's Chromium), on SQLite and,
+when ``REPTILE_TANK_TEST_PG_URL`` is set, PostgreSQL:
+
+- item 1: phone A sits on Confirm, phone B fixes Ben's cell, A taps Save: nothing is saved, A is
+  shown B's fix and told what changed; A's next Save stores the game with B's fix;
+- item 6: a third browser at the bare address lists no night; with the join code it gets in.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+
+import pytest
+from app_helpers import fresh_pg_database
+from browser_helpers import LAPTOP, PHONE, launch, require_browser, tap, wait_idle
+from serve import serve_app
+
+from leaderboard.drafts import DraftStore
+from leaderboard.store import Store
+from service.nights import join_code
+from service.reptile_tank.drafts import GameInProgress, to_document
+from service.reptile_tank.game import TerrariumEntry
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
+
+FULL = [
+    ["blue_tongued_skink", "blue_tongued_skink", "blue_tongued_skink", "rock", "water"],
+    ["golden_pothos", "corn_snake", "rock", "hollow_log", "dubia_roach"],
+    ["water", "water", "water", "water", "water"],
+    ["scarlet_star", "scarlet_star", "scarlet_star", "scarlet_star", "scarlet_star"],
+]
+
+
+@contextmanager
+def database(backend: str, tmp_path):
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}"
+        return
+    base = os.environ.get("REPTILE_TANK_TEST_PG_URL")
+    if not base:
+        pytest.skip("REPTILE_TANK_TEST_PG_URL is unset: no PostgreSQL server")
+    with fresh_pg_database(base) as url:
+        yield url
+
+
+def seed_night(url: str) -> tuple[str, int]:
+    """A night whose game (Ann and Ben, both boards entered) waits on Confirm."""
+    store = Store(url)
+    night = store.create_session("Club night")
+    drafts = DraftStore(store)
+    game = GameInProgress(
+        players=["Ann", "Ben"],
+        entries={p: TerrariumEntry(rows=[list(r) for r in FULL]) for p in ("Ann", "Ben")},
+        active_player="Ann",
+    )
+    drafts.create(night.id, to_document(game, drafts.put_blob))
+    store.close()
+    return night.uid, night.id
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_two_browsers_a_stale_save_and_a_stranger(backend, tmp_path):
+    require_browser(model=False)
+    from playwright.sync_api import sync_playwright
+
+    with database(backend, tmp_path) as url:
+        uid, night = seed_night(url)
+        env = {"REPTILE_TANK_DB_URL": url, "REPTILE_TANK_HOME": str(tmp_path / "home")}
+        with serve_app(env) as base, sync_playwright() as pw:
+            browser = launch(pw)
+            a = browser.new_context(**PHONE).new_page()
+            b = browser.new_context(**PHONE).new_page()
+            stranger = browser.new_context(**LAPTOP).new_page()
+            try:
+                a.goto(f"{base}/confirm?night={uid}")
+                wait_idle(a)
+                a.locator(".st-key-confirm_save button").first.wait_for()
+                b.goto(f"{base}/check?night={uid}")
+                wait_idle(b)
+                b.locator(".st-key-check_player label").filter(has_text="Ben").first.click()
+                wait_idle(b)
+                tap(b, "check_cell_0_0")
+                tap(b, "check_pick_rock")
+                store = Store(url)
+                assert (
+                    DraftStore(store).current(night).document["entries"]["Ben"]["rows"][0][0]
+                    == "rock"
+                )
+                tap(a, "confirm_save")  # A had not seen B's fix
+                a.get_by_text("Not saved").first.wait_for()
+                assert a.get_by_text("Ben's board, row 1 column 1").count() >= 1
+                assert store.list_games() == []
+                tap(a, "confirm_save")
+                a.get_by_text("saved to the leaderboard").first.wait_for()
+                (game,) = store.list_games()
+                assert game.players[1].name == "Ben"
+                assert game.players[1].board["rows"][0][0] == "rock"
+                # a stranger at the bare address: no night listed; the code lets them in
+                stranger.goto(base)
+                wait_idle(stranger)
+                assert stranger.locator(".st-key-setup_session").count() == 0
+                stranger.locator(".st-key-nights_join_code input").fill(join_code(uid))
+                stranger.get_by_role("button", name="Join").click()
+                wait_idle(stranger)
+                stranger.get_by_text("You joined this game night").first.wait_for()
+                assert stranger.locator(".st-key-setup_session").count() == 1
+                store.close()
+            except Exception:
+                for name, page in (("a", a), ("b", b), ("stranger", stranger)):
+                    page.screenshot(path=str(tmp_path / f"failure-{name}.png"), full_page=True)
+                raise
+            finally:
+                browser.close()
