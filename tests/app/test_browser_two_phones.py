@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 import pytest
 from app_helpers import fresh_pg_database
-from browser_helpers import LAPTOP, PHONE, launch, require_browser, tap, wait_idle
+from browser_helpers import LAPTOP, PHONE, button, launch, require_browser, tap, wait_idle
 from serve import serve_app
 
 from leaderboard.drafts import DraftStore
@@ -112,3 +112,48 @@ def test_two_browsers_a_stale_save_and_a_stranger(backend, tmp_path):
                 raise
             finally:
                 browser.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_two_browsers_tapping_nimalia_squares_both_kept(backend, tmp_path):
+    """Item 3 in real browsers: B picks Ben's square, A taps Ann's, then B taps its token: both
+    squares are stored and B is told its change was kept too (no last-writer-wins)."""
+    require_browser(model=False)
+    from playwright.sync_api import sync_playwright
+
+    from leaderboard.nimalia_games import NimaliaStore
+    from service.nimalia import game as N
+
+    with database(backend, tmp_path) as url:
+        store = Store(url)
+        night = store.create_session("Nimalia night")
+        DraftStore(store).put_settings(night.id, {"game": "nimalia"})
+        nimalia = NimaliaStore(store)
+        nimalia.put_draft(night.id, N.new_game(["Ann", "Ben"], [3, 8, 1, 13]))
+        env = {"REPTILE_TANK_DB_URL": url, "REPTILE_TANK_HOME": str(tmp_path / "home")}
+        with serve_app(env) as base, sync_playwright() as pw:
+            browser = launch(pw)
+            a = browser.new_context(**PHONE).new_page()
+            b = browser.new_context(**PHONE).new_page()
+            try:
+                for page in (a, b):
+                    page.goto(f"{base}/nimalia?night={night.uid}")
+                    wait_idle(page)
+                    button(page, "nim_sq_0_0").wait_for()
+                b.locator(".st-key-nim_player label").filter(has_text="Ben").first.click()
+                wait_idle(b)
+                tap(b, "nim_sq_1_1")  # B picks a square of Ben's...
+                tap(a, "nim_sq_0_0")  # ...A taps one of Ann's meanwhile...
+                tap(a, f"nim_pick_{N.TOKENS.index('I:bea')}")
+                tap(b, f"nim_pick_{N.TOKENS.index('W:cro')}")  # ...then B lays its token
+                b.get_by_text("your change is kept too").first.wait_for()
+                game, _revision = nimalia.draft(night.id)
+                assert game["reserves"]["Ann"][0][0][0] == "I:bea"
+                assert game["reserves"]["Ben"][0][1][1] == "W:cro"
+            except Exception:
+                for name, page in (("a", a), ("b", b)):
+                    page.screenshot(path=str(tmp_path / f"failure-{name}.png"), full_page=True)
+                raise
+            finally:
+                browser.close()
+                store.close()
