@@ -318,12 +318,13 @@ class DraftStore:
         return self.store._transaction(work, write=True)
 
     def close(self, uid: str) -> None:
-        """The table moves on: the draft is no longer the night's current game."""
+        """The table moves on: the draft is no longer the night's current game (its revision
+        moves, so another phone on it notices and follows the table)."""
         self.store._transaction(
             lambda c, _a: c.execute(
                 sa.update(_drafts)
-                .where(_drafts.c.uid == uid)
-                .values(status="closed", updated_at=utc_now())
+                .where(_drafts.c.uid == uid, _drafts.c.status == "open")
+                .values(status="closed", revision=_drafts.c.revision + 1, updated_at=utc_now())
             ),
             write=True,
         )

@@ -123,11 +123,20 @@ def resume(state: MutableMapping[str, Any]) -> None:
         if uid is not None:
             revision = get_drafts().revision(uid)
             if revision is not None and revision != state[S.DRAFT_REVISION]:
+                stored = get_drafts().get(uid)
+                current = get_drafts().current(stored.session_id)
+                if stored.status == "closed" and current is not None and current.uid != uid:
+                    _load_draft(state, current)  # the table moved on to its next game
+                    state[S.FLASH] = (
+                        "Another device started the next game: it is shown here (the last "
+                        "game is kept" + (" as saved)." if stored.game_id else ", unsaved).")
+                    )
+                    return
                 document = to_document(S.game_in_progress(state), _put_blob(state))
                 if document_hash(document) != state[S.DRAFT_HASH]:
                     sync(state)  # a change on this page (its callback ran first): merged
                     return
-                _load_draft(state, get_drafts().get(uid))
+                _load_draft(state, stored)
                 state[S.FLASH] = "This game was updated from another device."
     except STORAGE_ERRORS as error:
         state[S.STORAGE_ERROR] = f"Not saved: {storage_message(error)}"

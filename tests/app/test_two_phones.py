@@ -105,3 +105,18 @@ def test_two_phones_starting_a_game_at_once_end_up_on_one_game(app, app_env):
     )
     assert opened == 1
     assert b.session_state["rt_players"] == ["Ann", "Ben"]
+
+
+def test_the_next_game_started_on_one_phone_is_followed_by_the_other(app, app_env):
+    a = start_game(app, "Ann\nBen")
+    b = second_phone(a)
+    first = b.session_state["rt_draft_uid"]
+    a.switch_page("ui/reptile_tank/pages/setup.py").run()
+    a.text_area(key="setup_players").input("Cara\nDan")
+    a.button(key="setup_start").click().run()
+    no_errors(a)
+    b.run()
+    no_errors(b)
+    assert b.session_state["rt_draft_uid"] != first
+    assert b.session_state["rt_players"] == ["Cara", "Dan"]
+    assert "started the next game" in flashes(b)
