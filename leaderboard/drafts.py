@@ -232,10 +232,10 @@ class DraftStore:
                 raise _draft_conflict(
                     _draft_from_row(open_row), seen=0, attempted=document, what="This game night"
                 )
-            conn.execute(
+            conn.execute(  # replaced: its revision moves so its phones follow the table
                 sa.update(_drafts)
                 .where(_drafts.c.session_id == session_id, _drafts.c.status == "open")
-                .values(status="closed", updated_at=now)
+                .values(status="closed", revision=_drafts.c.revision + 1, updated_at=now)
             )
             conn.execute(
                 sa.insert(_drafts).values(
