@@ -105,6 +105,19 @@ def test_two_browsers_a_stale_save_and_a_stranger(backend, tmp_path):
                 wait_idle(stranger)
                 stranger.get_by_text("You joined this game night").first.wait_for()
                 assert stranger.locator(".st-key-setup_session").count() == 1
+                # this browser remembers the night it joined (its cookie): the bare address
+                # opened again lists it; a fresh browser still lists none
+                for _ in range(50):
+                    if any(c["name"] == "rt_nights" for c in stranger.context.cookies()):
+                        break
+                    stranger.wait_for_timeout(100)
+                stranger.goto(base)
+                wait_idle(stranger)
+                stranger.locator(".st-key-setup_session").first.wait_for()
+                fresh = browser.new_context(**LAPTOP).new_page()
+                fresh.goto(base)
+                wait_idle(fresh)
+                assert fresh.locator(".st-key-setup_session").count() == 0
                 store.close()
             except Exception:
                 for name, page in (("a", a), ("b", b), ("stranger", stranger)):
