@@ -53,7 +53,9 @@ def test_malformed_and_out_of_range_stored_settings_warn_and_pages_still_run(app
     ):
         drafts.put_settings(night, broken)
         assert settings_problems(broken)
-        for page in ("setup.py", "check.py", "confirm.py", "rules.py"):
-            at.switch_page(f"ui/reptile_tank/pages/{page}").run()
+        for page in ("setup", "check", "confirm", "nimalia", "rules"):
+            at.switch_page(
+                "ui/nimalia/page.py" if page == "nimalia" else f"ui/reptile_tank/pages/{page}.py"
+            ).run()
             assert not at.exception, (broken, page, [e.message for e in at.exception])
         assert any("cannot be used" in w.value for w in at.warning)  # on the rules page
