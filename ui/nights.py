@@ -126,15 +126,26 @@ def cookie_ui(state: MutableMapping[str, Any]) -> None:
     if not state.get(COOKIE_DIRTY):
         return
     state[COOKIE_DIRTY] = False
-    value = ".".join(known(state))
-    cookie = json.dumps(f"{COOKIE}={value}")  # uids are [A-Za-z0-9_-]: nothing to escape
-    script = (
-        f"<script>try{{const c={cookie}+'; path=/; max-age=31536000; SameSite=Lax';"
-        "document.cookie=c;window.parent.document.cookie=c;}catch(e){}</script>"
-    )
+    script = cookie_script(known(state))
     import streamlit.components.v1 as components
 
     components.html(script, height=0)
+
+
+#: What a night uid in the cookie script may hold: nothing else ever reaches the page.
+_UID_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def cookie_script(uids: Any) -> str:
+    """The tiny script that stores ``uids`` in this browser's cookie. Only uids made of
+    ``[A-Za-z0-9_-]`` are written (any other is left out), so no text from a stored or typed
+    value can break out of the script."""
+    value = ".".join(u for u in uids if isinstance(u, str) and _UID_TOKEN.fullmatch(u))
+    cookie = json.dumps(f"{COOKIE}={value}")
+    return (
+        f"<script>try{{const c={cookie}+'; path=/; max-age=31536000; SameSite=Lax';"
+        "document.cookie=c;window.parent.document.cookie=c;}catch(e){}</script>"
+    )
 
 
 def passphrase_set() -> bool:
