@@ -36,6 +36,7 @@ COOKIE = "rt_nights"
 PASSPHRASE_ENV = "REPTILE_TANK_PASSPHRASE"
 #: Most nights a browser remembers (the newest kept).
 MAX_KNOWN = 50
+#: What a night uid may hold (in the cookie and its script): nothing else reaches the page.
 _UID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -132,15 +133,11 @@ def cookie_ui(state: MutableMapping[str, Any]) -> None:
     components.html(script, height=0)
 
 
-#: What a night uid in the cookie script may hold: nothing else ever reaches the page.
-_UID_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
 def cookie_script(uids: Any) -> str:
     """The tiny script that stores ``uids`` in this browser's cookie. Only uids made of
     ``[A-Za-z0-9_-]`` are written (any other is left out), so no text from a stored or typed
     value can break out of the script."""
-    value = ".".join(u for u in uids if isinstance(u, str) and _UID_TOKEN.fullmatch(u))
+    value = ".".join(u for u in uids if isinstance(u, str) and _UID.fullmatch(u))
     cookie = json.dumps(f"{COOKIE}={value}")
     return (
         f"<script>try{{const c={cookie}+'; path=/; max-age=31536000; SameSite=Lax';"

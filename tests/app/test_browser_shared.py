@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from app_helpers import fresh_pg_database
+from app_helpers import FULL_BOARD, fresh_pg_database
 from browser_helpers import (
     LAPTOP,
     PHONE,
@@ -36,12 +36,7 @@ from ui.reptile_tank.labels import full_name, picker_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
 
-FULL = [
-    ["blue_tongued_skink", "blue_tongued_skink", "blue_tongued_skink", "rock", "water"],
-    ["golden_pothos", "corn_snake", "rock", "hollow_log", "dubia_roach"],
-    ["water", "water", "water", "water", "water"],
-    ["scarlet_star", "scarlet_star", "scarlet_star", "scarlet_star", "scarlet_star"],
-]
+FULL = FULL_BOARD  # the finished terrarium both phones enter
 
 
 def enter_by_hand(page, player: str, rows) -> None:

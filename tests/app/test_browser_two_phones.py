@@ -12,7 +12,7 @@ import os
 from contextlib import contextmanager
 
 import pytest
-from app_helpers import fresh_pg_database
+from app_helpers import FULL_BOARD, fresh_pg_database
 from browser_helpers import LAPTOP, PHONE, button, launch, require_browser, tap, wait_idle
 from serve import serve_app
 
@@ -24,12 +24,7 @@ from service.reptile_tank.game import TerrariumEntry
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
 
-FULL = [
-    ["blue_tongued_skink", "blue_tongued_skink", "blue_tongued_skink", "rock", "water"],
-    ["golden_pothos", "corn_snake", "rock", "hollow_log", "dubia_roach"],
-    ["water", "water", "water", "water", "water"],
-    ["scarlet_star", "scarlet_star", "scarlet_star", "scarlet_star", "scarlet_star"],
-]
+FULL = FULL_BOARD  # the finished terrarium both phones enter
 
 
 @contextmanager
