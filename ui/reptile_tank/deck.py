@@ -102,15 +102,18 @@ def cards_in_photo(name: str, data: bytes) -> PhotoCards:
             "cards, lay them apart on a plain table, or in the 4 × 5 grid)"
         )
         return found
-    found.cards = laid.cards
     count = len(laid.cards)
-    if laid.source == "grid" and count == len(FACE_LABELS):
-        # the documented layout: named in enrolment order
+    if laid.documented_layout:  # the 16 faces in enrolment order
+        found.cards = laid.cards[: len(FACE_LABELS)]
         found.suggested = list(FACE_LABELS)
+        extra = count - len(FACE_LABELS)
         found.how = (
-            f"{name}: {count} cards found, named in the enrolment order; change any that are wrong"
+            f"{name}: {len(FACE_LABELS)} cards found, named in the enrolment order; "
+            "change any that are wrong"
+            + (f" ({extra} more place(s) after the 16th left out)" if extra else "")
         )
     else:
+        found.cards = laid.cards
         found.suggested = [None] * count
         where = "in the grid" if laid.source == "grid" else "laid out"
         found.how = f"{name}: {count} card(s) found {where}"

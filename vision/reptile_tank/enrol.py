@@ -169,25 +169,21 @@ def _fit_sides(quad: np.ndarray, outline: np.ndarray) -> np.ndarray:
 
 
 def faces_from_layout(image_rgb: np.ndarray) -> dict[str, np.ndarray]:
-    """The 16 faces from a photo of them laid out in a grid, row by row in label order.
+    """The 16 faces from a photo of them laid out in the grid, row by row in label order.
 
-    The order is :data:`scoring.reptile_tank.cards.FACE_LABELS` (the 15 fronts, then the Water back), the
-    first 16 cells of the grid read row by row from the top-left; the remaining cells stay
-    empty (the grid's shape is the grid finder's).
+    The order is :data:`scoring.reptile_tank.cards.FACE_LABELS` (the 15 fronts, then the Water
+    back) from the grid's top-left place; the last 4 places stay empty (a card or pattern seen
+    there is left out). Each face is cut by its own outline where one is found
+    (:func:`layout_cards`), by its grid cell otherwise.
 
     Raises
     ------
     vision.errors.GridNotFoundError
-        No grid of cards was found in the photo.
+        No card was found in the photo.
+    ValueError
+        The cards found are not the 16 places of the documented layout.
     """
-    from vision.reptile_tank.grid import find_grid, rectify_cells
-
-    fit = find_grid(image_rgb)
-    crops = rectify_cells(image_rgb, fit, cell_size=(252, 352))
-    flat = crops.reshape((-1,) + crops.shape[2:])
-    if len(flat) < len(FACE_LABELS):
-        raise ValueError(f"a layout photo needs at least {len(FACE_LABELS)} cells")
-    return {label: np.ascontiguousarray(flat[k]) for k, label in enumerate(FACE_LABELS)}
+    return layout_cards(image_rgb).in_enrolment_order()
 
 
 # ------------------------------------------------------------------- cards laid anywhere
@@ -389,6 +385,8 @@ class LayoutCards:
         For ``"grid"``: each card's cell of the layout's lattice.
     own_outline : list of bool
         Whether each card was cut by its own outline (False: the grid's nominal cell).
+    grid_shape : (rows, cols) or None
+        The grid's shape (``"grid"`` only).
     """
 
     cards: list[np.ndarray]
@@ -396,6 +394,26 @@ class LayoutCards:
     source: str
     cells: list[tuple[int, int]] | None = None
     own_outline: list[bool] = field(default_factory=list)
+    grid_shape: tuple[int, int] | None = None
+
+    @property
+    def documented_layout(self) -> bool:
+        """Whether the first 16 places of the grid (row by row) hold a card each: the faces
+        laid out in the enrolment order (:data:`FACE_LABELS`), the last 4 places empty."""
+        if self.source != "grid" or self.cells is None or len(self.cells) < len(FACE_LABELS):
+            return False
+        cols = self.grid_shape[1] if self.grid_shape else 5
+        first = [(k // cols, k % cols) for k in range(len(FACE_LABELS))]
+        return self.cells[: len(FACE_LABELS)] == first
+
+    def in_enrolment_order(self) -> dict[str, np.ndarray]:
+        """The 16 faces of a :attr:`documented_layout`, by label (extra places left out)."""
+        if not self.documented_layout:
+            raise ValueError(
+                f"the photo is not the documented layout (the {len(FACE_LABELS)} faces row by "
+                f"row from the top-left place); {len(self.cards)} card(s) found"
+            )
+        return {label: self.cards[k] for k, label in enumerate(FACE_LABELS)}
 
 
 def _outline_in_cell(cell: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray | None:
@@ -456,7 +474,7 @@ def layout_cards(
         crops = rectify_cells(image_rgb, fit, cell_size=size)
         rows, cols = fit.occupied.shape
         cells = [(r, c) for r in range(rows) for c in range(cols) if bool(fit.occupied[r, c])]
-        found = LayoutCards([], [], "grid", cells=cells)
+        found = LayoutCards([], [], "grid", cells=cells, grid_shape=(rows, cols))
         for r, c in cells:
             own = _outline_in_cell(fit.cell_quads[r, c], outlines)
             found.own_outline.append(own is not None)
