@@ -493,3 +493,69 @@ def layout_cards(
         "loose",
         own_outline=[True] * len(outlines),
     )
+
+
+#: A name that leaves a card of a layout photo out (``--names``).
+SKIP_NAMES = ("-", "skip")
+
+
+def named_faces(
+    layouts: list[LayoutCards], names: list[str] | None = None
+) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
+    """The faces, and extra views of them, from the cards of several layout photos.
+
+    Parameters
+    ----------
+    layouts : list of LayoutCards
+        The cards of each photo (:func:`layout_cards`), photos in order.
+    names : list of str, optional
+        One name per card found, photo after photo in each photo's reading order (a face
+        label, or ``-`` to leave the card out). Without names every photo must be the
+        documented layout (:attr:`LayoutCards.documented_layout`).
+
+    Returns
+    -------
+    faces : dict label -> (H, W, 3) uint8 RGB
+        The first card given each name.
+    views : dict label -> list of (H, W, 3) uint8 RGB
+        Every later card given the same name (a second photo's view of the face).
+
+    Raises
+    ------
+    ValueError
+        Names that do not match the cards found (count, unknown label), one message.
+    """
+    cards: list[np.ndarray] = []
+    labels: list[str | None] = []
+    if names is None:
+        for layout in layouts:
+            by_label = layout.in_enrolment_order()  # raises for a loose or partial layout
+            cards.extend(by_label.values())
+            labels.extend(by_label)
+    else:
+        counts = [len(layout.cards) for layout in layouts]
+        if len(names) != sum(counts):
+            raise ValueError(
+                f"{len(names)} name(s) given for {sum(counts)} card(s) found "
+                f"({' + '.join(map(str, counts))} in the photos, each row by row from the far "
+                "side); give one name per card, - to leave one out"
+            )
+        unknown = [n for n in names if n not in FACE_LABELS and n not in SKIP_NAMES]
+        if unknown:
+            raise ValueError(
+                f"unknown card id(s): {', '.join(unknown[:5])} (card ids: "
+                f"{', '.join(FACE_LABELS)}; - leaves a card out)"
+            )
+        for layout in layouts:
+            cards.extend(layout.cards)
+        labels = [None if n in SKIP_NAMES else n for n in names]
+    faces: dict[str, np.ndarray] = {}
+    views: dict[str, list[np.ndarray]] = {}
+    for card, label in zip(cards, labels, strict=True):
+        if label is None:
+            continue
+        if label in faces:
+            views.setdefault(label, []).append(card)
+        else:
+            faces[label] = card
+    return faces, views
