@@ -343,3 +343,133 @@ def classify_cells(
         label_scores=label_scores.reshape(ROWS, COLS, -1).astype(np.float32),
         rotation_scores=rotation_scores.reshape(ROWS, COLS, len(labels), 4).astype(np.float32),
     )
+
+
+# ------------------------------------------------------------ local-feature re-ranking
+
+#: Cells whose two best face labels are closer than this (cosine units) are re-ranked.
+RERANK_MAX_MARGIN = 0.10
+#: Candidates compared per re-ranked cell (the embedder's best faces).
+RERANK_TOP = 3
+#: Crops and faces are compared at this size (width, height): 4 px/mm of a card.
+RERANK_SIZE = (252, 352)
+#: A candidate beats the embedder's choice only with at least this many geometric inliers...
+RERANK_MIN_INLIERS = 12
+#: ... and this many times the choice's own.
+RERANK_RATIO = 1.5
+
+
+@dataclass(frozen=True)
+class LocalCheck:
+    """What local features say about one cell.
+
+    Attributes
+    ----------
+    label : str
+        The label after re-ranking (the embedder's unless a candidate clearly won).
+    embedder_label : str
+    inliers : dict label -> int
+        Matches of the crop to each candidate face that agree on one homography close to the
+        identity (the crop and the face are both the upright card).
+    agree : bool
+        The face with the most inliers is the embedder's choice.
+    """
+
+    label: str
+    embedder_label: str
+    inliers: dict[str, int]
+    agree: bool
+
+
+class LocalFeatureVerifier:
+    """Sees the fine differences between look-alike faces: ORB keypoints of a cell's crop
+    matched to each candidate face, kept when one RANSAC homography close to the identity
+    explains them (two faces of one frame share its keypoints, but only the right face
+    matches the motif, name and numbers too).
+
+    Parameters
+    ----------
+    faces : mapping label -> (H, W, 3) uint8 RGB
+        The enrolled faces (``DeckPack.faces``), upright.
+    features : int
+        ORB keypoints per image.
+    """
+
+    def __init__(self, faces: Mapping[str, np.ndarray], *, features: int = 600) -> None:
+        self._orb = cv2.ORB_create(nfeatures=features, scaleFactor=1.2, nlevels=6,
+                                   edgeThreshold=15, patchSize=15)  # fmt: skip
+        self._matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
+        self._faces = {}
+        for label, face in faces.items():
+            self._faces[label] = self._describe(np.asarray(face))
+
+    def _describe(self, rgb: np.ndarray):
+        gray = cv2.cvtColor(cv2.resize(rgb, RERANK_SIZE, interpolation=cv2.INTER_AREA),
+                            cv2.COLOR_RGB2GRAY)  # fmt: skip
+        gray = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(4, 4)).apply(gray)
+        keypoints, descriptors = self._orb.detectAndCompute(gray, None)
+        points = np.array([k.pt for k in keypoints], np.float32).reshape(-1, 2)
+        return points, descriptors
+
+    def inliers(self, crop_rgb: np.ndarray, label: str, described=None) -> int:
+        """Geometric inliers of ``crop_rgb`` against the enrolled face ``label``."""
+        if label not in self._faces:
+            return 0
+        points, descriptors = described if described is not None else self._describe(crop_rgb)
+        face_points, face_descriptors = self._faces[label]
+        if descriptors is None or face_descriptors is None or len(points) < 4:
+            return 0
+        if len(face_points) < 4:
+            return 0
+        pairs = self._matcher.knnMatch(descriptors, face_descriptors, k=2)
+        good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < 0.8 * p[1].distance]
+        if len(good) < 4:
+            return 0
+        src = points[[m.queryIdx for m in good]]
+        dst = face_points[[m.trainIdx for m in good]]
+        near = np.linalg.norm(src - dst, axis=1) < 0.15 * RERANK_SIZE[0]  # roughly in place
+        if near.sum() < 4:
+            return 0
+        src, dst = src[near], dst[near]
+        homography, mask = cv2.findHomography(src, dst, cv2.RANSAC, 0.02 * RERANK_SIZE[0])
+        if homography is None or mask is None:
+            return 0
+        w, h = RERANK_SIZE
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32).reshape(-1, 1, 2)
+        moved = cv2.perspectiveTransform(corners, homography).reshape(-1, 2)
+        if np.abs(moved - corners.reshape(-1, 2)).max() > 0.1 * w:
+            return 0  # not the same card seen upright
+        return int(mask.sum())
+
+    def check(self, crop_rgb: np.ndarray, candidates: list[str], embedder_label: str) -> LocalCheck:
+        """Re-rank ``candidates`` (face labels, ``embedder_label`` among them) for one crop."""
+        described = self._describe(crop_rgb)
+        counts = {label: self.inliers(crop_rgb, label, described) for label in candidates}
+        best = max(counts, key=lambda label: counts[label])
+        own = counts.get(embedder_label, 0)
+        label = embedder_label
+        if (
+            best != embedder_label
+            and counts[best] >= RERANK_MIN_INLIERS
+            and counts[best] >= RERANK_RATIO * max(own, 1)
+        ):
+            label = best
+        return LocalCheck(label, embedder_label, counts, agree=best == embedder_label)
+
+
+def close_face_calls(
+    cells: list[list[CellRead]], max_margin: float = RERANK_MAX_MARGIN, top: int = RERANK_TOP
+) -> dict[tuple[int, int], list[str]]:
+    """The cells whose best labels include two faces within ``max_margin``: cell -> the face
+    candidates (best first, the cell's label first among them)."""
+    out = {}
+    for r, row in enumerate(cells):
+        for c, cell in enumerate(row):
+            if cell.label == EMPTY:
+                continue
+            faces = [(label, score) for label, score in cell.top[:top] if label != EMPTY]
+            rivals = [label for label, score in faces
+                      if label != cell.label and cell.score - score < max_margin]  # fmt: skip
+            if rivals:
+                out[(r, c)] = [cell.label, *rivals]
+    return out
