@@ -4,6 +4,7 @@ a name tapped under each, the pack built and used; back to the bundled deck in o
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -125,6 +126,26 @@ def test_cards_off_the_grid_are_cut_by_their_own_outlines_in_reading_order():
     assert laid_out.source == "loose" and all(laid_out.own_outline)
     if MODEL.exists():
         assert nearest_stand_in_faces(found.cards) == laid(rows)
+
+
+HARD_PHOTOS = ROOT / "tests" / "vision" / "reptile_tank" / "data" / "hard_photos"
+
+
+@needs_model
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["hard_01", "hard_03"])
+def test_my_deck_finds_the_cards_of_photos_photograph_reads(name):
+    """Two hard photos in which the grid finder alone finds no grid (a strong tilt; a small
+    grid far away): with the reader's grid every card is found, none taken as the layout."""
+    from vision.reptile_tank.reader import TerrariumReader
+
+    path = HARD_PHOTOS / f"{name}.jpg"
+    if not path.is_file():
+        pytest.skip(f"no {path}")
+    rows = json.loads(path.with_suffix(".json").read_text())["rows"]
+    found = cards_in_photo(path.name, path.read_bytes(), reader=TerrariumReader())
+    assert len(found.cards) == len(laid(rows)) == 20, found.how
+    assert found.suggested == [None] * 20  # a full board is not the enrolment layout
 
 
 def test_a_file_named_after_a_card_is_one_named_card_and_bad_files_say_why():
