@@ -154,6 +154,8 @@ def read_boards(
 
 
 RERANK_STATS: dict[str, int] = {}
+#: Whether a re-ranked cell whose face local features confirm clearly loses its check flag.
+UNFLAG_CONFIRMED = False
 
 
 def rerank(read, reader):
@@ -180,14 +182,17 @@ def rerank(read, reader):
     big = rectify_cells(read.image, read.fit, cell_size=RERANK_SIZE)
     rows = [row[:] for row in read.rows]
     check = np.asarray(read.check, bool).copy()
-    for (r, c), candidates in calls.items():
-        result = verifier.check(big[r, c], candidates, read.rows[r][c])
+    for (r, c), _ in calls.items():
+        result = verifier.check(big[r, c], None, read.rows[r][c])  # every face
         RERANK_STATS["cells"] = RERANK_STATS.get("cells", 0) + 1
         RERANK_STATS["changed"] = RERANK_STATS.get("changed", 0) + int(result.label != rows[r][c])
         RERANK_STATS["disagree"] = RERANK_STATS.get("disagree", 0) + int(not result.agree)
         rows[r][c] = result.label
         if not result.agree:
             check[r, c] = True
+        elif UNFLAG_CONFIRMED and result.confirmed:
+            check[r, c] = False
+            RERANK_STATS["unflagged"] = RERANK_STATS.get("unflagged", 0) + 1
     confidence = read.confidence
     if confidence is not None:
         confidence = replace(confidence, check=check, needs_check=bool(check.any()))
@@ -261,12 +266,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boards", type=int, default=20, help="boards read per pack")
     parser.add_argument("--layouts", type=int, default=3, help="layout photos per method")
     parser.add_argument("--seed", type=int, default=2811, help="deck and scene seed")
-    parser.add_argument("--size", default="4032x3024", help="photo size bound WxH")
+    parser.add_argument("--size", default="4032x3024", help="layout photo size bound WxH")
+    parser.add_argument("--board-size", default=None, help="board photo size bound (--size)")
+    parser.add_argument("--only-real", action="store_true", help="skip the synthetic deck")
     parser.add_argument("--real", default=None, help="folder with real_deck_layout.jpg, real_*")
     parser.add_argument("--rerank", action="store_true", help="also read with item 2's re-ranker")
     parser.add_argument("--night", action="store_true", help="item 6: the second-game gain")
+    parser.add_argument(
+        "--unflag", action="store_true", help="with --rerank: clear the flag of confirmed cells"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    global UNFLAG_CONFIRMED
+    UNFLAG_CONFIRMED = bool(args.unflag)
 
     from vision.reptile_tank.enrol import layout_cards, named_faces
     from vision.reptile_tank.lookalike import family_deck
@@ -278,10 +290,18 @@ def main(argv: list[str] | None = None) -> int:
     laid_out = {"fill": (0.7, 0.95), "tilt_deg": (0.0, 45.0), "distractors": False}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        boards = board_photos(deck, args.seed, args.boards, size)
-        files_pack = build(tmp / "files", faces)
-        results["files"] = read_boards(files_pack, boards)
-        if args.rerank:
+        board_size = (
+            size
+            if args.board_size is None
+            else tuple(int(v) for v in args.board_size.lower().split("x"))
+        )
+        if args.only_real:
+            args.boards = args.layouts = 0
+        boards = board_photos(deck, args.seed, args.boards, board_size)
+        files_pack = build(tmp / "files", faces) if boards else None
+        if boards:
+            results["files"] = read_boards(files_pack, boards)
+        if args.rerank and boards:
             RERANK_STATS.clear()
             results["files +rerank"] = read_boards(files_pack, boards, post=rerank)
             results["files +rerank"].update(RERANK_STATS)

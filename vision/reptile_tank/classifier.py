@@ -357,6 +357,10 @@ RERANK_SIZE = (252, 352)
 RERANK_MIN_INLIERS = 12
 #: ... and this many times the choice's own.
 RERANK_RATIO = 1.5
+#: A label whose face has this many inliers (and twice any other's) is confirmed.
+RERANK_CONFIRM = 30
+#: The crop may show the card moved by up to this share of its width (laid off its place).
+RERANK_MAX_SHIFT = 0.3
 
 
 @dataclass(frozen=True)
@@ -380,12 +384,21 @@ class LocalCheck:
     inliers: dict[str, int]
     agree: bool
 
+    @property
+    def confirmed(self) -> bool:
+        """The label's face explains the crop clearly: at least :data:`RERANK_CONFIRM`
+        inliers and twice any other candidate's."""
+        own = self.inliers.get(self.label, 0)
+        others = [n for label, n in self.inliers.items() if label != self.label]
+        return own >= RERANK_CONFIRM and own >= 2 * max(others, default=0)
+
 
 class LocalFeatureVerifier:
     """Sees the fine differences between look-alike faces: ORB keypoints of a cell's crop
     matched to each candidate face, kept when one RANSAC homography close to the identity
     explains them (two faces of one frame share its keypoints, but only the right face
-    matches the motif, name and numbers too).
+    matches the motif, name and numbers too). The homography may move the card by up to
+    :data:`RERANK_MAX_SHIFT` of its width (a card laid off its grid place is cut off-centre).
 
     Parameters
     ----------
@@ -427,22 +440,35 @@ class LocalFeatureVerifier:
             return 0
         src = points[[m.queryIdx for m in good]]
         dst = face_points[[m.trainIdx for m in good]]
-        near = np.linalg.norm(src - dst, axis=1) < 0.15 * RERANK_SIZE[0]  # roughly in place
+        # a card laid off its place is cut a little off: roughly in place, not exactly
+        near = np.linalg.norm(src - dst, axis=1) < RERANK_MAX_SHIFT * RERANK_SIZE[0]
         if near.sum() < 4:
             return 0
         src, dst = src[near], dst[near]
-        homography, mask = cv2.findHomography(src, dst, cv2.RANSAC, 0.02 * RERANK_SIZE[0])
+        homography, mask = cv2.findHomography(src, dst, cv2.RANSAC, 0.03 * RERANK_SIZE[0])
         if homography is None or mask is None:
             return 0
         w, h = RERANK_SIZE
         corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32).reshape(-1, 1, 2)
         moved = cv2.perspectiveTransform(corners, homography).reshape(-1, 2)
-        if np.abs(moved - corners.reshape(-1, 2)).max() > 0.1 * w:
+        if np.abs(moved - corners.reshape(-1, 2)).max() > RERANK_MAX_SHIFT * w:
             return 0  # not the same card seen upright
         return int(mask.sum())
 
-    def check(self, crop_rgb: np.ndarray, candidates: list[str], embedder_label: str) -> LocalCheck:
-        """Re-rank ``candidates`` (face labels, ``embedder_label`` among them) for one crop."""
+    @property
+    def labels(self) -> list[str]:
+        """The enrolled faces' labels."""
+        return list(self._faces)
+
+    def check(
+        self, crop_rgb: np.ndarray, candidates: list[str] | None, embedder_label: str
+    ) -> LocalCheck:
+        """Re-rank ``candidates`` (face labels; every enrolled face when None) for one crop
+        the embedder read as ``embedder_label``."""
+        if candidates is None:
+            candidates = self.labels
+        if embedder_label not in candidates and embedder_label in self._faces:
+            candidates = [embedder_label, *candidates]
         described = self._describe(crop_rgb)
         counts = {label: self.inliers(crop_rgb, label, described) for label in candidates}
         best = max(counts, key=lambda label: counts[label])
