@@ -182,8 +182,9 @@ def rerank(read, reader):
     big = rectify_cells(read.image, read.fit, cell_size=RERANK_SIZE)
     rows = [row[:] for row in read.rows]
     check = np.asarray(read.check, bool).copy()
-    for (r, c), _ in calls.items():
-        result = verifier.check(big[r, c], None, read.rows[r][c])  # every face
+    for (r, c), candidates in calls.items():
+        rest = [label for label in verifier.labels if label not in candidates]
+        result = verifier.check(big[r, c], candidates + rest, read.rows[r][c])  # every face
         RERANK_STATS["cells"] = RERANK_STATS.get("cells", 0) + 1
         RERANK_STATS["changed"] = RERANK_STATS.get("changed", 0) + int(result.label != rows[r][c])
         RERANK_STATS["disagree"] = RERANK_STATS.get("disagree", 0) + int(not result.agree)

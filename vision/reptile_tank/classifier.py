@@ -349,56 +349,67 @@ def classify_cells(
 
 #: Cells whose two best face labels are closer than this (cosine units) are re-ranked.
 RERANK_MAX_MARGIN = 0.10
-#: Candidates compared per re-ranked cell (the embedder's best faces).
+#: The crop is aligned to the best of the embedder's first this many candidate faces.
 RERANK_TOP = 3
 #: Crops and faces are compared at this size (width, height): 4 px/mm of a card.
 RERANK_SIZE = (252, 352)
-#: A candidate beats the embedder's choice only with at least this many geometric inliers...
+#: Keypoint matches that must agree on one homography to align a crop to a face.
 RERANK_MIN_INLIERS = 12
-#: ... and this many times the choice's own.
-RERANK_RATIO = 1.5
-#: A label whose face has this many inliers (and twice any other's) is confirmed.
-RERANK_CONFIRM = 30
 #: The crop may show the card moved by up to this share of its width (laid off its place).
 RERANK_MAX_SHIFT = 0.3
+#: Where two candidate faces differ by more than this (Lab units, any channel) the pixel tells
+#: them apart; the comparison is made there only.
+RERANK_DIFFERENT = 30.0
+#: A candidate replaces the embedder's choice when its correlation there is higher by this...
+RERANK_WIN = 0.10
+#: ... and a label is confirmed when it beats every other candidate by this much.
+RERANK_CONFIRM = 0.20
 
 
 @dataclass(frozen=True)
 class LocalCheck:
-    """What local features say about one cell.
+    """What the fine comparison says about one cell.
 
     Attributes
     ----------
     label : str
         The label after re-ranking (the embedder's unless a candidate clearly won).
     embedder_label : str
-    inliers : dict label -> int
-        Matches of the crop to each candidate face that agree on one homography close to the
-        identity (the crop and the face are both the upright card).
+    scores : dict label -> float
+        Correlation (-1..1) of the aligned crop with each candidate face over the pixels where
+        the candidates differ; ``-1`` for a candidate it could not be compared with.
+    aligned : bool
+        Whether the crop could be aligned to the faces (enough keypoint inliers).
     agree : bool
-        The face with the most inliers is the embedder's choice.
+        The best-scoring face is the embedder's choice (True when nothing could be compared).
     """
 
     label: str
     embedder_label: str
-    inliers: dict[str, int]
+    scores: dict[str, float]
+    aligned: bool
     agree: bool
 
     @property
     def confirmed(self) -> bool:
-        """The label's face explains the crop clearly: at least :data:`RERANK_CONFIRM`
-        inliers and twice any other candidate's."""
-        own = self.inliers.get(self.label, 0)
-        others = [n for label, n in self.inliers.items() if label != self.label]
-        return own >= RERANK_CONFIRM and own >= 2 * max(others, default=0)
+        """The label's face matches clearly better than every other candidate."""
+        if not self.aligned or len(self.scores) < 2:
+            return False
+        own = self.scores.get(self.label, -1.0)
+        others = [v for k, v in self.scores.items() if k != self.label]
+        return own - max(others) >= RERANK_CONFIRM
 
 
 class LocalFeatureVerifier:
-    """Sees the fine differences between look-alike faces: ORB keypoints of a cell's crop
-    matched to each candidate face, kept when one RANSAC homography close to the identity
-    explains them (two faces of one frame share its keypoints, but only the right face
-    matches the motif, name and numbers too). The homography may move the card by up to
-    :data:`RERANK_MAX_SHIFT` of its width (a card laid off its grid place is cut off-centre).
+    """Sees the fine differences between look-alike faces.
+
+    The crop is aligned to the enrolled faces by ORB keypoint matches that one RANSAC
+    homography close to the identity explains (the frame look-alike faces share aligns them
+    well; the homography may move the card by up to :data:`RERANK_MAX_SHIFT` of its width, a
+    card laid off its place being cut off-centre). The aligned crop is then compared with each
+    candidate face only where the candidates differ (motif, name, numbers: the pixels where
+    two of them differ by :data:`RERANK_DIFFERENT` in Lab), by normalised correlation per Lab
+    channel: light and colour cast cancel out, the shared frame does not dilute the difference.
 
     Parameters
     ----------
@@ -408,79 +419,112 @@ class LocalFeatureVerifier:
         ORB keypoints per image.
     """
 
-    def __init__(self, faces: Mapping[str, np.ndarray], *, features: int = 600) -> None:
+    def __init__(self, faces: Mapping[str, np.ndarray], *, features: int = 800) -> None:
         self._orb = cv2.ORB_create(nfeatures=features, scaleFactor=1.2, nlevels=6,
                                    edgeThreshold=15, patchSize=15)  # fmt: skip
         self._matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
-        self._faces = {}
+        self._faces: dict[str, tuple] = {}
+        self._lab: dict[str, np.ndarray] = {}
         for label, face in faces.items():
-            self._faces[label] = self._describe(np.asarray(face))
-
-    def _describe(self, rgb: np.ndarray):
-        gray = cv2.cvtColor(cv2.resize(rgb, RERANK_SIZE, interpolation=cv2.INTER_AREA),
-                            cv2.COLOR_RGB2GRAY)  # fmt: skip
-        gray = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(4, 4)).apply(gray)
-        keypoints, descriptors = self._orb.detectAndCompute(gray, None)
-        points = np.array([k.pt for k in keypoints], np.float32).reshape(-1, 2)
-        return points, descriptors
-
-    def inliers(self, crop_rgb: np.ndarray, label: str, described=None) -> int:
-        """Geometric inliers of ``crop_rgb`` against the enrolled face ``label``."""
-        if label not in self._faces:
-            return 0
-        points, descriptors = described if described is not None else self._describe(crop_rgb)
-        face_points, face_descriptors = self._faces[label]
-        if descriptors is None or face_descriptors is None or len(points) < 4:
-            return 0
-        if len(face_points) < 4:
-            return 0
-        pairs = self._matcher.knnMatch(descriptors, face_descriptors, k=2)
-        good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < 0.8 * p[1].distance]
-        if len(good) < 4:
-            return 0
-        src = points[[m.queryIdx for m in good]]
-        dst = face_points[[m.trainIdx for m in good]]
-        # a card laid off its place is cut a little off: roughly in place, not exactly
-        near = np.linalg.norm(src - dst, axis=1) < RERANK_MAX_SHIFT * RERANK_SIZE[0]
-        if near.sum() < 4:
-            return 0
-        src, dst = src[near], dst[near]
-        homography, mask = cv2.findHomography(src, dst, cv2.RANSAC, 0.03 * RERANK_SIZE[0])
-        if homography is None or mask is None:
-            return 0
-        w, h = RERANK_SIZE
-        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32).reshape(-1, 1, 2)
-        moved = cv2.perspectiveTransform(corners, homography).reshape(-1, 2)
-        if np.abs(moved - corners.reshape(-1, 2)).max() > RERANK_MAX_SHIFT * w:
-            return 0  # not the same card seen upright
-        return int(mask.sum())
+            small = cv2.resize(np.asarray(face), RERANK_SIZE, interpolation=cv2.INTER_AREA)
+            self._faces[label] = self._describe(small)
+            self._lab[label] = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
 
     @property
     def labels(self) -> list[str]:
         """The enrolled faces' labels."""
         return list(self._faces)
 
+    def _describe(self, rgb: np.ndarray):
+        if rgb.shape[:2] != (RERANK_SIZE[1], RERANK_SIZE[0]):
+            rgb = cv2.resize(rgb, RERANK_SIZE, interpolation=cv2.INTER_AREA)
+        gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+        gray = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(4, 4)).apply(gray)
+        keypoints, descriptors = self._orb.detectAndCompute(gray, None)
+        points = np.array([k.pt for k in keypoints], np.float32).reshape(-1, 2)
+        return points, descriptors
+
+    def align(self, described, label: str) -> tuple[np.ndarray | None, int]:
+        """``(crop -> face homography or None, inliers)`` from keypoint matches."""
+        points, descriptors = described
+        face_points, face_descriptors = self._faces[label]
+        if (
+            descriptors is None
+            or face_descriptors is None
+            or min(len(points), len(face_points)) < 4
+        ):
+            return None, 0
+        pairs = self._matcher.knnMatch(descriptors, face_descriptors, k=2)
+        good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < 0.8 * p[1].distance]
+        if len(good) < RERANK_MIN_INLIERS:
+            return None, 0
+        src = points[[m.queryIdx for m in good]]
+        dst = face_points[[m.trainIdx for m in good]]
+        near = np.linalg.norm(src - dst, axis=1) < RERANK_MAX_SHIFT * RERANK_SIZE[0]
+        if near.sum() < RERANK_MIN_INLIERS:
+            return None, 0
+        homography, mask = cv2.findHomography(src[near], dst[near], cv2.RANSAC,
+                                              0.03 * RERANK_SIZE[0])  # fmt: skip
+        if homography is None or mask is None or int(mask.sum()) < RERANK_MIN_INLIERS:
+            return None, 0
+        w, h = RERANK_SIZE
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32).reshape(-1, 1, 2)
+        moved = cv2.perspectiveTransform(corners, homography).reshape(-1, 2)
+        if np.abs(moved - corners.reshape(-1, 2)).max() > RERANK_MAX_SHIFT * w:
+            return None, 0  # not the same card seen upright
+        return homography, int(mask.sum())
+
     def check(
         self, crop_rgb: np.ndarray, candidates: list[str] | None, embedder_label: str
     ) -> LocalCheck:
-        """Re-rank ``candidates`` (face labels; every enrolled face when None) for one crop
-        the embedder read as ``embedder_label``."""
+        """Re-rank ``candidates`` (face labels, best first; every enrolled face when None) for
+        one crop the embedder read as ``embedder_label``: the crop is aligned to the first
+        :data:`RERANK_TOP` and compared with all."""
         if candidates is None:
             candidates = self.labels
-        if embedder_label not in candidates and embedder_label in self._faces:
-            candidates = [embedder_label, *candidates]
-        described = self._describe(crop_rgb)
-        counts = {label: self.inliers(crop_rgb, label, described) for label in candidates}
-        best = max(counts, key=lambda label: counts[label])
-        own = counts.get(embedder_label, 0)
+        candidates = [c for c in dict.fromkeys([embedder_label, *candidates]) if c in self._faces]
+        if len(candidates) < 2:
+            return LocalCheck(embedder_label, embedder_label, {}, False, True)
+        crop = cv2.resize(np.asarray(crop_rgb), RERANK_SIZE, interpolation=cv2.INTER_AREA)
+        described = self._describe(crop)
+        # one alignment: of the first RERANK_TOP candidates, the face the crop's keypoints
+        # agree with best (look-alike faces share the frame that aligns them)
+        best_h, best_n = None, 0
+        for label in candidates[:RERANK_TOP]:
+            homography, inliers = self.align(described, label)
+            if homography is not None and inliers > best_n:
+                best_h, best_n = homography, inliers
+        if best_h is None:
+            return LocalCheck(embedder_label, embedder_label, {}, False, True)
+        w, h = RERANK_SIZE
+        aligned = cv2.warpPerspective(crop, best_h, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        lab = cv2.cvtColor(aligned, cv2.COLOR_RGB2LAB).astype(np.float32)
+        faces = np.stack([self._lab[c] for c in candidates])  # (K, h, w, 3)
+        spread = (faces.max(axis=0) - faces.min(axis=0)).max(axis=2)
+        mask = cv2.erode((spread > RERANK_DIFFERENT).astype(np.uint8), np.ones((3, 3), np.uint8))
+        inside = mask.astype(bool)
+        if inside.sum() < 50:
+            return LocalCheck(embedder_label, embedder_label, {}, True, True)
+        seen = lab[inside]  # (P, 3)
+        scores = {}
+        for label, face in zip(candidates, faces, strict=True):
+            scores[label] = _correlation(seen, face[inside])
+        best = max(scores, key=lambda k: scores[k])
         label = embedder_label
-        if (
-            best != embedder_label
-            and counts[best] >= RERANK_MIN_INLIERS
-            and counts[best] >= RERANK_RATIO * max(own, 1)
-        ):
+        if best != embedder_label and scores[best] - scores[embedder_label] >= RERANK_WIN:
             label = best
-        return LocalCheck(label, embedder_label, counts, agree=best == embedder_label)
+        return LocalCheck(label, embedder_label, scores, True, agree=best == embedder_label)
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean over channels of the normalised correlation of two ``(P, C)`` pixel sets (a flat
+    channel -- no variation in one of them -- counts as 0)."""
+    out = []
+    for k in range(a.shape[1]):
+        x, y = a[:, k] - a[:, k].mean(), b[:, k] - b[:, k].mean()
+        denominator = float(np.sqrt((x * x).sum() * (y * y).sum()))
+        out.append(float((x * y).sum()) / denominator if denominator > 1e-6 else 0.0)
+    return float(np.mean(out))
 
 
 def close_face_calls(
