@@ -187,6 +187,18 @@ def _is_transient(error: sa.exc.DBAPIError) -> bool:
     return sqlstate in ("40001", "40P01")  # serialization_failure, deadlock_detected
 
 
+def _first_failure(error: sa.exc.DBAPIError) -> sa.exc.DBAPIError:
+    """The failure that started it: SQLite rolls a whole transaction back on some errors (a full
+    disk, an I/O error), so leaving a savepoint then fails with "no such savepoint", which would
+    hide the reason the player needs ("database or disk is full")."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, sa.exc.DBAPIError) and "no such savepoint" not in str(seen.orig):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return error
+
+
 def _configure_sqlite(engine: Engine, *, busy_timeout_s: float, in_memory: bool) -> None:
     """Per-connection SQLite settings and explicit ``BEGIN`` / ``BEGIN IMMEDIATE``.
 
@@ -328,7 +340,8 @@ class Store:
                     "a number is out of the database's range (at most 2**63 - 1); nothing was "
                     "written"
                 ) from None
-            except sa.exc.DBAPIError as error:
+            except sa.exc.DBAPIError as raised:
+                error = _first_failure(raised)
                 if not _is_transient(error):
                     raise StorageError(
                         f"the leaderboard database {self._where()} cannot be used: "
