@@ -522,10 +522,16 @@ class Store:
         """Delete a game and its player lines (players themselves stay)."""
 
         def work(conn: Connection, _attempt: int) -> None:
-            conn.execute(sa.delete(_lines).where(_lines.c.game_id == game_id))
-            gone = conn.execute(sa.delete(_games).where(_games.c.id == game_id))
-            if gone.rowcount == 0:
+            # the game row first, locked: an edit being saved at the same moment (which locks
+            # it too) either lands before (its lines are then deleted with it) or finds the
+            # game gone — never lines inserted for a game deleted under them
+            locked = conn.execute(
+                sa.select(_games.c.id).where(_games.c.id == game_id).with_for_update()
+            ).scalar()
+            if locked is None:
                 raise NotFoundError(f"no game with id {game_id}")
+            conn.execute(sa.delete(_lines).where(_lines.c.game_id == game_id))
+            conn.execute(sa.delete(_games).where(_games.c.id == game_id))
 
         self._transaction(work, write=True)
 
