@@ -349,6 +349,12 @@ class TerrariumReader:
 
         if corners is None:
             fit, crops, reads, doubt, judged = self._find_and_judge(rgb, classify)
+            fit, crops, reads, edge_doubt = self._settle_empty_edges(
+                rgb, fit, crops, reads, classify
+            )
+            if edge_doubt:
+                doubt = f"{doubt}; {edge_doubt}" if doubt else edge_doubt
+                fit = replace(fit, reason=doubt)
         else:
             fit = fit_from_corners(
                 rgb.shape, np.asarray(corners, float), image_rgb=rgb, layout=self.layout
@@ -478,6 +484,50 @@ class TerrariumReader:
         fit = replace(fit, reason=doubt)
         return fit, crops, reads, doubt, [(s, c) for s, c, _, _, _ in judged]
 
+    def _settle_empty_edges(self, rgb: np.ndarray, fit: GridFit, crops, reads, classify):
+        """An empty edge line leaves the lattice free to sit one line either way: settle or
+        flag it. Returns ``(fit, crops, reads, doubt)``.
+
+        No card lies in an outer row or column of the read, so no card edge confirms that side
+        of the grid: the same cards fit a lattice moved one line away from it. That lattice is
+        read too. When its new line holds cards (inside the photo) that this read missed, it
+        explains the photo better and is taken instead (then checked again). When it holds no
+        card either, the photo cannot tell the two apart: ``doubt`` says so, and of the two the
+        one whose cells are explained better (:func:`explain_cells`) is kept. When its new line
+        falls outside the photo, the doubt stands. Costs one more rectify + classify per empty
+        edge line; a board with a card in every outer line pays nothing.
+        """
+        doubt = ""
+        for _ in range(2):  # a taken shift may leave the other side empty in turn
+            lines = _empty_edge_lines(reads)
+            if not lines:
+                break
+            score, cards, unexplained = explain_cells(reads)
+            taken = None
+            for dr, dc, what in lines:
+                alt = fit.shifted_lines(dr, dc)
+                if not _new_line_inside(alt, dr, dc, rgb.shape):
+                    doubt = doubt or _edge_doubt(what, outside=True)
+                    continue
+                alt_crops, alt_reads = classify(alt)
+                alt_score, alt_cards, alt_unexplained = explain_cells(alt_reads)
+                if alt_cards > cards and alt_unexplained <= max(unexplained, MAX_UNEXPLAINED):
+                    if taken is None or alt_score > taken[0]:
+                        taken = (alt_score, alt, alt_crops, alt_reads)
+                    continue
+                if alt_cards == cards:
+                    doubt = doubt or _edge_doubt(what)
+                    if alt_score > score and taken is None:
+                        taken = (alt_score, alt, alt_crops, alt_reads)
+            if taken is None:
+                break
+            moved_for_cards = explain_cells(taken[3])[1] > cards
+            fit, crops, reads = taken[1], taken[2], taken[3]
+            if not moved_for_cards:
+                break  # a tie kept for its better explained cells: nothing more to learn
+            doubt = ""  # the cards themselves moved the lattice; judge the new one afresh
+        return fit, crops, reads, doubt
+
     def _rescaled_candidates(self, rgb: np.ndarray) -> list[GridFit]:
         """Grid candidates found on a copy at :data:`RESCALE` of the size, in ``rgb``'s pixels.
 
@@ -513,6 +563,49 @@ class TerrariumReader:
             self.pack.add_examples(label, crop[None], self.embedder)
         else:
             self.gallery.add_examples(label, crop[None], self.embedder)
+
+
+def _empty_edge_lines(reads: CellReads) -> list[tuple[int, int, str]]:
+    """The outer lines of a read that hold no card: ``(rows, cols, "row"/"column")`` each, the
+    whole-cell shift that drops that line (see :meth:`GridFit.shifted_lines`)."""
+    empty = np.array(reads.rows()) == EMPTY
+    if empty.all():
+        return []
+    out = []
+    if empty[:, 0].all():
+        out.append((0, 1, "column"))
+    if empty[:, -1].all():
+        out.append((0, -1, "column"))
+    if empty[0].all():
+        out.append((1, 0, "row"))
+    if empty[-1].all():
+        out.append((-1, 0, "row"))
+    return out
+
+
+def _new_line_inside(fit: GridFit, dr: int, dc: int, shape: tuple[int, ...]) -> bool:
+    """Whether the line a shift adds (the far side from the dropped line) lies in the photo."""
+    quads = fit.cell_quads
+    if dc:
+        line = quads[:, -1] if dc > 0 else quads[:, 0]
+    else:
+        line = quads[-1] if dr > 0 else quads[0]
+    pts = line.reshape(-1, 2)
+    h, w = shape[:2]
+    return bool(
+        np.all(np.isfinite(pts))
+        and np.all(pts >= -0.5)
+        and np.all(pts[:, 0] <= w - 0.5)
+        and np.all(pts[:, 1] <= h - 0.5)
+    )
+
+
+def _edge_doubt(what: str, *, outside: bool = False) -> str:
+    where = "past the photo's edge" if outside else "there"
+    return (
+        f"an outer {what} of the grid is empty and no card fixes that side: the grid could "
+        f"sit one {what} further ({where}); check the grid's corners"
+    )
 
 
 def _no_cards(cards: int) -> str:
