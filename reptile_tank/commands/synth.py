@@ -40,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     synth.add_argument("--start", type=int, default=0, help="index of the first scene")
     synth.add_argument(
+        "--size", default=None, help="every photo exactly this size, WxH (overrides --max-size)"
+    )
+    synth.add_argument(
         "--real-table",
         action="store_true",
         help="a game night: wide lens, cards laid by hand, curled corners, sleeves and glare, "
@@ -90,6 +93,7 @@ def run_synth(args: argparse.Namespace) -> int:
         max_size=max_size,
         start=args.start,
         **({"real_table": True} if args.real_table else {}),
+        **({"size": parse_size(args.size)} if args.size else {}),
     )
     print(f"wrote {manifest['n']} scenes to {args.out}")
     return 0
