@@ -31,7 +31,8 @@ from vision.reptile_tank.classifier import (
     CellReads,
     classify_cells,
 )
-from vision.reptile_tank.confidence import ReadConfidence, assess, cell_width_px
+from vision.reptile_tank.confidence import ReadConfidence, assess, cell_width_px, with_hidden
+from vision.reptile_tank.coverage import FaceColours, face_colours, hidden_cells, hidden_shares
 from vision.reptile_tank.gallery import DeckPack, Gallery, load_gallery
 from vision.reptile_tank.grid import (
     GridFit,
@@ -121,6 +122,9 @@ class BoardRead:
         one first; empty when the corners were given or grid finding had one candidate.
     confidence : vision.reptile_tank.confidence.ReadConfidence, optional
         Which cells to check and why the read needs a check (:mod:`vision.reptile_tank.confidence`).
+    hidden : (rows, cols) bool, optional
+        Cells whose crop does not look like the face they were read as (a thumb, glare over
+        most of the card; :mod:`vision.reptile_tank.coverage`); they are also in ``check``.
     """
 
     rows: list[list[str]]
@@ -135,6 +139,7 @@ class BoardRead:
     grid_doubt: str = ""
     hypotheses: list[tuple[float, int]] = field(default_factory=list)
     confidence: ReadConfidence | None = None
+    hidden: np.ndarray | None = None
 
     @property
     def needs_check(self) -> bool:
@@ -186,6 +191,7 @@ class BoardRead:
                         "occupied": cell.occupied,
                         "check": bool(check[r, c]),
                         "p_wrong": None if p_wrong is None else round(float(p_wrong[r, c]), 4),
+                        "hidden": bool(self.hidden[r, c]) if self.hidden is not None else False,
                     }
                     for c, cell in enumerate(row)
                 ]
@@ -255,6 +261,20 @@ class TerrariumReader:
         self.use_occupancy = True
         width, height = self.embedder.input_size
         self.cell_size = (width * RECTIFY_OVERSAMPLE, height * RECTIFY_OVERSAMPLE)
+        self._faces: dict[str, FaceColours] | None = None
+
+    def face_colours(self) -> dict[str, FaceColours]:
+        """The deck's faces (the pack's, or the stand-in deck drawn once, small) in the form
+        :mod:`vision.reptile_tank.coverage` compares cells with."""
+        if self._faces is None:
+            if self.pack is not None:
+                faces = self.pack.faces
+            else:
+                from vision.reptile_tank.synth.deck import stand_in_deck
+
+                faces = stand_in_deck(px_per_mm=2.0)
+            self._faces = {label: face_colours(faces[label]) for label in faces}
+        return self._faces
 
     def load(self, photo_bytes: bytes) -> LoadedImage:
         """Decode a photo the way :meth:`read` does (corners are given in its pixels)."""
@@ -374,6 +394,9 @@ class TerrariumReader:
             orientation=orientation,
             model_id=self.embedder.model_id,
         )
+        foreign, skin = hidden_shares(crops, reads.rows(), self.face_colours())
+        hidden = hidden_cells(foreign, skin)
+        confidence = with_hidden(confidence, hidden)
         clock.mark("orient")
         return BoardRead(
             rows=reads.rows(),
@@ -388,6 +411,7 @@ class TerrariumReader:
             grid_doubt=doubt,
             hypotheses=judged,
             confidence=confidence,
+            hidden=hidden,
         )
 
     def _find_and_judge(self, rgb: np.ndarray, classify) -> tuple:
