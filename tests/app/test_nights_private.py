@@ -39,6 +39,7 @@ def test_the_join_code_and_the_invite_link_let_a_player_in(app):
     owners = start_game(app, "Ann\nBen")
     uid = owners.session_state["rt_night_uid"]
     code = join_code(uid)
+    owners.switch_page("ui/reptile_tank/pages/setup.py").run()  # Start moved on to Photograph
     assert any(code in e.label for e in owners.expander)  # shown on the night's page
     phone = stranger()
     phone.text_input(key="nights_join_code").input("zzzz-zzzz")

@@ -212,7 +212,7 @@ def setup_ui() -> None:
                         "switch it on if you did."
                     )
                 st.session_state[S.FLASH] = f"Game started with {len(players)} players.{note}"
-                st.rerun()
+                st.switch_page(page_path("photo.py"))  # the table's photos come next
 
 
 setup_ui()
