@@ -180,6 +180,12 @@ def check_ui() -> None:
     rules = load_rules()
     table_check_ui(rules)
     st.subheader("Any board in full")
+    entries = st.session_state[S.ENTRIES]
+    if st.session_state.get(S.LAST_PAGE) != "check" and entries:
+        if st.session_state[S.ACTIVE_PLAYER] not in entries:  # opened: a board that is in
+            st.session_state[S.ACTIVE_PLAYER] = next(
+                p for p in st.session_state[S.PLAYERS] if p in entries
+            )
     player = player_picker_ui(key="check_player")
     entry = st.session_state[S.ENTRIES].get(player)
     if entry is None:
