@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from service.reptile_tank.reading import corner_request
+from service.reptile_tank.reading import corner_request, fit_pixel_cap
 from ui import state as S
 from ui.backend import get_reader, read_photo_cached, reader_available, sample_photos
 from ui.camera import back_camera_ui, camera_ui
@@ -40,6 +40,8 @@ KEY_MANUAL = "photo_manual"
 KEY_FAILED = "photo_failed"
 #: Per-player button: the grid found is in the wrong place, give its corners instead.
 KEY_REGRID = "photo_regrid"
+#: What was done to the last photo before reading it ("reduced from 51 MP"), or "".
+KEY_REDUCED = "photo_reduced"
 #: The player whose photo was read last (shown small under the next player's upload box).
 KEY_LAST_READ = "photo_last_read"
 #: The corner request's reason when the player asked for it.
@@ -80,8 +82,13 @@ def no_grid_message(reason: str) -> str:
 
 
 def take_read(player: str, photo: bytes, corners=None) -> None:
-    """Read ``photo`` for ``player`` and store the result (or the corner request) in the state."""
+    """Read ``photo`` for ``player`` and store the result (or the corner request) in the state.
+
+    A photo over the reader's pixel cap (a 50-108 MP phone photo) is reduced first, and the
+    page says so."""
     with st.spinner("Reading the terrarium…", show_time=True):
+        photo, note = fit_pixel_cap(photo)
+        st.session_state[KEY_REDUCED] = note
         try:
             read = read_photo_cached(
                 photo,
@@ -117,13 +124,15 @@ def move_on(player: str) -> None:
     """After a read with its grid: the next player's photo, or the table's check when everyone
     is in (this ends the run)."""
     st.session_state[KEY_LAST_READ] = player
+    reduced = st.session_state.pop(KEY_REDUCED, "")
+    summary = f"{reduced} {read_summary(player)}" if reduced else read_summary(player)
     following = S.next_missing(st.session_state, player)
     if following is None:
-        st.session_state[S.FLASH] = read_summary(player) + " Everyone is in: check the table."
+        st.session_state[S.FLASH] = summary + " Everyone is in: check the table."
         st.switch_page(page_path("check.py"))
     st.session_state[S.ACTIVE_PLAYER] = following
     st.session_state[S.SELECTED_CELL] = None
-    st.session_state[S.FLASH] = read_summary(player) + f" Now {following}'s."
+    st.session_state[S.FLASH] = summary + f" Now {following}'s."
     st.rerun()
 
 
@@ -207,6 +216,8 @@ def photo_ui() -> None:
                 and S.pending_corners(st.session_state, player) is None
             ):
                 move_on(player)
+    if st.session_state.get(KEY_REDUCED):  # the photo stayed on this page (corners, refusal)
+        st.info(st.session_state[KEY_REDUCED])
     failed = st.session_state.get(f"{KEY_FAILED}_{player}")
     if failed:  # shown instead of the previous read, which belongs to another photo
         st.error(failed)
