@@ -125,5 +125,6 @@ def test_the_invite_qr_code_opens_the_night_link():
 
 def test_the_nights_page_shows_the_invite_as_a_qr_code(app):
     owners = start_game(app, "Ann\nBen")
+    owners.switch_page("ui/reptile_tank/pages/setup.py").run()  # Start moved on to Photograph
     captions = [str(image.proto) for image in owners.get("image")]
     assert any("point a phone" in c and "camera" in c for c in captions), captions
