@@ -22,7 +22,7 @@ from typing import Any
 import streamlit as st
 
 from common.merge import changed_paths
-from leaderboard.drafts import ConflictError, DraftConflict, document_hash
+from leaderboard.drafts import ConflictError, DraftConflict, SavedGameDeleted, document_hash
 from service.errors import STORAGE_ERRORS, storage_message
 from service.reptile_tank.drafts import from_document, game_from_record, to_document
 from service.shared import Written, describe, reapply, write_merged
@@ -48,14 +48,28 @@ class SaveConflict(ConflictError):
     version is now on the page; nothing was saved)."""
 
 
+def _load_draft_keeping_view(state: MutableMapping[str, Any], draft: Any) -> None:
+    """Load another device's version but stay on the player and cell this phone shows (another
+    phone picking Ben must not move this one off Ann)."""
+    keep = {key: state.get(key) for key in (S.ACTIVE_PLAYER, S.SELECTED_CELL)}
+    _load_draft(state, draft)
+    for key, value in keep.items():
+        if key != S.ACTIVE_PLAYER or value in state[S.PLAYERS]:
+            state[key] = value
+
+
 def place_name(path: tuple) -> str:
     """A place in a Reptile Tank draft, for a message ("Ben's board, row 2 column 3")."""
     if len(path) >= 5 and path[0] == "entries" and path[2] in ("rows", "confidence"):
         return f"{path[1]}'s board, row {int(path[3]) + 1} column {int(path[4]) + 1}"
     if len(path) >= 2 and path[0] in ("entries", "pending"):
         return f"{path[1]}'s terrarium"
-    names = {"notes": "the notes", "players": "the players", "objectives": "the objectives",
-             "star_cards_out": "the star-cards variant"}
+    names = {
+        "notes": "the notes",
+        "players": "the players",
+        "objectives": "the objectives",
+        "star_cards_out": "the star-cards variant",
+    }
     return names.get(str(path[0]), " › ".join(map(str, path))) if path else "the game"
 
 
@@ -136,7 +150,7 @@ def resume(state: MutableMapping[str, Any]) -> None:
                 if document_hash(document) != state[S.DRAFT_HASH]:
                     sync(state)  # a change on this page (its callback ran first): merged
                     return
-                _load_draft(state, stored)
+                _load_draft_keeping_view(state, stored)
                 state[S.FLASH] = "This game was updated from another device."
     except STORAGE_ERRORS as error:
         state[S.STORAGE_ERROR] = f"Not saved: {storage_message(error)}"
@@ -214,11 +228,7 @@ def sync(state: MutableMapping[str, Any]) -> bool:
         written.offered = [(p, v) for p, v in written.offered if p not in local]
         if written.merged:
             state[MET_ANOTHER] = True
-            keep = {key: state.get(key) for key in (S.ACTIVE_PLAYER, S.SELECTED_CELL)}
-            _load_draft(state, drafts.get(uid))
-            for key, value in keep.items():
-                if key != S.ACTIVE_PLAYER or value in state[S.PLAYERS]:
-                    state[key] = value
+            _load_draft_keeping_view(state, drafts.get(uid))
             state[S.FLASH] = _merged_flash(written)
             if written.offered:
                 state[OFFERED] = written.offered
@@ -241,8 +251,8 @@ def put_mine_back(state: MutableMapping[str, Any]) -> None:
         return
     document = reapply(state[DRAFT_BASE], offered)
     S.load_game(state, from_document(document, get_drafts().get_blob))
-    state[S.FLASH] = "Your version of " + describe([p for p, _ in offered], namer=place_name) + (
-        " is back."
+    state[S.FLASH] = (
+        "Your version of " + describe([p for p, _ in offered], namer=place_name) + (" is back.")
     )
 
 
@@ -320,6 +330,16 @@ def confirm(state: MutableMapping[str, Any], record: Any) -> tuple[int, bool]:
         )
         raise SaveConflict(
             "This game", seen=error.seen, revision=error.revision, document=error.document
+        ) from error
+    except SavedGameDeleted as error:
+        _load_draft(state, get_drafts().get(state[S.DRAFT_UID]))  # now unlinked, unsaved
+        state[S.FLASH] = (
+            f"Not saved: game {error.game_id} was deleted on another device (from the "
+            "leaderboard) while you changed it. It is still here: tap Save again to store it "
+            "as a new game."
+        )
+        raise SaveConflict(
+            "This game", seen=revision_before, revision=error.revision, document=None
         ) from error
     state[S.LAST_SAVED_GAME] = game_id
     state[S.DRAFT_SAVED_HASH] = state[S.DRAFT_HASH]

@@ -214,6 +214,25 @@ def _export_scope(session_id: int | None) -> int | None:
     return -1 if chosen is None else chosen  # no night of this browser: an empty export
 
 
+def nimalia_game_rows(games, timezone: str | None = None) -> list[dict]:
+    """Saved Nimalia games as table rows, "Played" in the viewer's local time (as Reptile
+    Tank's: :func:`ui.reptile_tank.journey.local_time`)."""
+    from ui.reptile_tank.journey import local_time
+
+    return [
+        {
+            "Game": g.id,
+            "Played": local_time(g.played_at, timezone),
+            "Goals": ", ".join(str(x) for x in g.goals),
+            "Result": " · ".join(
+                f"{p.rank}. {p.name} {p.total}"
+                for p in sorted(g.players, key=lambda p: (p.rank, p.seat))
+            ),
+        }
+        for g in games
+    ]
+
+
 def standings_ui(session_id: int | None) -> None:
     """Nimalia's standings and games (never mixed with Reptile Tank's)."""
     store = get_nimalia_store()
@@ -235,20 +254,7 @@ def standings_ui(session_id: int | None) -> None:
     games = store.list_games(session_id)
     st.caption(f"Nimalia games ({len(games)})")
     st.dataframe(
-        [
-            {
-                "Game": g.id,
-                "Played": g.played_at[:16].replace("T", " "),
-                "Goals": ", ".join(str(x) for x in g.goals),
-                "Result": " · ".join(
-                    f"{p.rank}. {p.name} {p.total}"
-                    for p in sorted(g.players, key=lambda p: (p.rank, p.seat))
-                ),
-            }
-            for g in games
-        ],
-        hide_index=True,
-        key="lb_nimalia_games",
+        nimalia_game_rows(games, st.context.timezone), hide_index=True, key="lb_nimalia_games"
     )
     st.download_button(
         "Download Nimalia games (JSON)",
