@@ -158,7 +158,7 @@ RERANK_STATS: dict[str, int] = {}
 UNFLAG_CONFIRMED = False
 
 
-def rerank(read, reader):
+def rerank(read, reader, unflag: bool | None = None):
     """Issue 28 item 2: close calls between faces re-ranked by local features
     (:class:`vision.reptile_tank.classifier.LocalFeatureVerifier`); a disagreement flags the
     cell. Counts what it did in :data:`RERANK_STATS`."""
@@ -191,13 +191,18 @@ def rerank(read, reader):
         rows[r][c] = result.label
         if not result.agree:
             check[r, c] = True
-        elif UNFLAG_CONFIRMED and result.confirmed:
+        elif (UNFLAG_CONFIRMED if unflag is None else unflag) and result.confirmed:
             check[r, c] = False
             RERANK_STATS["unflagged"] = RERANK_STATS.get("unflagged", 0) + 1
     confidence = read.confidence
     if confidence is not None:
         confidence = replace(confidence, check=check, needs_check=bool(check.any()))
     return replace(read, rows=rows, confidence=confidence)
+
+
+def rerank_unflag(read, reader):
+    """:func:`rerank`, and a cell whose face the fine comparison confirms is not flagged."""
+    return rerank(read, reader, unflag=True)
 
 
 def bundled_faces() -> dict[str, np.ndarray]:
@@ -244,9 +249,12 @@ def build(path: Path, faces: dict, views: dict | None = None) -> Path:
     return path
 
 
-def board_photos(deck, seed: int, n: int, size: tuple[int, int]) -> list[tuple[bytes, list]]:
+def board_photos(
+    deck, seed: int, n: int, size: tuple[int, int], real_table: bool = False
+) -> list[tuple[bytes, list]]:
     """``n`` boards of ``deck`` under the frozen ``hard`` set's conditions (strong tilt, hard
-    tables and light, 10 % empty cells), at most ``size``."""
+    tables and light, 10 % empty cells), at most ``size``; ``real_table``: a game night too
+    (sleeves and glare, cards laid by hand, arm shadow, thumb, neighbours' cards)."""
     from vision.reptile_tank.synth.dataset import FROZEN_SETS
     from vision.reptile_tank.synth.scene import render_scene
 
@@ -256,8 +264,9 @@ def board_photos(deck, seed: int, n: int, size: tuple[int, int]) -> list[tuple[b
     out = []
     for k in range(n):
         image, truth = render_scene(
-            np.random.default_rng([seed, 1000 + k]), deck, partial=partial, **options
-        )
+            np.random.default_rng([seed, 1000 + k]), deck, partial=partial,
+            real_table=real_table, **options
+        )  # fmt: skip
         out.append((jpeg(image), truth["board"]["rows"]))
     return out
 
@@ -269,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2811, help="deck and scene seed")
     parser.add_argument("--size", default="4032x3024", help="layout photo size bound WxH")
     parser.add_argument("--board-size", default=None, help="board photo size bound (--size)")
+    parser.add_argument(
+        "--real-table", action="store_true", help="boards and layouts on a game night's table"
+    )
     parser.add_argument("--only-real", action="store_true", help="skip the synthetic deck")
     parser.add_argument("--real", default=None, help="folder with real_deck_layout.jpg, real_*")
     parser.add_argument("--rerank", action="store_true", help="also read with item 2's re-ranker")
@@ -289,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     faces = {label: deck[label] for label in FACE_LABELS}
     results: dict[str, dict] = {}
     laid_out = {"fill": (0.7, 0.95), "tilt_deg": (0.0, 45.0), "distractors": False}
+    if args.real_table:
+        laid_out["real_table"] = True
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         board_size = (
@@ -298,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.only_real:
             args.boards = args.layouts = 0
-        boards = board_photos(deck, args.seed, args.boards, board_size)
+        boards = board_photos(deck, args.seed, args.boards, board_size, args.real_table)
         files_pack = build(tmp / "files", faces) if boards else None
         if boards:
             results["files"] = read_boards(files_pack, boards)
@@ -306,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
             RERANK_STATS.clear()
             results["files +rerank"] = read_boards(files_pack, boards, post=rerank)
             results["files +rerank"].update(RERANK_STATS)
+            RERANK_STATS.clear()
+            results["files +rerank+unflag"] = read_boards(files_pack, boards, post=rerank_unflag)
+            results["files +rerank+unflag"].update(RERANK_STATS)
         grid_rows = [list(FACE_LABELS[r * 5 : r * 5 + 5]) for r in range(3)]
         grid_rows.append([FACE_LABELS[15], "empty", "empty", "empty", "empty"])
         halves = [list(FACE_LABELS[:8]), list(FACE_LABELS[8:])]
@@ -340,6 +357,11 @@ def main(argv: list[str] | None = None) -> int:
                     RERANK_STATS.clear()
                     results[name + " +rerank"] = read_boards(pack, boards, post=rerank)
                     results[name + " +rerank"].update(RERANK_STATS)
+                    RERANK_STATS.clear()
+                    results[name + " +rerank+unflag"] = read_boards(
+                        pack, boards, post=rerank_unflag
+                    )
+                    results[name + " +rerank+unflag"].update(RERANK_STATS)
                 if args.night and name.startswith("grid-outlines"):
                     half = len(boards) // 2
                     results[name + " night"] = night_gain(
@@ -369,6 +391,9 @@ def main(argv: list[str] | None = None) -> int:
                     RERANK_STATS.clear()
                     results[name + " +rerank"] = read_boards(pack, reads, post=rerank)
                     results[name + " +rerank"].update(RERANK_STATS)
+                    RERANK_STATS.clear()
+                    results[name + " +rerank+unflag"] = read_boards(pack, reads, post=rerank_unflag)
+                    results[name + " +rerank+unflag"].update(RERANK_STATS)
             # the same photos with the bundled stand-in gallery (the deck they show)
             results["real bundled gallery"] = read_boards(None, reads)
     if args.json:
