@@ -160,44 +160,21 @@ UNFLAG_CONFIRMED = False
 
 def rerank(read, reader, unflag: bool | None = None):
     """Issue 28 item 2: close calls between faces re-ranked by local features
-    (:class:`vision.reptile_tank.classifier.LocalFeatureVerifier`); a disagreement flags the
-    cell. Counts what it did in :data:`RERANK_STATS`."""
-    from dataclasses import replace
-
-    from vision.reptile_tank.classifier import (
-        RERANK_SIZE,
-        LocalFeatureVerifier,
-        close_face_calls,
-    )
-    from vision.reptile_tank.grid import rectify_cells
+    (:func:`vision.reptile_tank.classifier.rerank_read`); a disagreement flags the cell.
+    Counts what it did in :data:`RERANK_STATS`."""
+    from vision.reptile_tank.classifier import LocalFeatureVerifier, rerank_read
 
     verifier = getattr(reader, "_bench_verifier", None)
     if verifier is None:
         faces = reader.pack.faces if reader.pack is not None else bundled_faces()
         verifier = LocalFeatureVerifier(faces)
         reader._bench_verifier = verifier
-    calls = close_face_calls(read.cells)
-    if not calls:
-        return read
-    big = rectify_cells(read.image, read.fit, cell_size=RERANK_SIZE)
-    rows = [row[:] for row in read.rows]
-    check = np.asarray(read.check, bool).copy()
-    for (r, c), candidates in calls.items():
-        rest = [label for label in verifier.labels if label not in candidates]
-        result = verifier.check(big[r, c], candidates + rest, read.rows[r][c])  # every face
-        RERANK_STATS["cells"] = RERANK_STATS.get("cells", 0) + 1
-        RERANK_STATS["changed"] = RERANK_STATS.get("changed", 0) + int(result.label != rows[r][c])
-        RERANK_STATS["disagree"] = RERANK_STATS.get("disagree", 0) + int(not result.agree)
-        rows[r][c] = result.label
-        if not result.agree:
-            check[r, c] = True
-        elif (UNFLAG_CONFIRMED if unflag is None else unflag) and result.confirmed:
-            check[r, c] = False
-            RERANK_STATS["unflagged"] = RERANK_STATS.get("unflagged", 0) + 1
-    confidence = read.confidence
-    if confidence is not None:
-        confidence = replace(confidence, check=check, needs_check=bool(check.any()))
-    return replace(read, rows=rows, confidence=confidence)
+    out, summary = rerank_read(
+        read, verifier, unflag=UNFLAG_CONFIRMED if unflag is None else unflag
+    )
+    for key in ("cells", "changed", "disagree", "unflagged"):
+        RERANK_STATS[key] = RERANK_STATS.get(key, 0) + getattr(summary, key)
+    return out
 
 
 def rerank_unflag(read, reader):

@@ -500,9 +500,7 @@ class LocalFeatureVerifier:
         aligned = cv2.warpPerspective(crop, best_h, (w, h), borderMode=cv2.BORDER_REPLICATE)
         lab = cv2.cvtColor(aligned, cv2.COLOR_RGB2LAB).astype(np.float32)
         faces = np.stack([self._lab[c] for c in candidates])  # (K, h, w, 3)
-        spread = (faces.max(axis=0) - faces.min(axis=0)).max(axis=2)
-        mask = cv2.erode((spread > RERANK_DIFFERENT).astype(np.uint8), np.ones((3, 3), np.uint8))
-        inside = mask.astype(bool)
+        inside = _telling_pixels(faces)
         if inside.sum() < 50:
             return LocalCheck(embedder_label, embedder_label, {}, True, True)
         seen = lab[inside]  # (P, 3)
@@ -511,9 +509,24 @@ class LocalFeatureVerifier:
             scores[label] = _correlation(seen, face[inside])
         best = max(scores, key=lambda k: scores[k])
         label = embedder_label
-        if best != embedder_label and scores[best] - scores[embedder_label] >= RERANK_WIN:
-            label = best
+        if best != embedder_label:
+            # the two settle it where they differ from each other (not where a third does)
+            pair = np.stack([self._lab[best], self._lab[embedder_label]])
+            between = _telling_pixels(pair)
+            if between.sum() >= 50:
+                mine = _correlation(lab[between], self._lab[embedder_label][between])
+                theirs = _correlation(lab[between], self._lab[best][between])
+                if theirs - mine >= RERANK_WIN:
+                    label = best
         return LocalCheck(label, embedder_label, scores, True, agree=best == embedder_label)
+
+
+def _telling_pixels(faces: np.ndarray) -> np.ndarray:
+    """``(h, w)`` bool: where the Lab faces ``(K, h, w, 3)`` differ by over
+    :data:`RERANK_DIFFERENT` in some channel (eroded by one pixel: alignment is not exact)."""
+    spread = (faces.max(axis=0) - faces.min(axis=0)).max(axis=2)
+    mask = cv2.erode((spread > RERANK_DIFFERENT).astype(np.uint8), np.ones((3, 3), np.uint8))
+    return mask.astype(bool)
 
 
 def _correlation(a: np.ndarray, b: np.ndarray) -> float:
@@ -543,3 +556,61 @@ def close_face_calls(
             if rivals:
                 out[(r, c)] = [cell.label, *rivals]
     return out
+
+
+@dataclass(frozen=True)
+class RerankSummary:
+    """What :func:`rerank_read` did: close calls looked at, labels changed, disagreements
+    (flagged), confirmed cells unflagged."""
+
+    cells: int = 0
+    changed: int = 0
+    disagree: int = 0
+    unflagged: int = 0
+
+
+def rerank_read(read, verifier: LocalFeatureVerifier, *, unflag: bool = False):
+    """A board read with its close calls between faces re-ranked by ``verifier``.
+
+    Every cell of :func:`close_face_calls` is cut again from the photo at :data:`RERANK_SIZE`
+    (the read's own grid) and compared with every enrolled face (the embedder's candidates
+    first); a clear winner replaces the label, a disagreement flags the cell for a check, and
+    with ``unflag`` a cell whose face the comparison confirms clearly is no longer flagged.
+
+    Parameters
+    ----------
+    read : vision.reptile_tank.reader.BoardRead
+    verifier : LocalFeatureVerifier
+
+    Returns
+    -------
+    (BoardRead, RerankSummary)
+        A new read (``read`` is left as it was).
+    """
+    from dataclasses import replace
+
+    from vision.reptile_tank.grid import rectify_cells
+
+    calls = close_face_calls(read.cells)
+    if not calls:
+        return read, RerankSummary()
+    big = rectify_cells(read.image, read.fit, cell_size=RERANK_SIZE)
+    rows = [row[:] for row in read.rows]
+    check = np.asarray(read.check, bool).copy()
+    changed = disagree = unflagged = 0
+    for (r, c), candidates in calls.items():
+        rest = [label for label in verifier.labels if label not in candidates]
+        result = verifier.check(big[r, c], candidates + rest, rows[r][c])
+        changed += int(result.label != rows[r][c])
+        rows[r][c] = result.label
+        if not result.agree:
+            disagree += 1
+            check[r, c] = True
+        elif unflag and result.confirmed and check[r, c]:
+            unflagged += 1
+            check[r, c] = False
+    confidence = read.confidence
+    if confidence is not None:
+        confidence = replace(confidence, check=check, needs_check=bool(check.any()))
+    summary = RerankSummary(len(calls), changed, disagree, unflagged)
+    return replace(read, rows=rows, confidence=confidence), summary

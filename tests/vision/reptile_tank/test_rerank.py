@@ -3,6 +3,8 @@ look-alike faces apart where the embedder's scores are a close call."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -71,3 +73,37 @@ def test_close_calls_are_cells_whose_two_best_faces_are_near():
         cell("c", [("c", 0.60), (EMPTY, 0.59), ("d", 0.55)]),  # face rival within 0.1
     ]]  # fmt: skip
     assert close_face_calls(cells) == {(0, 0): ["a", "b"], (0, 3): ["c", "d"]}
+
+
+MODEL = Path(__file__).resolve().parents[3] / "models" / "card_embedder_v2.onnx"
+SAMPLE = Path(__file__).resolve().parents[3] / "reptile_tank" / "samples" / "sample_1"
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the reader's model is missing")
+def test_a_board_read_has_a_wrong_look_alike_call_put_right_and_flagged():
+    """A read whose turtle was called the other turtle by a hair: re-ranking cuts the cell
+    again from the photo, names it right and flags it; the read given is left as it was."""
+    import json
+    from dataclasses import replace
+
+    from vision.reptile_tank.classifier import rerank_read
+    from vision.reptile_tank.reader import TerrariumReader
+    from vision.reptile_tank.synth.deck import render_face
+
+    truth = json.loads(SAMPLE.with_suffix(".json").read_text())
+    reader = TerrariumReader()
+    read = reader.read(SAMPLE.with_suffix(".jpg").read_bytes(),
+                       corners=np.array(truth["grid_corners"]))  # fmt: skip
+    assert read.rows == truth["board"]["rows"] and read.rows[0][0] == "three_toed_box_turtle"
+    wrong = CellRead("common_box_turtle", 0, 0.01, 0.80,
+                     (("common_box_turtle", 0.80), ("three_toed_box_turtle", 0.79)))  # fmt: skip
+    cells = [row[:] for row in read.cells]
+    cells[0][0] = wrong
+    rows = [row[:] for row in read.rows]
+    rows[0][0] = "common_box_turtle"
+    doubtful = replace(read, cells=cells, rows=rows)
+    faces = {label: render_face(label, px_per_mm=4.0) for label in truth["board"]["rows"][0]}
+    fixed, summary = rerank_read(doubtful, LocalFeatureVerifier(faces))
+    assert fixed.rows[0][0] == "three_toed_box_turtle" and bool(fixed.check[0, 0])
+    assert summary.changed == 1 and summary.disagree == 1
+    assert doubtful.rows[0][0] == "common_box_turtle"  # the read given: untouched
