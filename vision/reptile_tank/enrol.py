@@ -538,10 +538,9 @@ def named_faces(
     Returns
     -------
     faces : dict label -> (H, W, 3) uint8 RGB
-        For each name, the card given it that shows the most :func:`detail` (a second photo
-        repairs a face washed out by glare in the first).
+        The first card given each name.
     views : dict label -> list of (H, W, 3) uint8 RGB
-        Every other card given the same name (added to the gallery as views of the face).
+        Every later card given the same name (added to the gallery as views of the face).
 
     Raises
     ------
@@ -572,25 +571,13 @@ def named_faces(
         for layout in layouts:
             cards.extend(layout.cards)
         labels = [None if n in SKIP_NAMES else n for n in names]
-    seen: dict[str, list[np.ndarray]] = {}
-    for card, label in zip(cards, labels, strict=True):
-        if label is not None:
-            seen.setdefault(label, []).append(card)
     faces: dict[str, np.ndarray] = {}
     views: dict[str, list[np.ndarray]] = {}
-    for label, same in seen.items():
-        # the clearest view is the face: glare, blur or a shadow take contrast away
-        best = max(range(len(same)), key=lambda k: detail(same[k]))
-        faces[label] = same[best]
-        rest = [card for k, card in enumerate(same) if k != best]
-        if rest:
-            views[label] = rest
+    for card, label in zip(cards, labels, strict=True):
+        if label is None:
+            continue
+        if label in faces:
+            views.setdefault(label, []).append(card)
+        else:
+            faces[label] = card
     return faces, views
-
-
-def detail(card: np.ndarray) -> float:
-    """How much a card cut shows: the spread (standard deviation) of its grey levels at
-    2 px/mm. Sleeve glare washes a card out, blur and shadow flatten it: a second view of the
-    same face with more detail is the better face."""
-    small = cv2.resize(np.asarray(card), (126, 176), interpolation=cv2.INTER_AREA)
-    return float(cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).std())

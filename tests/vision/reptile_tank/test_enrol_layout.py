@@ -65,13 +65,3 @@ def test_names_are_one_per_card_and_say_what_is_wrong():
         named_faces(photos, ["rock", "dragon", "-", "-", "-"])
     with pytest.raises(ValueError, match="not the documented layout"):
         named_faces(photos)  # loose cards need names
-
-
-def test_the_clearest_view_is_the_face_a_glared_one_a_view():
-    from vision.reptile_tank.synth.deck import render_face
-
-    clean = render_face("rosy_boa", px_per_mm=4.0)
-    glared = (0.35 * clean + 0.65 * 255).astype(np.uint8)  # washed out by a sleeve's glare
-    photos = [LayoutCards([glared], [], "loose"), LayoutCards([clean], [], "loose")]
-    faces, views = named_faces(photos, ["rosy_boa", "rosy_boa"])
-    assert faces["rosy_boa"] is clean and views["rosy_boa"][0] is glared
