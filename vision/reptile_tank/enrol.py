@@ -532,7 +532,7 @@ def named_faces(
         The cards of each photo (:func:`layout_cards`), photos in order.
     names : list of str, optional
         One name per card found, photo after photo in each photo's reading order (a face
-        label, or ``-`` to leave the card out). Without names every photo must be the
+        label, or ``skip`` (or ``-``) to leave the card out). Without names every photo must be the
         documented layout (:attr:`LayoutCards.documented_layout`).
 
     Returns
@@ -560,13 +560,13 @@ def named_faces(
             raise ValueError(
                 f"{len(names)} name(s) given for {sum(counts)} card(s) found "
                 f"({' + '.join(map(str, counts))} in the photos, each row by row from the far "
-                "side); give one name per card, - to leave one out"
+                "side); give one name per card, skip to leave one out"
             )
         unknown = [n for n in names if n not in FACE_LABELS and n not in SKIP_NAMES]
         if unknown:
             raise ValueError(
                 f"unknown card id(s): {', '.join(unknown[:5])} (card ids: "
-                f"{', '.join(FACE_LABELS)}; - leaves a card out)"
+                f"{', '.join(FACE_LABELS)}; skip leaves a card out)"
             )
         for layout in layouts:
             cards.extend(layout.cards)
