@@ -64,8 +64,6 @@ class LeaderboardView:
     key: str
     title: str
     render: Callable[..., Any] | str
-    #: Whether the page lists the game nights' games under it (the shared games list).
-    lists_games: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,7 +87,7 @@ class Game:
     rules: Callable[[], Any]
     parse_document: Callable[[Any], Any]
     score_document: Callable[..., dict[str, Any]]
-    score_game: Callable[[Any], dict[str, Any]] | None = None
+    score_game: Callable[[Any], dict[str, Any]] | str | None = None
     reader: str | None = None
     icon: str = "🎲"
     #: Modules with ``register(subparsers)`` adding this game's commands to the CLI.

@@ -49,12 +49,6 @@ def _score(document: Any, *, goals: Any = None, goal12: str | None = None) -> di
     return {"game": ID, **api.score_reserve(document, chosen, goal12=goal12)}
 
 
-def _score_game(document: Any) -> dict[str, Any]:
-    from scoring.nimalia import api
-
-    return api.score_game(document)
-
-
 GAME = Game(
     id=ID,
     name="Nimalia",
@@ -65,7 +59,7 @@ GAME = Game(
     rules=_rules,
     parse_document=_parse,
     score_document=_score,
-    score_game=_score_game,
+    score_game="service.nimalia.game:score",  # the app's game document, as stored
     reader="vision.nimalia.reader:read_reserve",
     cli_modules=("reptile_tank.commands.nimalia",),  # nimalia score, score-game, goals, read
     pages=(Page("nimalia/page.py", "Nimalia", "🦦", "nimalia"),),

@@ -82,8 +82,8 @@ GAME = Game(
         Page("reptile_tank/pages/deck.py", "My deck", "🃏", "deck", section="More"),
     ),
     leaderboard=(
-        LeaderboardView("multi", "Table games", f"{_BOARD}:table_standings_ui", lists_games=True),
-        LeaderboardView("solo", "Solo vs the Master", f"{_BOARD}:solo_standings_ui", lists_games=True),
+        LeaderboardView("multi", "Table games", f"{_BOARD}:table_standings_ui"),
+        LeaderboardView("solo", "Solo vs the Master", f"{_BOARD}:solo_standings_ui"),
     ),
     deck_setting="deck",
 )

@@ -18,6 +18,7 @@ import importlib
 import os
 import sys
 
+
 def command_modules() -> list[str]:
     """Every registered game's CLI modules (:mod:`games`), in registration order."""
     import games

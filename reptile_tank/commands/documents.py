@@ -45,7 +45,7 @@ def run_score(game_id: str, args: argparse.Namespace) -> int:
     if args.game:
         if entry.score_game is None:
             raise ValueError(f"{entry.name} has no whole-game scorer")
-        result = entry.score_game(document)
+        result = games.resolve(entry.score_game)(document)
     else:
         entry.parse_document(document)  # the codec's check first: one clear line when bad
         result = entry.score_document(document)

@@ -1,7 +1,7 @@
 """A Nimalia game at the table, as one JSON-able document the app edits round by round.
 
 The app keeps the game in progress as a plain dict (it goes into the database as is, see
-:mod:`leaderboard.nimalia_games`)::
+:mod:`leaderboard.played`, under the game id ``nimalia``)::
 
     {"goals": [b, g, y, r], "players": ["Ann", "Ben"], "round": 2,
      "reserves": {"Ann": [ROWS_ROUND_1, ROWS_ROUND_2], ...},   # 6 x 6 tokens per round

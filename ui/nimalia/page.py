@@ -41,7 +41,7 @@ from ui.nimalia.widgets import (
     picker_ui,
     reserve_ui,
 )
-from ui.reptile_tank.journey import escape_markdown
+from ui.text import escape_markdown
 from ui.reptile_tank.widgets import flash_ui
 
 KEY_PLAYERS = "nim_players"

@@ -1,5 +1,6 @@
 """Nimalia's widgets: the night's game choice, the reserve as 36 square buttons, the square
-picker, the store door, and the Nimalia standings for the leaderboard page.
+picker and the store door (Nimalia's standings are the shared played-games view,
+:mod:`ui.played`).
 
 The UI only renders and collects: every rule is :mod:`service.nimalia.game`'s (and so the engine's).
 User text (player names) only goes through ``escape_markdown`` labels or dataframes.
@@ -7,17 +8,19 @@ User text (player names) only goes through ``escape_markdown`` labels or datafra
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
+import games
+from games import nimalia as NIMALIA
 from service.nimalia import game as N
 from ui import state as S
-from ui.backend import db_url, get_store, night_settings, save_night_settings
-from ui.reptile_tank.journey import escape_markdown
+from ui.backend import night_settings, save_night_settings
+from ui.played import played_games
+from ui.text import escape_markdown
 
 #: The Nimalia game on this page (``service.nimalia.game``'s document) and its bookkeeping.
 GAME = "nim_game"
@@ -27,26 +30,24 @@ HASH = "nim_hash"
 SELECTED = "nim_selected"
 LAST_CHANGE = "nim_last_change"
 KEY_GAME_CHOICE = "night_game"
-GAME_NAMES = {"reptile_tank": "Reptile Tank", "nimalia": "Nimalia"}
 
 
-@st.cache_resource(show_spinner=False)
-def _nimalia_store_for(url: str | None) -> Any:
-    from leaderboard.nimalia_games import NimaliaStore
-
-    return NimaliaStore(get_store())
+def game_names() -> dict[str, str]:
+    """Every game of the game list, by id (what a night can play)."""
+    return {g.id: g.name for g in games.GAMES.values()}
 
 
 def get_nimalia_store() -> Any:
-    """Nimalia's saved games and drafts (``leaderboard.nimalia_games``), one per database."""
-    return _nimalia_store_for(db_url())
+    """Nimalia's saved games and drafts (:class:`leaderboard.played.PlayedGames` under this
+    game's id), one per database."""
+    return played_games(NIMALIA.ID)
 
 
 # ------------------------------------------------------------------------------ game of the night
 
 
 def night_game() -> str:
-    """The game this page's game night plays (``"reptile_tank"`` without a night)."""
+    """The game this page's game night plays (the first game of the list without a night)."""
     return night_settings().game
 
 
@@ -59,12 +60,13 @@ def game_choice_ui() -> str:
     def changed() -> None:
         chosen = st.session_state.get(KEY_GAME_CHOICE) or current
         save_night_settings(replace(night_settings(), game=chosen))
-        st.session_state[S.FLASH] = f"This game night plays {GAME_NAMES[chosen]}."
+        st.session_state[S.FLASH] = f"This game night plays {game_names()[chosen]}."
 
+    names = game_names()
     st.segmented_control(
         "Game tonight",
-        list(GAME_NAMES),
-        format_func=GAME_NAMES.get,
+        list(names),
+        format_func=names.get,
         key=KEY_GAME_CHOICE,
         required=True,
         on_change=changed,
@@ -200,84 +202,6 @@ def picker_ui(
             args=(token,),
             width="stretch",
         )
-
-
-# ------------------------------------------------------------------------------ leaderboard
-
-
-def _export_scope(session_id: int | None) -> int | None:
-    """The night a Nimalia export carries: the chosen one (this page's under "All time"); every
-    night only when asked ("Export every game night" on the leaderboard page)."""
-    if st.session_state.get("lb_export_all"):
-        return None
-    chosen = session_id or st.session_state.get(S.SESSION_ID)
-    return -1 if chosen is None else chosen  # no night of this browser: an empty export
-
-
-def standings_ui(session_id: int | None) -> None:
-    """Nimalia's standings and games (never mixed with Reptile Tank's)."""
-    store = get_nimalia_store()
-    rows = [
-        {
-            "Player": s.player,
-            "Games": s.games,
-            "Wins": s.wins,
-            "Total": s.total,
-            "Average": f"{s.average:.1f}",
-            "Best": s.best,
-        }
-        for s in store.standings(session_id)
-    ]
-    if not rows:
-        st.info("No saved Nimalia games yet.")
-        return
-    st.dataframe(rows, hide_index=True, key="lb_nimalia_standings")
-    games = store.list_games(session_id)
-    st.caption(f"Nimalia games ({len(games)})")
-    st.dataframe(
-        [
-            {
-                "Game": g.id,
-                "Played": g.played_at[:16].replace("T", " "),
-                "Goals": ", ".join(str(x) for x in g.goals),
-                "Result": " · ".join(
-                    f"{p.rank}. {p.name} {p.total}"
-                    for p in sorted(g.players, key=lambda p: (p.rank, p.seat))
-                ),
-            }
-            for g in games
-        ],
-        hide_index=True,
-        key="lb_nimalia_games",
-    )
-    st.download_button(
-        "Download Nimalia games (JSON)",
-        lambda: json.dumps(
-            store.export_json(_export_scope(session_id)), ensure_ascii=False, indent=1
-        ),
-        file_name="nimalia-games.json",
-        mime="application/json",
-        key="lb_nim_json",
-        on_click="ignore",
-    )
-    with st.expander("Delete a Nimalia game"):
-        st.selectbox(
-            "Nimalia game",
-            [g.id for g in games],
-            key="lb_nim_delete_game",
-            format_func=lambda i: f"Nimalia game {i}",
-        )
-        sure = st.checkbox("Yes, delete this Nimalia game for good", key="lb_nim_delete_sure")
-
-        def delete() -> None:
-            game_id = st.session_state["lb_nim_delete_game"]
-            if not st.session_state.get("lb_nim_delete_sure"):
-                return
-            store.delete_game(game_id)
-            st.session_state["lb_nim_delete_sure"] = False
-            st.session_state[S.FLASH] = f"Nimalia game {game_id} deleted."
-
-        st.button("Delete Nimalia game", key="lb_nim_delete", disabled=not sure, on_click=delete)
 
 
 __all__ = ["escape_markdown"]

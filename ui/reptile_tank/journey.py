@@ -6,7 +6,6 @@ The pages only render what these functions return, so all of it is testable with
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,10 +20,12 @@ from service.reptile_tank.scoring import (
     tie_notes,
 )
 from service.reptile_tank.scoring import is_complete as _is_complete
+from ui.text import escape_markdown
 
 __all__ = [
     "TableResult",
     "board_of",
+    "escape_markdown",
     "game_record",
     "score_entry",
     "score_solo_entry",
@@ -44,19 +45,6 @@ PAD_COLUMNS: tuple[tuple[str, str], ...] = (
     ("dry_land", "Dry-land"),
     ("objectives", "Objectives"),
 )
-
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>:$])")
-
-
-def escape_markdown(text: str) -> str:
-    """Backslash-escape markdown (and Streamlit's ``:color[...]``) syntax in user text.
-
-    For the few places where Streamlit renders a label as markdown (widget labels, expander
-    titles); elsewhere user text goes through ``st.text`` or a dataframe. HTML is never rendered
-    by Streamlit without ``unsafe_allow_html``, which the app never passes.
-    """
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
-
 
 def is_complete(rows: Sequence[Sequence[str]]) -> bool:
     """True when no cell is ``empty`` (a finished terrarium, not "score so far")."""

@@ -118,9 +118,9 @@ def deck_ui() -> None:
     settings = night_settings()
     st.caption(
         "Cards read with: "
-        + ("this night's enrolled deck." if settings.deck == "enrolled" else "the bundled deck.")
+        + ("this night's enrolled deck." if settings.deck_of("reptile_tank") == "enrolled" else "the bundled deck.")
     )
-    if settings.deck == "enrolled":
+    if settings.deck_of("reptile_tank") == "enrolled":
         if st.button("Back to the bundled deck", key=KEY_DECK):
             use_deck("bundled")
             st.session_state[S.FLASH] = "This game night now reads cards with the bundled deck."
