@@ -135,7 +135,7 @@ class Draft:
     revision : int
         Incremented by every write; a write names the revision it read.
     document : dict
-        The game as JSON data (see :mod:`service.reptile_tank.drafts`).
+        The game as JSON data (the game's own service layer writes it).
     status : str
         ``"open"`` or ``"closed"`` (the table moved on to the next game).
     game_id : int or None
@@ -517,7 +517,7 @@ def read_session_document(
     store: Store, table: sa.Table, session_id: int, *, key: Mapping[str, Any] | None = None
 ) -> Any:
     """The ``document`` and ``revision`` row of a game night's one-per-night ``table``
-    (one per night and ``key``, e.g. ``{"game": "nimalia"}``; ``None`` when never written)."""
+    (one per night and ``key``, e.g. ``{"game": GAME_ID}``; ``None`` when never written)."""
     query = sa.select(table.c.document, table.c.revision).where(
         *_key_filter(table, session_id, key)
     )
