@@ -104,9 +104,7 @@ class ConflictError(LeaderboardError):
         self.seen = int(seen)
         self.revision = int(revision)
         self.document = document
-        self.changed = (
-            changed_paths(attempted, document, limit=8) if attempted is not None else []
-        )
+        self.changed = changed_paths(attempted, document, limit=8) if attempted is not None else []
         where = ", ".join(path_text(p) for p in self.changed[:4])
         more = f" and {len(self.changed) - 4} more" if len(self.changed) > 4 else ""
         super().__init__(
@@ -120,6 +118,21 @@ class DraftConflict(ConflictError):
     ``current`` is the stored draft (``None`` when it is gone)."""
 
     current: Draft | None = None
+
+
+class SavedGameDeleted(LeaderboardError):
+    """The draft's saved game was deleted elsewhere (another phone's leaderboard) before this
+    change to it was saved. Nothing was saved; the draft is now unlinked from the deleted game
+    (``revision`` is its new revision), so saving again stores it as a new game — a choice the
+    player makes, never made for them."""
+
+    def __init__(self, game_id: int, revision: int) -> None:
+        self.game_id = int(game_id)
+        self.revision = int(revision)
+        super().__init__(
+            f"game {self.game_id} was deleted on another device; nothing was saved (save again "
+            "to store this game as a new one)"
+        )
 
 
 @dataclass(frozen=True)
@@ -341,8 +354,10 @@ class DraftStore:
         be of what they saw, and must never mark a document they did not see as saved). Else,
         when the draft has no game yet, the game is inserted and linked; when it has one and
         the document changed since, that game is replaced by ``record`` (same id and uid;
-        ``extra["edits"]`` gains a line); otherwise nothing is written. Two servers confirming
-        the same draft at once make one game.
+        ``extra["edits"]`` gains a line); otherwise nothing is written. When that game was
+        deleted elsewhere, :class:`SavedGameDeleted` is raised (the draft is unlinked, nothing
+        else is written): an edit never re-creates a deleted game behind the player's back.
+        Two servers confirming the same draft at once make one game.
 
         Returns
         -------
@@ -351,7 +366,7 @@ class DraftStore:
         """
         record.check()
 
-        def work(conn: Connection, _attempt: int) -> tuple[int, bool]:
+        def work(conn: Connection, _attempt: int) -> tuple[int | SavedGameDeleted, bool]:
             row = conn.execute(
                 sa.select(_drafts).where(_drafts.c.uid == uid).with_for_update()
             ).one_or_none()
@@ -362,17 +377,23 @@ class DraftStore:
                 raise _draft_conflict(draft, seen=expected_revision, attempted=None)
             digest = document_hash(draft.document)
             if draft.game_id is not None:
-                exists = conn.execute(
-                    sa.select(_games.c.id).where(_games.c.id == draft.game_id)
+                exists = conn.execute(  # locked: a concurrent delete waits, or has won
+                    sa.select(_games.c.id).where(_games.c.id == draft.game_id).with_for_update()
                 ).scalar()
-                if exists is not None:
-                    if draft.saved_hash == digest:
-                        return draft.game_id, False
-                    _replace_game(conn, draft.game_id, record)
+                if exists is None:  # deleted elsewhere: unlink, say so, never re-create it
                     conn.execute(
-                        sa.update(_drafts).where(_drafts.c.uid == uid).values(saved_hash=digest)
+                        sa.update(_drafts)
+                        .where(_drafts.c.uid == uid)
+                        .values(game_id=None, saved_hash=None, revision=draft.revision + 1)
                     )
-                    return draft.game_id, True
+                    return SavedGameDeleted(draft.game_id, draft.revision + 1), False
+                if draft.saved_hash == digest:
+                    return draft.game_id, False
+                _replace_game(conn, draft.game_id, record)
+                conn.execute(
+                    sa.update(_drafts).where(_drafts.c.uid == uid).values(saved_hash=digest)
+                )
+                return draft.game_id, True
             game_id = _insert_game(
                 conn, record, uid=f"draft-{uid}-{draft.revision}", played_at=utc_now()
             )
@@ -383,7 +404,10 @@ class DraftStore:
             )
             return game_id, True
 
-        return self.store._transaction(work, write=True)
+        game_id, wrote = self.store._transaction(work, write=True)
+        if isinstance(game_id, SavedGameDeleted):
+            raise game_id  # the unlink is committed; the player decides what comes next
+        return game_id, wrote
 
     def undo_save(self, uid: str) -> int | None:
         """Delete the draft's saved game (the draft stays, unsaved); returns the deleted id."""
@@ -590,6 +614,8 @@ def write_session_document(
         return seen + 1
 
     return store._transaction(work, write=True)
+
+
 def _replace_game(conn: Connection, game_id: int, record: GameRecord) -> None:
     """Overwrite a saved game's lines and fields with ``record``, noting the edit."""
     old_extra = json.loads(

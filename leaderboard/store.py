@@ -187,6 +187,18 @@ def _is_transient(error: sa.exc.DBAPIError) -> bool:
     return sqlstate in ("40001", "40P01")  # serialization_failure, deadlock_detected
 
 
+def _first_failure(error: sa.exc.DBAPIError) -> sa.exc.DBAPIError:
+    """The failure that started it: SQLite rolls a whole transaction back on some errors (a full
+    disk, an I/O error), so leaving a savepoint then fails with "no such savepoint", which would
+    hide the reason the player needs ("database or disk is full")."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, sa.exc.DBAPIError) and "no such savepoint" not in str(seen.orig):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return error
+
+
 def _configure_sqlite(engine: Engine, *, busy_timeout_s: float, in_memory: bool) -> None:
     """Per-connection SQLite settings and explicit ``BEGIN`` / ``BEGIN IMMEDIATE``.
 
@@ -328,7 +340,8 @@ class Store:
                     "a number is out of the database's range (at most 2**63 - 1); nothing was "
                     "written"
                 ) from None
-            except sa.exc.DBAPIError as error:
+            except sa.exc.DBAPIError as raised:
+                error = _first_failure(raised)
                 if not _is_transient(error):
                     raise StorageError(
                         f"the leaderboard database {self._where()} cannot be used: "
@@ -509,10 +522,16 @@ class Store:
         """Delete a game and its player lines (players themselves stay)."""
 
         def work(conn: Connection, _attempt: int) -> None:
-            conn.execute(sa.delete(_lines).where(_lines.c.game_id == game_id))
-            gone = conn.execute(sa.delete(_games).where(_games.c.id == game_id))
-            if gone.rowcount == 0:
+            # the game row first, locked: an edit being saved at the same moment (which locks
+            # it too) either lands before (its lines are then deleted with it) or finds the
+            # game gone — never lines inserted for a game deleted under them
+            locked = conn.execute(
+                sa.select(_games.c.id).where(_games.c.id == game_id).with_for_update()
+            ).scalar()
+            if locked is None:
                 raise NotFoundError(f"no game with id {game_id}")
+            conn.execute(sa.delete(_lines).where(_lines.c.game_id == game_id))
+            conn.execute(sa.delete(_games).where(_games.c.id == game_id))
 
         self._transaction(work, write=True)
 

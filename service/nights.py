@@ -57,3 +57,20 @@ def passphrase_matches(given: Any, expected: str) -> bool:
     if not isinstance(given, str):
         return False
     return hmac.compare_digest(given.strip().encode(), expected.strip().encode())
+
+
+def invite_qr_png(link: str, *, scale: int = 6) -> bytes:
+    """The invite link as a QR code (PNG bytes), for a phone's camera to open.
+
+    Error correction level M, a 4-module quiet zone; ``scale`` pixels per module. A link over
+    2,000 characters is refused (``ValueError``): a night's link is about 80.
+    """
+    import io
+
+    import segno
+
+    if not isinstance(link, str) or not link or len(link) > 2000:
+        raise ValueError("an invite link is 1-2000 characters")
+    buffer = io.BytesIO()
+    segno.make_qr(link, error="m").save(buffer, kind="png", scale=scale, border=4)
+    return buffer.getvalue()

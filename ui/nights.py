@@ -24,7 +24,7 @@ from typing import Any
 
 import streamlit as st
 
-from service.nights import find_by_code, join_code, passphrase_matches
+from service.nights import find_by_code, invite_qr_png, join_code, passphrase_matches
 from ui import state as S
 
 #: Session keys: the uids of this browser's nights; whether the cookie must be written again;
@@ -119,7 +119,9 @@ def invite_ui(session: Any) -> None:
             "Other phones join this game night with this code (Join a game night) or by "
             "opening this link. Only people with the code or the link can see the night."
         )
-        st.code(invite_link(session.uid), language=None)
+        link = invite_link(session.uid)
+        st.code(link, language=None)
+        st.image(invite_qr_png(link), caption="Or point a phone's camera here", width=220)
 
 
 def cookie_ui(state: MutableMapping[str, Any]) -> None:

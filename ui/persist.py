@@ -22,7 +22,7 @@ from typing import Any
 import streamlit as st
 
 from common.merge import changed_paths
-from leaderboard.drafts import ConflictError, DraftConflict, document_hash
+from leaderboard.drafts import ConflictError, DraftConflict, SavedGameDeleted, document_hash
 from service.errors import STORAGE_ERRORS, storage_message
 from service.reptile_tank.drafts import from_document, game_from_record, to_document
 from service.shared import Written, describe, reapply, write_merged
@@ -54,8 +54,12 @@ def place_name(path: tuple) -> str:
         return f"{path[1]}'s board, row {int(path[3]) + 1} column {int(path[4]) + 1}"
     if len(path) >= 2 and path[0] in ("entries", "pending"):
         return f"{path[1]}'s terrarium"
-    names = {"notes": "the notes", "players": "the players", "objectives": "the objectives",
-             "star_cards_out": "the star-cards variant"}
+    names = {
+        "notes": "the notes",
+        "players": "the players",
+        "objectives": "the objectives",
+        "star_cards_out": "the star-cards variant",
+    }
     return names.get(str(path[0]), " › ".join(map(str, path))) if path else "the game"
 
 
@@ -241,8 +245,8 @@ def put_mine_back(state: MutableMapping[str, Any]) -> None:
         return
     document = reapply(state[DRAFT_BASE], offered)
     S.load_game(state, from_document(document, get_drafts().get_blob))
-    state[S.FLASH] = "Your version of " + describe([p for p, _ in offered], namer=place_name) + (
-        " is back."
+    state[S.FLASH] = (
+        "Your version of " + describe([p for p, _ in offered], namer=place_name) + (" is back.")
     )
 
 
@@ -320,6 +324,16 @@ def confirm(state: MutableMapping[str, Any], record: Any) -> tuple[int, bool]:
         )
         raise SaveConflict(
             "This game", seen=error.seen, revision=error.revision, document=error.document
+        ) from error
+    except SavedGameDeleted as error:
+        _load_draft(state, get_drafts().get(state[S.DRAFT_UID]))  # now unlinked, unsaved
+        state[S.FLASH] = (
+            f"Not saved: game {error.game_id} was deleted on another device (from the "
+            "leaderboard) while you changed it. It is still here: tap Save again to store it "
+            "as a new game."
+        )
+        raise SaveConflict(
+            "This game", seen=revision_before, revision=error.revision, document=None
         ) from error
     state[S.LAST_SAVED_GAME] = game_id
     state[S.DRAFT_SAVED_HASH] = state[S.DRAFT_HASH]

@@ -102,3 +102,27 @@ def test_malformed_codes_find_nothing(code):
 
     assert normalise_code(code) is None
     assert find_by_code([Night()], code) is None
+
+
+def test_the_invite_qr_code_opens_the_night_link():
+    """The QR code on the night's page decodes (OpenCV's detector, an independent reader) to
+    exactly the invite link; an empty or absurd link is refused in one line."""
+    import cv2
+    import numpy as np
+
+    from service.nights import invite_qr_png
+
+    link = "http://192.168.1.20:8501/?night=" + "0f" * 16
+    png = invite_qr_png(link)
+    image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
+    decoded, _points, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    assert decoded == link
+    for bad in ("", "x" * 2001, None):
+        with pytest.raises(ValueError, match="1-2000 characters"):
+            invite_qr_png(bad)
+
+
+def test_the_nights_page_shows_the_invite_as_a_qr_code(app):
+    owners = start_game(app, "Ann\nBen")
+    captions = [str(image.proto) for image in owners.get("image")]
+    assert any("point a phone" in c and "camera" in c for c in captions), captions

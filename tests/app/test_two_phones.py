@@ -120,3 +120,31 @@ def test_the_next_game_started_on_one_phone_is_followed_by_the_other(app, app_en
     assert b.session_state["rt_draft_uid"] != first
     assert b.session_state["rt_players"] == ["Cara", "Dan"]
     assert "started the next game" in flashes(b)
+
+
+def test_an_edit_of_a_game_another_phone_deleted_is_not_saved_until_asked(app, app_env):
+    """Item 4: A saved, then fixes a cell; B deletes the game from the leaderboard; A's Save
+    saves nothing and says the game was deleted (it never re-creates it); A's next Save stores
+    it as a new game, with the fix."""
+    a = start_game(app)
+    enter_by_hand(a, "Ann", FULL_BOARD)
+    enter_by_hand(a, "Ben", SECOND_BOARD)
+    a.switch_page("ui/reptile_tank/pages/confirm.py").run()
+    a.button(key="confirm_save").click().run()
+    no_errors(a)
+    store = Store(app_env)
+    (saved,) = store.list_games()
+    pick(a, "Ben", 0, 0, "rock")  # an edit of the saved game
+    store.delete_game(saved.id)  # meanwhile, on another phone's leaderboard
+    a.switch_page("ui/reptile_tank/pages/confirm.py").run()
+    a.button(key="confirm_save").click().run()
+    no_errors(a)
+    said = flashes(a)
+    assert "Not saved" in said and f"game {saved.id} was deleted on another device" in said, said
+    assert store.list_games() == []  # not re-created behind the player's back
+    assert a.session_state["rt_entries"]["Ben"].rows[0][0] == "rock"  # the fix is still here
+    a.button(key="confirm_save").click().run()
+    no_errors(a)
+    (again,) = store.list_games()
+    assert again.uid != saved.uid and again.players[1].board["rows"][0][0] == "rock"
+    store.close()

@@ -293,3 +293,50 @@ def test_a_stale_save_never_marks_another_document_saved(store: Store) -> None:
     _report("stale_save", _backend(store), counts)
     _check(counts)
     assert counts["saved_then_fixed"] + counts["save_told_stale"] == TRIES
+
+
+def test_an_edit_saved_while_another_phone_deletes_the_game_never_re_creates_it(
+    store: Store,
+) -> None:
+    """Phone A saves an edit of a saved game while phone B deletes that game (issue 29 item 4):
+    either A's edit lands first and B's delete then removes the game, or B's delete lands
+    first and A is told (:class:`SavedGameDeleted`, the draft unlinked). Never a re-created game,
+    never a raw error (PostgreSQL's foreign-key violation); A's next save stores a new game."""
+    from leaderboard.drafts import SavedGameDeleted
+
+    drafts = DraftStore(store)
+    counts: Counter = Counter()
+    for _ in range(TRIES):
+        night = store.create_session("Race night").id
+        draft = drafts.create(night, BASE)
+        game_id, _ = drafts.confirm(draft.uid, fixed_game(night, {"Ann": 10, "Ben": 12}))
+        edited = drafts.write(draft.uid, _edit(BASE, "Ben", 1, "fixed"), expected_revision=1)
+        edit = fixed_game(night, {"Ann": 10, "Ben": 14})
+        results = race(
+            lambda: drafts.confirm(draft.uid, edit, expected_revision=edited.revision),
+            lambda: store.delete_game(game_id),
+        )
+        (save_status, saved), (delete_status, deleted) = results
+        games = [g for g in store.list_games() if g.session_id == night]
+        if delete_status != "ok" or games:
+            counts["duplicate" if games else "spurious"] += 1
+            continue
+        after = drafts.get(draft.uid)
+        if save_status == "ok":
+            counts["edited_then_deleted"] += 1  # the next save is told, below
+        elif isinstance(saved, SavedGameDeleted) and after.game_id is None:
+            counts["edit_told_deleted"] += 1
+        else:
+            counts["spurious"] += 1
+            continue
+        try:
+            drafts.confirm(draft.uid, edit, expected_revision=after.revision)
+        except SavedGameDeleted:
+            after = drafts.get(draft.uid)
+            drafts.confirm(draft.uid, edit, expected_revision=after.revision)
+        games = [g for g in store.list_games() if g.session_id == night]
+        if len(games) != 1 or games[0].id == game_id and store.backend != "sqlite":
+            counts["lost"] += 1
+    _report("edit_vs_delete", _backend(store), counts)
+    _check(counts)
+    assert counts["edited_then_deleted"] + counts["edit_told_deleted"] == TRIES

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import hashlib
 import io
 import os
 import random
@@ -269,6 +270,39 @@ def test_disk_full(tmp_path) -> None:
     with Store(path) as again:  # every game saved before the disk filled is whole
         assert len(again.list_games()) == saved
         assert all(len(g.players) == 2 for g in again.list_games())
+
+
+def test_disk_full_inside_a_savepoint_names_the_full_disk_and_space_returning_heals(
+    tmp_path,
+) -> None:
+    """SQLite rolls the whole transaction back on a full disk, so leaving the savepoint fails
+    with "no such savepoint": the player must still be told the disk is full, and the same
+    write must succeed once space returns."""
+    from leaderboard.drafts import DraftStore
+
+    path = tmp_path / "lb.sqlite3"
+    full = {"on": False}
+    with Store(path) as store:
+        night = store.create_session("n")
+        drafts = DraftStore(store)
+
+        @sa.event.listens_for(store._engine, "checkout")
+        def _pin(dbapi_connection, _record, _proxy):  # full: no page beyond today's
+            size = 1 if full["on"] else 1_073_741_823
+            dbapi_connection.execute(f"PRAGMA max_page_count = {size}")
+
+        photo = random.Random(3).randbytes(200_000)
+        full["on"] = True
+        with pytest.raises(LeaderboardError) as caught:
+            drafts.put_blob(photo)  # inserted in a savepoint (a concurrent insert is no error)
+        _assert_storage_error(caught.value, "full")
+        assert "savepoint" not in str(caught.value)
+        assert drafts.get_blob(hashlib.sha256(photo).hexdigest()) is None  # nothing half-written
+        full["on"] = False
+        digest = drafts.put_blob(photo)
+        assert drafts.get_blob(digest) == photo
+        store.save_game(make_game(night.id, ["Ann", "Newcomer"], random.Random(4)))
+        assert len(store.list_games()) == 1
 
 
 def test_busy_is_a_storage_error() -> None:
