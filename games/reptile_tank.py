@@ -76,7 +76,9 @@ GAME = Game(
         Page("reptile_tank/pages/check.py", "Check the read", "🔎", "check", wide=True),
         Page("reptile_tank/pages/pad.py", "Score pad", "🧮", "pad"),
         Page("reptile_tank/pages/confirm.py", "Confirm & save", "✅", "confirm"),
-        Page("pages/players.py", "Players & history", "👤", "players", section="Results"),
+        Page(
+            "reptile_tank/pages/players.py", "Players & history", "👤", "players", section="Results"
+        ),
         Page("reptile_tank/pages/solo.py", "Solo vs the Master", "🧑‍🔬", "solo", section="More"),
         Page("reptile_tank/pages/rules.py", "Rules", "📜", "rules", section="More"),
         Page("reptile_tank/pages/deck.py", "My deck", "🃏", "deck", section="More"),

@@ -17,6 +17,8 @@ import numpy as np
 import streamlit as st
 from PIL import Image
 
+from service.reptile_tank.house_rules import rules_fingerprint as _fingerprint
+from service.reptile_tank.house_rules import rules_for
 from service.reptile_tank.reading import (  # noqa: F401 - the pages' names for these
     DISPLAY_SIDE,
     THUMBNAIL_SIDE,
@@ -25,8 +27,6 @@ from service.reptile_tank.reading import (  # noqa: F401 - the pages' names for 
     png_bytes,
     thumbnail_jpeg,
 )
-from service.reptile_tank.house_rules import rules_fingerprint as _fingerprint
-from service.reptile_tank.house_rules import rules_for
 from service.settings import NightSettings
 from ui import state as S
 from ui.reptile_tank.labels import SHORT_NAMES

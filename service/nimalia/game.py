@@ -165,7 +165,7 @@ def rounds_total() -> int:
 
 
 def clean_players(names: Sequence[str]) -> list[str]:
-    from service.reptile_tank.game import clean_name
+    from service.players import clean_name
 
     players = [clean_name(n) for n in names if str(n).strip()]
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
@@ -439,7 +439,7 @@ class CardPhoto:
 
 def card_photo(image_rgb: Any, digest: str) -> CardPhoto:
     """The photo (``(H, W, 3)`` RGB, as given to the reader) to tap a card's corners on."""
-    from service.reptile_tank.reading import display_jpeg
+    from service.photos import display_jpeg
 
     height, width = image_rgb.shape[:2]
     return CardPhoto(display_jpeg(image_rgb), (int(width), int(height)), digest)

@@ -32,9 +32,8 @@ KNOWN: dict[str, str] = {
     "ui/state.py": "session state of Reptile Tank's table flow (players, entries, pending"
     " photos), read by app.py and its pages",
     "ui/persist.py": "Reptile Tank's draft resume/sync around every page run (app.py)",
-    "ui/pages_common.py": "helpers of Reptile Tank's pages (links to its setup/photo/confirm)",
-    "ui/pages/players.py": "Reptile Tank's players page (its records): registered as Reptile"
-    " Tank's page, its file not moved while that game's pages are being reworked",
+    "ui/pages_common.py": "helpers used only by Reptile Tank's pages (ui/reptile_tank/pages/*,"
+    " being reworked by another engineer): to move into ui/reptile_tank/ after that lands",
     "vision/errors.py": "docstring cites Reptile Tank's grid finder",
     "scoring/layout.py": "its doctest builds a layout named after Reptile Tank; docstring cites"
     " both games' rules files",

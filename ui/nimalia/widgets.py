@@ -1,5 +1,6 @@
 """Nimalia's widgets: the night's game choice, the reserve as 36 square buttons, the square
-picker and the store door (Nimalia's standings are the shared played-games view,
+picker and the store door (the night's game choice is the shared kit's, :mod:`ui.kit`;
+Nimalia's standings are the shared played-games view,
 :mod:`ui.played`).
 
 The UI only renders and collects: every rule is :mod:`service.nimalia.game`'s (and so the engine's).
@@ -9,16 +10,12 @@ User text (player names) only goes through ``escape_markdown`` labels or datafra
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
-import games
 from games import nimalia as NIMALIA
 from service.nimalia import game as N
-from ui import state as S
-from ui.backend import night_settings, save_night_settings
 from ui.played import played_games
 from ui.text import escape_markdown
 
@@ -29,49 +26,12 @@ REVISION = "nim_revision"
 HASH = "nim_hash"
 SELECTED = "nim_selected"
 LAST_CHANGE = "nim_last_change"
-KEY_GAME_CHOICE = "night_game"
-
-
-def game_names() -> dict[str, str]:
-    """Every game of the game list, by id (what a night can play)."""
-    return {g.id: g.name for g in games.GAMES.values()}
 
 
 def get_nimalia_store() -> Any:
     """Nimalia's saved games and drafts (:class:`leaderboard.played.PlayedGames` under this
     game's id), one per database."""
     return played_games(NIMALIA.ID)
-
-
-# ------------------------------------------------------------------------------ game of the night
-
-
-def night_game() -> str:
-    """The game this page's game night plays (the first game of the list without a night)."""
-    return night_settings().game
-
-
-def game_choice_ui() -> str:
-    """Which game the night plays, one tap; kept in the night's settings (every phone of the
-    night follows). Returns the game id."""
-    current = night_game()
-    st.session_state[KEY_GAME_CHOICE] = current
-
-    def changed() -> None:
-        chosen = st.session_state.get(KEY_GAME_CHOICE) or current
-        save_night_settings(replace(night_settings(), game=chosen))
-        st.session_state[S.FLASH] = f"This game night plays {game_names()[chosen]}."
-
-    names = game_names()
-    st.segmented_control(
-        "Game tonight",
-        list(names),
-        format_func=names.get,
-        key=KEY_GAME_CHOICE,
-        required=True,
-        on_change=changed,
-    )
-    return current
 
 
 # ------------------------------------------------------------------------------ the reserve

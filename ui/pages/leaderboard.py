@@ -12,6 +12,7 @@ from service.errors import STORAGE_ERRORS, storage_message
 from ui import nights
 from ui import state as S
 from ui.backend import get_store
+from ui.kit import flash_ui
 from ui.played import views
 from ui.text import escape_markdown
 
@@ -54,21 +55,13 @@ def view_ui(store, session_id: int | None) -> None:
 
 def leaderboard_ui() -> None:
     st.title("🏆 Leaderboard")
-    flash_ui()
+    flash_ui(st.session_state)
     try:
         store = get_store()
         session_id = scope_ui(store)
         view_ui(store, session_id)
     except STORAGE_ERRORS as error:
         st.error(escape_markdown(f"The leaderboard cannot be read: {storage_message(error)}"))
-
-
-def flash_ui() -> None:
-    """The one-off message of the last action (e.g. "Game 3 deleted.")."""
-    message = st.session_state.get(S.FLASH)
-    if message:
-        st.success(message)
-        st.session_state[S.FLASH] = None
 
 
 leaderboard_ui()
