@@ -9,11 +9,13 @@ guesses per cell, the photo with the grid drawn, and a thumbnail.
 from __future__ import annotations
 
 import hashlib
+import io
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 from service.photos import (  # noqa: F401 - also the pages' names for these
     DISPLAY_SIDE,
