@@ -49,6 +49,11 @@ def _score(document: Any, *, goals: Any = None, goal12: str | None = None) -> di
     return {"game": ID, **api.score_reserve(document, chosen, goal12=goal12)}
 
 
+def _describe(document: Any) -> dict[str, str]:
+    goals = document.get("goals") if isinstance(document, dict) else None
+    return {"Goals": ", ".join(str(g) for g in goals)} if isinstance(goals, list) else {}
+
+
 GAME = Game(
     id=ID,
     name="Nimalia",
@@ -63,5 +68,6 @@ GAME = Game(
     reader="vision.nimalia.reader:read_reserve",
     cli_modules=("reptile_tank.commands.nimalia",),  # nimalia score, score-game, goals, read
     pages=(Page("nimalia/page.py", "Nimalia", "🦦", "nimalia"),),
+    describe_game=_describe,
     deck_setting="nimalia_deck",
 )

@@ -67,12 +67,14 @@ def standings_ui(game_id: str, session_id: int | None) -> None:
         return
     st.dataframe(rows, hide_index=True, key=f"{key}_standings")
     found = store.list_games(session_id)
+    describe = games.resolve(entry.describe_game) if entry.describe_game else lambda _d: {}
     st.caption(f"{entry.name} games ({len(found)})")
     st.dataframe(
         [
             {
                 "Game": g.id,
                 "Played": g.played_at[:16].replace("T", " "),
+                **describe(g.document),
                 "Result": " · ".join(
                     f"{p.rank}. {p.name} {p.total}"
                     for p in sorted(g.players, key=lambda p: (p.rank, p.seat))

@@ -89,7 +89,11 @@ def test_a_version_3_database_opens_with_every_game_and_draft_of_both_games(stor
         assert any(p.photo_thumbnail for g in rt for p in g.players)
         drafts = DraftStore(store)
         draft = drafts.current(nights["Friday"])
-        assert draft is not None and draft.document["note"] == "in progress"
+        assert draft is not None and draft.document["notes"] == "in progress"
+        from service.reptile_tank.drafts import from_document
+
+        table = from_document(draft.document, drafts.get_blob)  # the app resumes it
+        assert table.players == ["Ann", "Ben"] and table.entries["Ann"].rows[0][2] == "corn_snake"
         # night settings (house rule, decks, the game) as they were
         friday = NightSettings.from_json(drafts.settings(nights["Friday"])[0])
         assert (
