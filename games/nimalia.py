@@ -4,7 +4,7 @@ Cells hold squares of 2x2-square cards (rows and columns from
 ``scoring/nimalia/data/rules.toml``); a player's document is a reserve (placements or
 squares), a game document every player's reserve after every round (``docs/nimalia.md``); the
 scorer is :mod:`scoring.nimalia.api` (relative goals come back as pending for one reserve).
-Saved games and the game in progress live in the shared played-games tables
+Saved games live in the one games table and the game in progress in ``game_drafts``
 (:mod:`leaderboard.played`) under this id.
 """
 

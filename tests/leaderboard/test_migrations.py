@@ -133,7 +133,7 @@ def test_v1_database_opens_and_migrates(store_url: str, tmp_path) -> None:
     Store(fresh).close()
     assert _columns(store_url) == _columns(fresh)
     assert _indexes(store_url) == _indexes(fresh)
-    assert "ix_game_players_standings" in _indexes(fresh)["game_players"]
+    assert "ix_game_players_game_standings" in _indexes(fresh)["game_players"]  # version 4
 
 
 def _indexes(url: str) -> dict[str, set[str]]:

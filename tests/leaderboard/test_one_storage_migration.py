@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from lb_helpers import fixed_game
 
-from leaderboard import SCHEMA_VERSION, NotFoundError, Store
+from leaderboard import SCHEMA_VERSION, LeaderboardError, NotFoundError, Store
 from leaderboard.drafts import DraftStore
 from leaderboard.played import PlayedGames
 from service.settings import NightSettings
@@ -133,13 +134,27 @@ def test_played_games_keep_each_game_apart(store):
     one, two = PlayedGames(store, "nimalia"), PlayedGames(store, "other_game")
     result = {"players": [{"name": "Ann", "total": 7, "rank": 1}]}
     one.save_game(night, {"uid": "u1"}, result)
-    two.save_game(night, {"uid": "u1"}, {"players": [{"name": "Ann", "total": 3, "rank": 1}]})
+    two.save_game(night, {"uid": "u2"}, {"players": [{"name": "Ann", "total": 3, "rank": 1}]})
+    with pytest.raises(LeaderboardError, match="another game's"):
+        two.save_game(night, {"uid": "u1"}, result)  # one table: a uid names one game
     assert [s.total for s in one.standings()] == [7]
     assert [s.total for s in two.standings()] == [3]
+    # the record game's store (Reptile Tank's) sees none of them, and they none of its
+    store.save_game(fixed_game(night, {"Ann": 50, "Bo": 40}))
+    assert [g.uid for g in store.list_games()] != ["u1"] and len(store.list_games()) == 1
+    assert {r.player: r.total_vp for r in store.leaderboard()} == {"Ann": 50, "Bo": 40}
+    assert store.list_games_page().total == 1
+    assert [s.total for s in one.standings()] == [7]
     assert one.put_draft(night, {"a": 1}, expected_revision=0) == 1
     assert two.draft(night) == (None, 0)
     (game,) = two.list_games()
     with pytest.raises(NotFoundError):
         one.delete_game(game.id)  # another game's id: not this game's to delete
+    with pytest.raises(NotFoundError):
+        store.delete_game(game.id)  # nor the record store's
+    with pytest.raises(NotFoundError):
+        store.get_game(game.id)
     two.delete_game(game.id)
     assert two.list_games() == [] and len(one.list_games()) == 1
+    store.rename_player("Ann", "Anna")  # one players table: renamed for every game
+    assert [s.player for s in one.standings()] == ["Anna"]
