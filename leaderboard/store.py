@@ -681,7 +681,10 @@ class Store:
                 games = games.where(_games.c.session_id == session_id)
             if mode is not None:
                 games = games.where(_games.c.mode == mode)
-        bad = sa.select(_lines.c.game_id).where(_lines.c.game == game, _out_of_range())
+        # Over all games (or one mode) the game leads the covering index; one night's few games
+        # are found by key, so there the game is only checked, not searched by.
+        same_game = _game_is(_lines.c.game, game, indexed=session_id is None)
+        bad = sa.select(_lines.c.game_id).where(same_game, _out_of_range())
         # Unary plus: over all games (or one mode) the filters must not pick the (game_id, seat)
         # key to search by, or SQLite reads every wide player line (boards, pads, thumbnails):
         # the standings read the covering ix_game_players_standings only.
@@ -689,7 +692,7 @@ class Store:
         game_id = _lines.c.game_id
         if session_id is None:
             game_id = sa.literal_column("+game_players.game_id")
-        counted = sa.and_(_lines.c.game == game, game_id.not_in(bad))
+        counted = sa.and_(same_game, game_id.not_in(bad))
         if games is not None:
             counted = sa.and_(game_id.in_(games), counted)
         # Aggregate per player id over the covering index (ix_game_players_standings), then
@@ -734,7 +737,7 @@ class Store:
                 listed = conn.execute(
                     sa.select(sa.func.count()).select_from(per_player)
                 ).scalar_one()
-            return [row[:5] for row in rows], int(listed), _count(conn, games, game)
+            return [row[:5] for row in rows], int(listed), _count(conn, games, same_game)
 
         rows, total, excluded = self._transaction(work, write=False)
         table = [
@@ -1104,10 +1107,16 @@ def _out_of_range() -> sa.ColumnElement[bool]:
     return sa.or_(_lines.c.total > MAX_VP, _lines.c.total < -MAX_VP)
 
 
-def _count(conn: Connection, games: sa.Select | None, game: str = RECORD_GAME) -> int:
-    """How many of ``games`` (``None``: all of ``game``'s) hold an out-of-range total."""
+def _game_is(column: sa.ColumnElement[Any], game: str, *, indexed: bool) -> Any:
+    """``column = game``; with ``indexed=False`` written so that no index is searched by it
+    (SQLite would otherwise walk every line of the game instead of a few games' by key)."""
+    return (column if indexed else sa.func.coalesce(column, "")) == game
+
+
+def _count(conn: Connection, games: sa.Select | None, same_game: Any) -> int:
+    """How many of ``games`` (``None``: all of the game's) hold an out-of-range total."""
     query = sa.select(sa.func.count(sa.distinct(_lines.c.game_id))).where(
-        _lines.c.game == game, _out_of_range()
+        same_game, _out_of_range()
     )
     if games is not None:
         query = query.where(_lines.c.game_id.in_(games))
@@ -1126,7 +1135,7 @@ def _read_games(
 ) -> list[GameRecord]:
     """Record games (:data:`RECORD_GAME`'s) matching ``where`` with their player lines, oldest
     first."""
-    where = sa.and_(_games.c.game == RECORD_GAME, where)
+    where = sa.and_(_game_is(_games.c.game, RECORD_GAME, indexed=False), where)
     games = conn.execute(sa.select(_games).where(where)).mappings().all()
     game_ids = sa.select(_games.c.id).where(where)
     columns = [c for c in _lines.c if thumbnails or c.name != "photo_thumbnail"]
