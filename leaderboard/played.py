@@ -287,9 +287,7 @@ class PlayedGames:
         rows, _total, _excluded = self.store._standings(
             session_id, None, offset=0, limit=None, game=self.game
         )
-        return [
-            Standing(r.player, r.games, r.wins, r.total_vp, r.average, r.best) for r in rows
-        ]
+        return [Standing(r.player, r.games, r.wins, r.total_vp, r.average, r.best) for r in rows]
 
     # -- the game being entered -------------------------------------------------------------
 

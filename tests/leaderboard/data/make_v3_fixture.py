@@ -17,7 +17,8 @@ such a checkout; the database it wrote is committed beside it and read by
 What it holds (two game nights):
 
 * night 1 "Friday": 2 Reptile Tank table games (one with a thumbnail), 1 solo game, an open
-  Reptile Tank draft (the app's draft document: Ann's board entered by hand, a note), night settings (house rule, enrolled deck), 2 saved Nimalia games
+  Reptile Tank draft (the app's draft document: Ann's board entered by hand, a note), night
+  settings (house rule, enrolled deck), 2 saved Nimalia games
   (2 and 3 players) and a Nimalia game in progress (revision 3);
 * night 2 "Saturday": 1 Reptile Tank table game, 1 saved Nimalia game, settings playing Nimalia.
 """
@@ -31,10 +32,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/leaderboard: lb_helpers
 
 from lb_helpers import THUMBNAIL, fixed_game, make_game  # noqa: E402
+from leaderboard.nimalia_games import NimaliaStore  # noqa: E402
 
 from leaderboard import GamePlayer, GameRecord, Store  # noqa: E402
 from leaderboard.drafts import DraftStore  # noqa: E402
-from leaderboard.nimalia_games import NimaliaStore  # noqa: E402
 from service.nimalia import game as N  # noqa: E402
 from service.reptile_tank.drafts import GameInProgress, to_document  # noqa: E402
 from service.reptile_tank.game import TerrariumEntry  # noqa: E402
