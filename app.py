@@ -8,11 +8,11 @@ database, so a reload, a server restart or another app server continues the same
 
 import streamlit as st
 
-from ui.navigation import build_navigation, layout_for
+from ui.navigation import build_navigation, layout_for, page_path
 from ui.nights import cookie_ui, passphrase_ok
 from ui.persist import MET_ANOTHER, offer_ui, resume, show_night_in_url, sync
 from ui.reptile_tank.widgets import close_menu_on_phone_ui, flash_ui, storage_banner_ui
-from ui.state import init_state
+from ui.state import GOTO, LAST_PAGE, init_state
 
 page = build_navigation()
 st.set_page_config(
@@ -23,6 +23,9 @@ if not passphrase_ok(st.session_state):  # REPTILE_TANK_PASSPHRASE guards a netw
     st.stop()
 resume(st.session_state)
 show_night_in_url(st.session_state)
+goto = st.session_state.pop(GOTO, None)
+if goto and goto != page.url_path:  # a button's callback asked for another page
+    st.switch_page(page_path(goto))
 close_menu_on_phone_ui()
 storage_banner_ui(st.session_state, retry=sync)
 flash_ui(st.session_state)  # e.g. "updated from another device", on whichever page
@@ -32,6 +35,7 @@ try:
     page.run()
     finished = True
 finally:
+    st.session_state[LAST_PAGE] = page.url_path  # the next run knows whether it changed page
     stored = sync(st.session_state)
 if finished and not stored:
     storage_banner_ui(st.session_state, retry=sync, toast=True)

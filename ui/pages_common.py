@@ -66,17 +66,17 @@ def next_player_hint_ui(player: str) -> None:
         st.page_link(page_path("confirm.py"), label="Everyone is in: score the table", icon="✅")
         return
 
-    def go() -> None:
+    def go() -> None:  # the label names ``following``: the callback opens the page
         st.session_state[S.ACTIVE_PLAYER] = following
         st.session_state[S.SELECTED_CELL] = None
+        S.go_to(st.session_state, "photo")
 
-    if st.button(
+    st.button(
         escape_markdown(f"Next: photograph {following}'s terrarium"),
         key="next_player",
         icon="📷",
         on_click=go,
-    ):
-        st.switch_page(page_path("photo.py"))
+    )
 
 
 def saved_state_ui() -> None:

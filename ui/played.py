@@ -12,6 +12,7 @@ import streamlit as st
 import games
 from ui import state as S
 from ui.backend import db_url, get_store
+from ui.text import local_time
 
 
 @st.cache_resource(show_spinner=False)
@@ -25,6 +26,25 @@ def played_games(game_id: str) -> Any:
     """One game's saved games and drafts (:class:`leaderboard.played.PlayedGames`), one per
     database and game."""
     return _played_for(db_url(), game_id)
+
+
+def game_rows(
+    found: Any, timezone: str | None = None, describe: Any = None
+) -> list[dict[str, Any]]:
+    """Saved games as table rows, "Played" in the viewer's local time; ``describe(document)``
+    (the game's ``describe_game``) adds the game's own columns before the result."""
+    return [
+        {
+            "Game": g.id,
+            "Played": local_time(g.played_at, timezone),
+            **(describe(g.document) if describe else {}),
+            "Result": " · ".join(
+                f"{p.rank}. {p.name} {p.total}"
+                for p in sorted(g.players, key=lambda p: (p.rank, p.seat))
+            ),
+        }
+        for g in found
+    ]
 
 
 def export_scope(session_id: int | None) -> int | None:
@@ -67,23 +87,10 @@ def standings_ui(game_id: str, session_id: int | None) -> None:
         return
     st.dataframe(rows, hide_index=True, key=f"{key}_standings")
     found = store.list_games(session_id)
-    describe = games.resolve(entry.describe_game) if entry.describe_game else lambda _d: {}
+    describe = games.resolve(entry.describe_game) if entry.describe_game else None
     st.caption(f"{entry.name} games ({len(found)})")
     st.dataframe(
-        [
-            {
-                "Game": g.id,
-                "Played": g.played_at[:16].replace("T", " "),
-                **describe(g.document),
-                "Result": " · ".join(
-                    f"{p.rank}. {p.name} {p.total}"
-                    for p in sorted(g.players, key=lambda p: (p.rank, p.seat))
-                ),
-            }
-            for g in found
-        ],
-        hide_index=True,
-        key=f"{key}_games",
+        game_rows(found, st.context.timezone, describe), hide_index=True, key=f"{key}_games"
     )
     st.download_button(
         f"Download {entry.name} games (JSON)",

@@ -70,6 +70,11 @@ STORED_BLOBS = "rt_stored_blobs"
 SOLO_UID = "rt_solo_uid"
 #: The table's last cell fix: (player, row, col, old label, new label, old total, new total).
 LAST_FIX = "rt_last_fix"
+#: The url path of the page the last run drew (so a page knows it was just opened).
+LAST_PAGE = "rt_last_page"
+#: A page a button's callback asked for (its url path): the next run opens it (a callback
+#: cannot switch pages, and a button whose label the callback changes reads as not pressed).
+GOTO = "rt_goto"
 
 #: Kept for callers that pass a threshold; the cells to check are the reader's ``check`` flags.
 LOW_CONFIDENCE = 0.1
@@ -198,6 +203,49 @@ def set_cell(state: MutableMapping[str, Any], player: str, row: int, col: int, l
         entry.corrected.add((row, col))
         entry.confidence[row][col] = 1.0
     return True
+
+
+def go_to(state: MutableMapping[str, Any], url_path: str) -> None:
+    """Ask for page ``url_path`` (e.g. ``"photo"``) to open on the next run (from a callback)."""
+    state[GOTO] = url_path
+
+
+def confirm_cell(
+    state: MutableMapping[str, Any], player: str, row: int, col: int, label: str
+) -> bool:
+    """A flagged cell checked by the player: set to ``label`` (which may be what was read) and
+    remembered as checked, so it is no longer listed; returns True when the label changed."""
+    changed = set_cell(state, player, row, col, label)
+    entry = entry_for(state, player)
+    entry.corrected.add((row, col))
+    if entry.confidence is not None:
+        entry.confidence[row][col] = 1.0
+    return changed
+
+
+def table_to_check(state: MutableMapping[str, Any]) -> list[tuple[str, int, int]]:
+    """Every cell still to check at the table, ``(player, row, col)``, in seat then reading
+    order (a read with no flag adds nothing)."""
+    init_state(state)
+    return [
+        (player, r, c)
+        for player in state[PLAYERS]
+        if player in state[ENTRIES]
+        for r, c in state[ENTRIES][player].cells_to_check()
+    ]
+
+
+def next_missing(state: MutableMapping[str, Any], after: str | None = None) -> str | None:
+    """The next player in seat order after ``after`` (from the first seat when ``None``)
+    whose terrarium is not in yet, wrapping round; ``None`` when everyone is in."""
+    init_state(state)
+    players = list(state[PLAYERS])
+    missing = set(missing_players(state))
+    start = players.index(after) + 1 if after in players else 0
+    for p in players[start:] + players[:start]:
+        if p in missing:
+            return p
+    return None
 
 
 def missing_players(state: MutableMapping[str, Any]) -> list[str]:

@@ -1,4 +1,5 @@
-"""User text on a page: the one markdown escape every page uses (game-blind)."""
+"""User text on a page: the one markdown escape every page uses, and stored times in the
+viewer's time zone (game-blind)."""
 
 from __future__ import annotations
 
@@ -15,3 +16,20 @@ def escape_markdown(text: str) -> str:
     by Streamlit without ``unsafe_allow_html``, which the app never passes.
     """
     return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
+
+
+def local_time(stamp: str | None, timezone: str | None) -> str:
+    """A stored UTC timestamp as ``YYYY-MM-DD HH:MM`` in the viewer's time zone (UTC when the
+    browser did not say which)."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    if not stamp:
+        return ""
+    try:
+        moment = datetime.fromisoformat(stamp)
+        if timezone:
+            moment = moment.astimezone(ZoneInfo(timezone))
+    except (ValueError, ZoneInfoNotFoundError):
+        return stamp[:16].replace("T", " ")
+    return moment.strftime("%Y-%m-%d %H:%M")

@@ -116,7 +116,18 @@ def parse_player_names(text: str) -> list[str]:
         If a name is invalid, two names are equal (ignoring case), or there are more than
         :data:`MAX_TABLE_PLAYERS` or no names.
     """
-    names = [clean_name(line) for line in str(text).splitlines() if line.strip()]
+    names = []
+    for number, line in enumerate(str(text).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            names.append(clean_name(line))
+        except ValueError as error:  # say which line: "line 2 (“Xxxxxxxx…”, 41 characters)"
+            shown = " ".join(line.split())
+            shown = shown if len(shown) <= 20 else shown[:20] + "…"
+            raise ValueError(
+                f"line {number} ({shown!r}, {len(' '.join(line.split()))} characters): {error}"
+            ) from None
     if not names:
         raise ValueError("enter at least one player name")
     if len(names) > MAX_TABLE_PLAYERS:

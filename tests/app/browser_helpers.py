@@ -139,7 +139,22 @@ def upload(page, player: str, photo: Path, timeout_ms: int = 90_000) -> None:
     """Upload ``photo`` for ``player`` on the photo page and wait for its read."""
     page.locator(f".st-key-photo_upload_{player} input[type=file]").set_input_files(str(photo))
     wait_idle(page)
-    page.get_by_text("Read in", exact=False).first.wait_for(timeout=timeout_ms)
+    # the page moves on to the next player (or the table's check) and says what was read
+    page.get_by_text(f"{player}'s terrarium is read", exact=False).first.wait_for(
+        timeout=timeout_ms
+    )
+
+
+def settled(page, timeout_ms: int = 60_000) -> None:
+    """Wait until the app's script run has finished (``notRunning`` twice, 100 ms apart):
+    :func:`wait_idle` with shorter pauses, for journeys that time their waiting."""
+    script = """() => {
+        const app = document.querySelector('[data-testid="stApp"]');
+        return app && app.getAttribute('data-test-script-state') === 'notRunning';
+    }"""
+    for _ in range(2):
+        page.wait_for_timeout(100)
+        page.wait_for_function(script, timeout=timeout_ms)
 
 
 def cell_text(page, row: int, col: int) -> str:

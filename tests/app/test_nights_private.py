@@ -39,6 +39,7 @@ def test_the_join_code_and_the_invite_link_let_a_player_in(app):
     owners = start_game(app, "Ann\nBen")
     uid = owners.session_state["rt_night_uid"]
     code = join_code(uid)
+    owners.switch_page("ui/reptile_tank/pages/setup.py").run()  # Start moved on to Photograph
     assert any(code in e.label for e in owners.expander)  # shown on the night's page
     phone = stranger()
     phone.text_input(key="nights_join_code").input("zzzz-zzzz")
@@ -124,5 +125,6 @@ def test_the_invite_qr_code_opens_the_night_link():
 
 def test_the_nights_page_shows_the_invite_as_a_qr_code(app):
     owners = start_game(app, "Ann\nBen")
+    owners.switch_page("ui/reptile_tank/pages/setup.py").run()  # Start moved on to Photograph
     captions = [str(image.proto) for image in owners.get("image")]
     assert any("point a phone" in c and "camera" in c for c in captions), captions

@@ -48,9 +48,13 @@ def test_upload_reads_the_board_and_a_fix_sticks(app):
         b"\xff\xd8"
     )
     assert len(entry.photo_sha256) == 64
-    assert any("Read in" in s.value for s in at.success)
+    # the table moves on: the next player's photo comes up, the read is summed up
+    assert any("Ann's terrarium is read" in s.value for s in at.success)
+    assert at.session_state["rt_active_player"] == "Ben"
+    assert at.file_uploader(key="photo_upload_Ben") is not None
     # a rerun (any widget) never reads the photo again nor undoes a fix
     at.switch_page("ui/reptile_tank/pages/check.py").run()
+    at.radio(key="check_player").set_value("Ann").run()
     at.button(key="check_cell_3_4").click().run()
     at.button(key="check_pick_water").click().run()
     no_errors(at)
@@ -149,6 +153,7 @@ def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
     at.run()
     no_errors(at)
     at.switch_page("ui/reptile_tank/pages/check.py").run()
+    at.radio(key="check_player").set_value("Ann").run()
     before = at.session_state["rt_entries"]["Ann"].rows[1][2]
     fix = "neon_day_gecko" if before != "neon_day_gecko" else "rosy_boa"
     at.button(key="check_cell_1_2").click().run()

@@ -20,7 +20,7 @@ from service.reptile_tank.scoring import (
     tie_notes,
 )
 from service.reptile_tank.scoring import is_complete as _is_complete
-from ui.text import escape_markdown
+from ui.text import escape_markdown, local_time
 
 __all__ = [
     "TableResult",
@@ -132,23 +132,6 @@ def standings_rows(standings: Sequence[Any]) -> list[dict[str, Any]]:
         }
         for row in standings
     ]
-
-
-def local_time(stamp: str | None, timezone: str | None) -> str:
-    """A stored UTC timestamp as ``YYYY-MM-DD HH:MM`` in the viewer's time zone (UTC when the
-    browser did not say which)."""
-    from datetime import datetime
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    if not stamp:
-        return ""
-    try:
-        moment = datetime.fromisoformat(stamp)
-        if timezone:
-            moment = moment.astimezone(ZoneInfo(timezone))
-    except (ValueError, ZoneInfoNotFoundError):
-        return stamp[:16].replace("T", " ")
-    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def game_rows(games: Sequence[Any], timezone: str | None = None) -> list[dict[str, Any]]:

@@ -286,6 +286,72 @@ def check_first_ui(
         )
 
 
+def flag_guesses(entry: S.TerrariumEntry, row: int, col: int) -> list[str]:
+    """The two labels a flagged cell is offered as: the reader's two best guesses, the label
+    read among them (it is the best guess unless the cell was set since)."""
+    current = entry.rows[row][col]
+    guesses = entry.candidates_for(row, col)[:2]
+    if current not in guesses:
+        guesses = [current, *[g for g in guesses if g != current]][:2]
+    return guesses
+
+
+def flag_fix_ui(
+    player: str,
+    cell: tuple[int, int],
+    entry: S.TerrariumEntry,
+    on_pick: Callable[[str], None],
+    on_other: Callable[[], None],
+    *,
+    key: str,
+    thumbnails: bool = True,
+) -> None:
+    """One flagged cell of the table: the photo's crop of it beside its two best guesses (each
+    a face picture; one tap sets the cell and marks it checked), and "Another card…".
+
+    Widget keys: ``f"{key}_{label}"`` for the two guesses, ``f"{key}_other"``.
+    """
+    r, c = cell
+    guesses = flag_guesses(entry, r, c)
+    with st.container(border=True, key=key):
+        st.markdown(
+            f"**{escape_markdown(player)}** · {cell_name(r, c)} — read as "
+            f"{escape_markdown(full_name(entry.rows[r][c]))}. Tap the card it shows:"
+        )
+        if thumbnails:
+            st.html(picture_button_css(key, guesses), width="content")
+        grid = st.grid(3, wrap=False, min_column_width=96, gap="xsmall", vertical_alignment="center")
+        crop = entry.crops[r, c] if entry.crops is not None else None
+        if crop is not None:
+            grid.image(crop, caption="In the photo", width="stretch")
+        else:
+            grid.caption("(no picture after a reload)")
+        for label in guesses:
+            grid.button(
+                full_name(label),
+                key=f"{key}_{label}",
+                on_click=on_pick,
+                args=(label,),
+                width="stretch",
+                wrap=True,
+            )
+        st.button("Another card…", key=f"{key}_other", on_click=on_other, type="tertiary")
+
+
+def table_totals_ui(lines: list[tuple[str, int, bool]], fix_text: str | None) -> None:
+    """Every player's total, kept at the bottom of the screen while the page scrolls:
+    ``(name, total, final)`` per player (``final`` False for a score so far)."""
+    with st.container(key="check_total"):
+        st.text(
+            "Totals: "
+            + " · ".join(f"{name} {total}{'' if final else '*'}" for name, total, final in lines)
+        )
+        if not all(final for _n, _t, final in lines):
+            st.caption("* score so far (terrarium not complete or not in yet)")
+        if fix_text:
+            st.caption(escape_markdown(fix_text))
+
+
 def board_fix_ui(
     entry: S.TerrariumEntry,
     on_set: Callable[[int, int, str], None],

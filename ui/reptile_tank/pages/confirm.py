@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from service.errors import STORAGE_ERRORS, storage_message
 from service.reptile_tank.game import MAX_NOTES_LENGTH, clean_notes
 from ui import persist
 from ui import state as S
-from ui.backend import learn_corrections, load_rules, rules_fingerprint
+from ui.backend import load_rules
 from ui.navigation import page_path
 from ui.pages_common import require_game
-from ui.reptile_tank.journey import escape_markdown, game_record, is_complete, score_table
+from ui.reptile_tank.journey import escape_markdown, is_complete, score_table, table_rows
+from ui.reptile_tank.saving import next_game, save, undo
 from ui.reptile_tank.widgets import flash_ui, score_pad_ui, share_button_ui
 
 KEY_SAVE = "confirm_save"
@@ -44,71 +44,6 @@ def notes_ui() -> None:
         placeholder="Who brought snacks, a rules question, a house rule…",
         on_change=changed,
     )
-
-
-def _record(state):
-    """The game record of the table as this page has it now (not as it was rendered)."""
-    version, digest = rules_fingerprint()
-    table = score_table(
-        state[S.ENTRIES],
-        state[S.PLAYERS],
-        load_rules(),
-        objectives=state[S.OBJECTIVES],
-        star_cards_out=state[S.STAR_CARDS_OUT],
-    )
-    return game_record(
-        table,
-        state[S.ENTRIES],
-        session_id=state[S.SESSION_ID],
-        star_cards_out=state[S.STAR_CARDS_OUT],
-        objectives=state[S.OBJECTIVES],
-        rules_version=version,
-        rules_hash=digest,
-        notes=state[S.NOTES],
-    )
-
-
-def save() -> None:
-    """Save (or update) the game the player sees, checked against the stored revision; a
-    change on another device meanwhile, or a storage failure, keeps everything and says so."""
-    was_saved = st.session_state[S.LAST_SAVED_GAME]
-    try:
-        game_id, wrote = persist.confirm(st.session_state, _record)
-    except persist.SaveConflict:
-        return  # the page shows the other device's version and says what changed
-    except STORAGE_ERRORS as error:
-        st.session_state[S.STORAGE_ERROR] = f"Not saved: {storage_message(error)}"
-        return
-    st.session_state[S.STORAGE_ERROR] = None
-    if was_saved is not None and wrote:
-        st.session_state[S.FLASH] = f"Game {game_id} updated (recorded as an edit)."
-    elif wrote:
-        try:
-            learned = learn_corrections(st.session_state[S.ENTRIES].values())
-        except (ValueError, OSError) as error:  # the game is saved; learning is a bonus
-            st.session_state[S.FLASH] = f"Your deck could not learn the fixes: {error}"
-        else:
-            if learned:
-                st.session_state[S.FLASH] = f"Your deck learned {learned} corrected card(s)."
-
-
-def undo() -> None:
-    try:
-        deleted = persist.undo_save(st.session_state)
-    except STORAGE_ERRORS as error:
-        st.session_state[S.STORAGE_ERROR] = f"Not undone: {storage_message(error)}"
-        return
-    if deleted is not None:
-        st.session_state[S.FLASH] = (
-            f"Game {deleted} removed from the leaderboard; it is still here."
-        )
-
-
-def next_game() -> None:
-    try:
-        persist.next_game(st.session_state)
-    except STORAGE_ERRORS as error:
-        st.session_state[S.STORAGE_ERROR] = f"Not saved: {storage_message(error)}"
 
 
 def saved_ui(saved: int) -> bool:
@@ -153,18 +88,12 @@ def confirm_ui() -> None:
         star_cards_out=st.session_state[S.STAR_CARDS_OUT],
     )
     saved = st.session_state[S.LAST_SAVED_GAME]
-    if saved is not None and saved_ui(saved):
-        return
-    flash_ui(st.session_state)
+    done = saved is not None and saved_ui(saved)  # saved and unchanged: the pad, no save
+    if not done:
+        flash_ui(st.session_state)
     st.subheader("The table's score pad")
-    order = sorted(range(len(table.players)), key=lambda i: (table.ranks[i], -table.pads[i].total))
-    st.dataframe(
-        [
-            {"Rank": table.ranks[i], "Player": table.players[i], "Total": table.pads[i].total}
-            for i in order
-        ],
-        hide_index=True,
-        key="confirm_table",
+    st.dataframe(  # every line of the pad, not only the totals
+        table_rows(table), hide_index=True, key="confirm_table"
     )
     for note in table.notes:
         st.text(note)
@@ -172,6 +101,8 @@ def confirm_ui() -> None:
         with st.expander(f"{escape_markdown(name)}: {pad.total} VP — reasons"):
             score_pad_ui(name, pad, key=f"confirm_pad_{i}", rows=entries[name].rows)
             share_button_ui(name, entries[name].rows, pad, key=f"confirm_share_{i}")
+    if done:
+        return
     unfinished = [p for p in players if not is_complete(entries[p].rows)]
     if unfinished:
         st.warning(

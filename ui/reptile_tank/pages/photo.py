@@ -1,5 +1,9 @@
 """Page 2 — Photograph each terrarium: camera or file upload (or the sample photo, or by hand).
 
+The page walks the table: it opens on the first player whose terrarium is not in, and a photo
+read with its grid moves straight on to the next one (named on the upload box), then to the
+table's check once everyone is in; a photo that needs its corners stays until they are given.
+
 The photo goes through :func:`ui.backend.read_photo` (one call into the vision pipeline). The
 Camera tab opens the back camera at its largest photo size, or Streamlit's 1080p camera
 (:mod:`ui.camera`), and says when a capture is too small to read reliably. When no terrarium is
@@ -12,13 +16,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from service.reptile_tank.reading import corner_request
+from service.reptile_tank.reading import corner_request, fit_pixel_cap
 from ui import state as S
 from ui.backend import get_reader, read_photo_cached, reader_available, sample_photos
 from ui.camera import back_camera_ui, camera_ui
 from ui.corners import corners_ui
 from ui.navigation import page_path
 from ui.pages_common import player_picker_ui, require_game
+from ui.reptile_tank.journey import escape_markdown
 
 KEY_CAMERA = "photo_camera"
 KEY_BACK_CAMERA = "photo_back_camera"
@@ -35,9 +40,16 @@ KEY_MANUAL = "photo_manual"
 KEY_FAILED = "photo_failed"
 #: Per-player button: the grid found is in the wrong place, give its corners instead.
 KEY_REGRID = "photo_regrid"
+#: What was done to the last photo before reading it ("reduced from 51 MP"), or "".
+KEY_REDUCED = "photo_reduced"
+#: The player whose photo was read last (shown small under the next player's upload box).
+KEY_LAST_READ = "photo_last_read"
 #: The corner request's reason when the player asked for it.
 REGRID_REASON = "You said the grid is in the wrong place: tap its four outer corners."
 PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
+#: The largest photo the server takes (``server.maxUploadSize`` in .streamlit/config.toml, and
+#: the loader's ``common.safe_io.MAX_PHOTO_BYTES``), as the page says it.
+UPLOAD_LIMIT_MB = 64
 
 
 def fresh_file(uploaded, widget_key: str) -> bytes | None:
@@ -70,8 +82,13 @@ def no_grid_message(reason: str) -> str:
 
 
 def take_read(player: str, photo: bytes, corners=None) -> None:
-    """Read ``photo`` for ``player`` and store the result (or the corner request) in the state."""
+    """Read ``photo`` for ``player`` and store the result (or the corner request) in the state.
+
+    A photo over the reader's pixel cap (a 50-108 MP phone photo) is reduced first, and the
+    page says so."""
     with st.spinner("Reading the terrarium…", show_time=True):
+        photo, note = fit_pixel_cap(photo)
+        st.session_state[KEY_REDUCED] = note
         try:
             read = read_photo_cached(
                 photo,
@@ -80,6 +97,7 @@ def take_read(player: str, photo: bytes, corners=None) -> None:
             )
         except ValueError as error:
             st.session_state[f"{KEY_FAILED}_{player}"] = f"That photo cannot be used: {error}"
+            st.session_state[S.PENDING].pop(player, None)  # its corner taps belonged to the old one
             return
         except OSError as error:
             st.session_state[f"{KEY_FAILED}_{player}"] = (
@@ -89,21 +107,66 @@ def take_read(player: str, photo: bytes, corners=None) -> None:
     S.store_read(st.session_state, player, photo, read)
 
 
+def arrived() -> bool:
+    """True when this run opened the page (from the menu or another page), not a rerun of it."""
+    return st.session_state.get(S.LAST_PAGE) != "photo"
+
+
+def read_summary(player: str) -> str:
+    """``"Ann's terrarium is read (1 cell to check)"``."""
+    entry = st.session_state[S.ENTRIES][player]
+    flags = len(entry.cells_to_check())
+    what = "nothing to check" if not flags else f"{flags} cell{'s' * (flags != 1)} to check"
+    return f"{player}'s terrarium is read ({what})."
+
+
+def move_on(player: str) -> None:
+    """After a read with its grid: the next player's photo, or the table's check when everyone
+    is in (this ends the run)."""
+    st.session_state[KEY_LAST_READ] = player
+    reduced = st.session_state.pop(KEY_REDUCED, "")
+    summary = f"{reduced} {read_summary(player)}" if reduced else read_summary(player)
+    following = S.next_missing(st.session_state, player)
+    if following is None:
+        st.session_state[S.FLASH] = summary + " Everyone is in: check the table."
+        st.switch_page(page_path("check.py"))
+    st.session_state[S.ACTIVE_PLAYER] = following
+    st.session_state[S.SELECTED_CELL] = None
+    st.session_state[S.FLASH] = summary + f" Now {following}'s."
+    st.rerun()
+
+
 def photo_ui() -> None:
     st.title("📷 Photograph")
     if not require_game():
         return
+    active = st.session_state[S.ACTIVE_PLAYER]
+    if (
+        arrived()
+        and active in st.session_state[S.ENTRIES]
+        and S.pending_corners(st.session_state, active) is None
+    ):  # opened from the menu or another page: the next terrarium not in yet
+        following = S.next_missing(st.session_state, active)
+        if following is not None:
+            st.session_state[S.ACTIVE_PLAYER] = following
     player = player_picker_ui(key="photo_player")
+    players = st.session_state[S.PLAYERS]
     st.caption(
-        "Photograph the whole terrarium from your seat. Your phone's own camera (via "
-        "upload) gives the sharpest photos; the in-page camera is quicker."
+        "Photograph the whole terrarium from your seat; the next player's photo comes up by "
+        "itself. Your phone's own camera (via upload) gives the sharpest photos; the in-page "
+        f"camera is quicker. Photos up to {UPLOAD_LIMIT_MB} MB."
     )
     if not reader_available():
         st.warning("The photo reader is not installed here; enter the board by hand below.")
     tab_upload, tab_camera = st.tabs(["Upload a photo", "Camera"])
     with tab_upload:
         upload = st.file_uploader(
-            "Photo of the terrarium", type=PHOTO_TYPES, key=f"{KEY_UPLOAD}_{player}"
+            escape_markdown(
+                f"📷 Photo of {player}'s terrarium "
+                f"({players.index(player) + 1} of {len(players)})"
+            ),
+            type=PHOTO_TYPES,
+            key=f"{KEY_UPLOAD}_{player}",
         )
     with tab_camera:
         kind = st.radio(
@@ -148,6 +211,13 @@ def photo_ui() -> None:
         st.session_state.pop(f"{KEY_FAILED}_{player}", None)
         if S.photo_is_new(st.session_state, player, photo):
             take_read(player, photo)
+            if (
+                f"{KEY_FAILED}_{player}" not in st.session_state
+                and S.pending_corners(st.session_state, player) is None
+            ):
+                move_on(player)
+    if st.session_state.get(KEY_REDUCED):  # the photo stayed on this page (corners, refusal)
+        st.info(st.session_state[KEY_REDUCED])
     failed = st.session_state.get(f"{KEY_FAILED}_{player}")
     if failed:  # shown instead of the previous read, which belongs to another photo
         st.error(failed)
@@ -157,24 +227,45 @@ def photo_ui() -> None:
         corners = corners_ui(pending.read, key=f"corners_{player}")
         if corners is not None:
             take_read(player, pending.photo, corners)
+            if S.pending_corners(st.session_state, player) is None and player in (
+                st.session_state[S.ENTRIES]
+            ):
+                move_on(player)
             st.rerun()
         return
     entry = st.session_state[S.ENTRIES].get(player)
     if entry is not None and entry.source == "photo" and not failed:
-        st.success(
-            f"Read in {entry.read_ms:.0f} ms. "
-            f"{len(S.low_confidence_cells(entry, S.LOW_CONFIDENCE))} cell(s) to check."
+        read_ui(player, entry)
+        if S.missing_players(st.session_state):
+            still = ", ".join(S.missing_players(st.session_state))
+            st.caption(escape_markdown(f"Still to photograph: {still}."))
+        else:
+            st.page_link(page_path("check.py"), label="Next: check the table", icon="🔎")
+    last = st.session_state.get(KEY_LAST_READ)
+    if last != player and last in st.session_state[S.ENTRIES]:
+        previous = st.session_state[S.ENTRIES][last]
+        if previous.source == "photo":  # a glance at the read before: is its grid right?
+            with st.container(border=True, key="photo_previous"):
+                read_ui(last, previous, width=220)
+
+
+def read_ui(player: str, entry, *, width: int | str = "stretch") -> None:
+    """A photo read: how long, how many cells to check, the photo with its grid drawn, and
+    "Grid in the wrong place?" (the player's corners instead)."""
+    flags = len(S.low_confidence_cells(entry, S.LOW_CONFIDENCE))
+    st.success(
+        escape_markdown(f"{player}: read in {entry.read_ms:.0f} ms, {flags} cell(s) to check.")
+    )
+    st.image(entry.overlay_jpeg, width=width)
+    photo_read = S.read_photo_of(st.session_state, player)
+    if photo_read is not None and st.button(
+        "Grid in the wrong place? Tap its corners", key=f"{KEY_REGRID}_{player}", icon="📐"
+    ):
+        S.ask_corners(
+            st.session_state, player, corner_request(photo_read, get_reader(), REGRID_REASON)
         )
-        st.image(entry.overlay_jpeg, width="stretch")
-        photo_read = S.read_photo_of(st.session_state, player)
-        if photo_read is not None and st.button(
-            "Grid in the wrong place? Tap its corners", key=f"{KEY_REGRID}_{player}", icon="📐"
-        ):
-            S.ask_corners(
-                st.session_state, player, corner_request(photo_read, get_reader(), REGRID_REASON)
-            )
-            st.rerun()
-        st.page_link(page_path("check.py"), label="Next: check the read", icon="🔎")
+        st.session_state[S.ACTIVE_PLAYER] = player
+        st.rerun()
 
 
 photo_ui()

@@ -23,6 +23,9 @@ KEY_RECENT = "setup_recent"
 KEY_STAR_OUT = "setup_star_out"
 KEY_USE_OBJECTIVES = "setup_use_objectives"
 KEY_OBJECTIVES = "setup_objectives"
+#: One button per objective card (``f"{KEY_OBJECTIVE}_{n}"``) and the random draw.
+KEY_OBJECTIVE = "setup_objective"
+KEY_DRAW_OBJECTIVES = "setup_draw_objectives"
 KEY_START = "setup_start"
 KEY_DECK = "setup_deck"
 #: Most recent players offered for one-tap adding.
@@ -66,19 +69,45 @@ def session_ui() -> None:
 
 
 def objectives_ui(rules) -> list[int]:
-    """Optional objective cards: none, or exactly 2 chosen from the rules' list."""
+    """Optional objective cards: none, or exactly 2 — drawn at random (one tap) or tapped in
+    the list, where every card's whole text and VP wrap (nothing is cut off at 390 px)."""
     use = st.toggle("Play with objective cards", key=KEY_USE_OBJECTIVES, persist_state="session")
     if not use:
         return []
     numbers = sorted(rules.objectives)
-    return st.multiselect(
-        "Objective cards in play (pick 2)",
-        numbers,
-        format_func=lambda n: f"{n}: {rules.objectives[n].text} ({rules.objectives[n].vp} VP)",
-        max_selections=2,
-        key=KEY_OBJECTIVES,
-        persist_state="session",
+    chosen = [n for n in st.session_state.get(KEY_OBJECTIVES, []) if n in rules.objectives]
+    st.session_state[KEY_OBJECTIVES] = chosen
+
+    def draw() -> None:
+        import random
+
+        st.session_state[KEY_OBJECTIVES] = sorted(random.SystemRandom().sample(numbers, 2))
+
+    def toggle(number: int) -> None:
+        picked = list(st.session_state.get(KEY_OBJECTIVES, []))
+        if number in picked:
+            picked.remove(number)
+        else:
+            picked = [*picked, number][-2:]  # a third tap replaces the older choice
+        st.session_state[KEY_OBJECTIVES] = sorted(picked)
+
+    st.button("🎲 Draw 2 at random", key=KEY_DRAW_OBJECTIVES, on_click=draw)
+    st.caption(
+        f"Objective cards in play ({len(chosen)} of 2 chosen): draw them, or tap the 2 you drew."
     )
+    grid = st.grid("auto", min_column_width=160, gap="xxsmall")
+    for n in numbers:
+        grid.button(
+            f"{n}: {rules.objectives[n].text} ({rules.objectives[n].vp} VP)",
+            key=f"{KEY_OBJECTIVE}_{n}",
+            type="primary" if n in chosen else "secondary",
+            icon="✅" if n in chosen else None,
+            on_click=toggle,
+            args=(n,),
+            width="stretch",
+            wrap=True,
+        )
+    return chosen
 
 
 def recent_players_ui() -> None:
@@ -147,6 +176,16 @@ def current_game_ui() -> None:
         hide_index=True,
         key="setup_players_table",
     )
+    objectives = st.session_state[S.OBJECTIVES]
+    if objectives:
+        rules = load_rules()
+        with st.container(key="setup_game_objectives"):
+            st.caption("Objective cards in play:")
+            for n in objectives:
+                card = rules.objectives.get(n)
+                st.text(f"{n}: {card.text} ({card.vp} VP)" if card else f"{n}")
+    else:
+        st.caption("No objective cards in this game.")
     if saved is not None:
         st.success(f"Game {saved} is saved. Start the next game below when you are ready.")
     else:
@@ -217,7 +256,7 @@ def setup_ui() -> None:
                         "switch it on if you did."
                     )
                 st.session_state[S.FLASH] = f"Game started with {len(players)} players.{note}"
-                st.rerun()
+                st.switch_page(page_path("photo.py"))  # the table's photos come next
 
 
 setup_ui()
