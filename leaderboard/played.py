@@ -1,13 +1,13 @@
 """Saved games and games in progress of every game of the game list, in the one storage model.
 
 Every game's saved games are rows of the one ``games`` table keyed by ``game`` (schema version
-4, :mod:`leaderboard.schema`): a listed game's row holds its whole document (the game codec's
+5, :mod:`leaderboard.schema`): a listed game's row holds its whole document (the game codec's
 JSON, opaque here) in ``games.document`` and its scorer's result in ``games.result``; its
 player lines are ``game_players`` rows (player, total, rank, the player's result line in
 ``pad``), which the one standings query (:meth:`leaderboard.store.Store._standings`) reads for
 every game. ``game_drafts`` holds the game being entered, one per game night and game, written
-by compare-and-set (:func:`leaderboard.drafts.write_session_document`). Version 4 moved the
-rows of the per-game tables an earlier release kept into these.
+by compare-and-set (:func:`leaderboard.drafts.write_session_document`). Versions 4 and 5 moved
+the rows of the per-game tables an earlier release kept into these.
 
 Storage knows no game: :class:`PlayedGames` is opened for one game id and checks only what
 every game's result must carry (``players``: ``name``, ``total``, ``rank`` per seat). Saving

@@ -37,7 +37,7 @@ KNOWN: dict[str, str] = {
     "vision/errors.py": "docstring cites Reptile Tank's grid finder",
     "scoring/layout.py": "its doctest builds a layout named after Reptile Tank; docstring cites"
     " both games' rules files",
-    "leaderboard/schema.py": "schema history (frozen): every row before version 4 is Reptile"
+    "leaderboard/schema.py": "schema history (frozen): every row before version 5 is Reptile"
     " Tank's (RECORD_GAME, the games.game default) and version 4 moves the tables an earlier"
     " release created for Nimalia (LEGACY_GAME_TABLES)",
     "leaderboard/verify.py": "re-scores imported Reptile Tank records on import (its record"
