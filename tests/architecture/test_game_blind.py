@@ -12,6 +12,7 @@ module not listed starts.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -75,6 +76,7 @@ def shared_modules() -> list[str]:
     return sorted(f for f in found if f not in own and not _is_game_folder(f))
 
 
+@functools.cache
 def offenders() -> dict[str, list[str]]:
     pattern = _pattern()
     out = {}
