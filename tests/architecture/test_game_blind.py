@@ -35,9 +35,6 @@ KNOWN: dict[str, str] = {
     "ui/persist.py": "Reptile Tank's draft resume/sync around every page run (app.py)",
     "ui/pages_common.py": "helpers used only by Reptile Tank's pages (ui/reptile_tank/pages/*,"
     " being reworked by another engineer): to move into ui/reptile_tank/ after that lands",
-    "vision/errors.py": "docstring cites Reptile Tank's grid finder",
-    "scoring/layout.py": "its doctest builds a layout named after Reptile Tank; docstring cites"
-    " both games' rules files",
     "leaderboard/schema.py": "schema history (frozen): every row before version 5 is Reptile"
     " Tank's (RECORD_GAME, the games.game default) and version 4 moves the tables an earlier"
     " release created for Nimalia (LEGACY_GAME_TABLES)",
