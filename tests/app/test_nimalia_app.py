@@ -206,6 +206,8 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     assert not [h for h in at.subheader if h.value.startswith("Games (")]  # Reptile Tank's
     assert list(standings["Player"]) == ["Ann", "Ben"]
     assert list(standings["Wins"]) == [1, 0]
+    listed = frame(at, "Game", "Goals", "Result")  # the game's own column (Game.describe_game)
+    assert list(listed["Goals"]) == [", ".join(str(g) for g in GOALS.values())]
     at.segmented_control(key="lb_kind").set_value("multi").run()
     assert any("No confirmed games" in i.value for i in at.info)
     # deleting it (with the confirmation ticked) empties Nimalia's standings
