@@ -10,6 +10,9 @@ from ui import state as S
 from ui.navigation import page_path
 from ui.reptile_tank.journey import escape_markdown
 
+#: Photo types both games' upload boxes take (one loader, ``vision.loading``, reads them all).
+PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif", "avif", "tif", "tiff"]
+
 
 def require_game() -> bool:
     """True when a game has been started; otherwise say so and link to the setup page."""

@@ -219,9 +219,10 @@ def fit_pixel_cap(data: bytes, max_pixels: int | None = None) -> tuple[bytes, st
     Phones shoot 50-108 MP photos; the loader (``vision.loading``) refuses anything over its
     cap (50 MP) from the header, so such a photo is decoded here (a JPEG at a reduced DCT
     scale where it can be), turned upright from its EXIF orientation, scaled to a long side of
-    :data:`REDUCED_SIDE` (and under ``max_pixels``) and re-encoded as a JPEG (quality 92). Any other photo — within the cap,
-    over :data:`REDUCE_UP_TO_PIXELS`, or not one Pillow can open — is returned unchanged, with
-    an empty note, for the loader to read or refuse with its own message.
+    :data:`REDUCED_SIDE` (and under ``max_pixels``) and re-encoded as a JPEG (quality 92). Any
+    other photo — within the cap, over :data:`REDUCE_UP_TO_PIXELS`, or not one Pillow can
+    open — is returned unchanged, with an empty note, for the loader to read or refuse with
+    its own message.
 
     Returns
     -------

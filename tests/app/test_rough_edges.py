@@ -186,8 +186,10 @@ def test_a_too_long_name_error_names_the_player(app):
     at.text_area(key="setup_players").input("Ann\n" + "Bartholomew" * 4)
     at.button(key="setup_start").click().run()
     (error,) = at.error
-    assert "line 2" in error.value and "Bartholomew" in error.value and "44 characters" in (
-        error.value
+    assert (
+        "line 2" in error.value
+        and "Bartholomew" in error.value
+        and "44 characters" in (error.value)
     ), error.value
 
 
@@ -209,12 +211,16 @@ def test_the_check_page_lists_only_the_flagged_cells_of_the_whole_table(app, tmp
     at = start_game(app, "Ann\nBen\nCara\nDan")
     for name, (photo, _rows) in zip(["Ann", "Ben", "Cara", "Dan"], photos, strict=True):
         assert title(at) == "📷 Photograph"
-        at.file_uploader(key=f"photo_upload_{name}").upload("p.jpg", photo.read_bytes(), "image/jpeg")
+        at.file_uploader(key=f"photo_upload_{name}").upload(
+            "p.jpg", photo.read_bytes(), "image/jpeg"
+        )
         at.run()
         no_errors(at)
     assert title(at) == "🔎 Check the table"  # the last photo opens the check by itself
     flags = sorted(
-        str(b.key) for b in at.button if str(b.key).startswith("check_flag_") and "other" not in str(b.key)
+        str(b.key)
+        for b in at.button
+        if str(b.key).startswith("check_flag_") and "other" not in str(b.key)
     )
     # two flagged cells (seat 0 and seat 1, row 2, column 3), two guesses each
     assert len(flags) == 4 and {k.split("_")[2] for k in flags} == {"0", "1"}, flags
