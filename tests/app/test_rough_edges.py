@@ -236,3 +236,15 @@ def test_the_check_page_lists_only_the_flagged_cells_of_the_whole_table(app, tmp
     no_errors(at)
     assert title(at) == "✅ Confirm & save"
     assert any("saved to the leaderboard" in s.value for s in at.success)
+
+
+def test_the_solo_masters_anole_value_is_marked_assumed():
+    """4 VP an anole with 4 kinds is the rulebook's example; its sentence says 8: marked †."""
+    from scoring.reptile_tank.rules import load_rules
+    from scoring.reptile_tank.solo import score_master
+    from ui.reptile_tank.journey import group_line
+
+    held = {"brown_anole": 2, "rock": 1, "hollow_log": 1, "golden_pothos": 1}
+    master, *_ = score_master({**held, "silver_inch_plant": 1}, load_rules(), pairs=[])
+    (anole,) = [g for g in master.groups if g.card_type == "brown_anole"]
+    assert anole.vp == 8 and "†" in group_line(anole), group_line(anole)
