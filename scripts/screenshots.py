@@ -51,10 +51,12 @@ BOARDS = {
 }
 
 
-def seed(url: str) -> None:
-    """Two scored games on one game night, so the leaderboard has something to show."""
+def seed(url: str) -> str:
+    """Two scored games on one game night, so the leaderboard has something to show; returns
+    the night's uid (its invite link lets the browser in: nights are private)."""
     store = Store(url)
-    night = store.create_session("Friday at Chloé's").id
+    session = store.create_session("Friday at Chloé's")
+    night, uid = session.id, session.uid
     rules = load_rules()
     for order in (("Ann", "Ben"), ("Ben", "Ann")):
         result = score_game([(n, Board.from_rows(BOARDS[n])) for n in order], rules)
@@ -68,6 +70,7 @@ def seed(url: str) -> None:
             )
         )
     store.close()
+    return uid
 
 
 def plain_table_jpeg() -> bytes:
@@ -242,13 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp_name:
             tmp = Path(tmp_name)
             url = f"sqlite:///{tmp / 'leaderboard.sqlite3'}"
-            seed(url)
+            uid = seed(url)
             env = {"REPTILE_TANK_DB_URL": url, "REPTILE_TANK_HOME": str(tmp / "home")}
             with serve_app(env) as base, sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 w, h = WIDTHS[width]
                 page = browser.new_page(viewport={"width": w, "height": h})
-                page.goto(base)
+                page.goto(f"{base}/?night={uid}")  # the night's invite link
                 wait_idle(page)
                 try:
                     journey(page, args.out, width, tmp)

@@ -324,7 +324,7 @@ def flag_fix_ui(
         )
         crop = entry.crops[r, c] if entry.crops is not None else None
         if crop is not None:
-            grid.image(crop, caption="In the photo", width="stretch")
+            grid.image(crop, caption="In the photo", width=150)  # a card, not the screen
         else:
             grid.caption("(no picture after a reload)")
         for label in guesses:
