@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from service.photos import PHOTO_TYPES  # noqa: F401 - Reptile Tank's pages take it from here
 from ui import persist
 from ui import state as S
 from ui.navigation import page_path
 from ui.reptile_tank.journey import escape_markdown
-
-#: Photo types both games' upload boxes take (one loader, ``vision.loading``, reads them all).
-PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif", "avif", "tif", "tiff"]
 
 
 def require_game() -> bool:

@@ -48,6 +48,16 @@ class SaveConflict(ConflictError):
     version is now on the page; nothing was saved)."""
 
 
+def _load_draft_keeping_view(state: MutableMapping[str, Any], draft: Any) -> None:
+    """Load another device's version but stay on the player and cell this phone shows (another
+    phone picking Ben must not move this one off Ann)."""
+    keep = {key: state.get(key) for key in (S.ACTIVE_PLAYER, S.SELECTED_CELL)}
+    _load_draft(state, draft)
+    for key, value in keep.items():
+        if key != S.ACTIVE_PLAYER or value in state[S.PLAYERS]:
+            state[key] = value
+
+
 def place_name(path: tuple) -> str:
     """A place in a Reptile Tank draft, for a message ("Ben's board, row 2 column 3")."""
     if len(path) >= 5 and path[0] == "entries" and path[2] in ("rows", "confidence"):
@@ -140,7 +150,7 @@ def resume(state: MutableMapping[str, Any]) -> None:
                 if document_hash(document) != state[S.DRAFT_HASH]:
                     sync(state)  # a change on this page (its callback ran first): merged
                     return
-                _load_draft(state, stored)
+                _load_draft_keeping_view(state, stored)
                 state[S.FLASH] = "This game was updated from another device."
     except STORAGE_ERRORS as error:
         state[S.STORAGE_ERROR] = f"Not saved: {storage_message(error)}"
@@ -218,11 +228,7 @@ def sync(state: MutableMapping[str, Any]) -> bool:
         written.offered = [(p, v) for p, v in written.offered if p not in local]
         if written.merged:
             state[MET_ANOTHER] = True
-            keep = {key: state.get(key) for key in (S.ACTIVE_PLAYER, S.SELECTED_CELL)}
-            _load_draft(state, drafts.get(uid))
-            for key, value in keep.items():
-                if key != S.ACTIVE_PLAYER or value in state[S.PLAYERS]:
-                    state[key] = value
+            _load_draft_keeping_view(state, drafts.get(uid))
             state[S.FLASH] = _merged_flash(written)
             if written.offered:
                 state[OFFERED] = written.offered

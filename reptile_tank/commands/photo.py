@@ -51,9 +51,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     source.add_argument(
         "--from-layout",
+        nargs="+",
         default=None,
-        help="photo of the 16 faces laid out in the terrarium's grid, row by row in the enrolment "
-        "order: " + ", ".join(FACE_LABELS) + " (the last 4 cells empty)",
+        metavar="PHOTO",
+        help="photo(s) of the faces laid out: the 16 in the terrarium's grid, row by row in the "
+        "enrolment order: " + ", ".join(FACE_LABELS) + " (the last 4 cells empty); or cards "
+        "laid anywhere, named with --names. Each card is cut by its own outline; a face seen "
+        "in a second photo adds a view of it",
+    )
+    enroll.add_argument(
+        "--names",
+        default=None,
+        help="with --from-layout: the card id of every card found, comma-separated, photo after "
+        "photo, each row by row from the far side (- leaves a card out)",
     )
     enroll.add_argument("--out", required=True, help="the pack folder to write")
     enroll.add_argument("--name", default=None, help="the deck's name (default: folder name)")
@@ -240,29 +250,60 @@ def read_face_dir(directory: str | Path) -> dict[str, np.ndarray]:
 
 def faces_from_layout(photo: str | Path) -> dict[str, np.ndarray]:
     """The 16 faces from a photo laid out in the terrarium's grid (see :mod:`vision.reptile_tank.enrol`)."""
-    from vision.loading import load_image
-    from vision.reptile_tank.enrol import faces_from_layout as cut_layout
+    faces, _ = faces_from_layouts([photo])
+    return faces
 
-    loaded = load_image(read_photo_bytes(str(photo)), max_side=2400)
-    return cut_layout(loaded.rgb)
+
+def faces_from_layouts(
+    photos: list[str | Path], names: str | None = None
+) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
+    """Faces and extra views from layout photos (:func:`vision.reptile_tank.enrol.named_faces`);
+    ``names`` as ``--names`` gives them. One :class:`PhotoInputError` per unusable photo."""
+    from vision.errors import GridNotFoundError
+    from vision.loading import load_image
+    from vision.reptile_tank.enrol import layout_cards, named_faces
+
+    layouts = []
+    for photo in photos:
+        loaded = load_image(read_photo_bytes(str(photo)), max_side=2400)
+        try:
+            layouts.append(layout_cards(loaded.rgb))
+        except GridNotFoundError as error:
+            raise PhotoInputError(f"{photo}: {error}") from None
+    listed = None if names is None else [n.strip().lower() for n in names.split(",")]
+    try:
+        return named_faces(layouts, listed)
+    except ValueError as error:
+        raise PhotoInputError(str(error)) from None
 
 
 def run_enroll(args: argparse.Namespace) -> int:
     from vision.reptile_tank.classifier import READER_MODEL, CardEmbedder
-    from vision.reptile_tank.gallery import DeckPack
+    from vision.reptile_tank.gallery import DeckPack, to_face_size
 
+    views: dict[str, list[np.ndarray]] = {}
+    if args.names is not None and args.from_layout is None:
+        raise PhotoInputError("--names names the cards of --from-layout photos")
     if args.from_dir is not None:
         faces = read_face_dir(args.from_dir)
     else:
-        faces = faces_from_layout(args.from_layout)
+        faces, views = faces_from_layouts(args.from_layout, args.names)
+    missing = [label for label in FACE_LABELS if label not in faces]
+    if missing:
+        raise PhotoInputError(f"no card named {', '.join(missing)}: a deck needs every face")
     embedder = CardEmbedder(READER_MODEL)
     start = time.perf_counter()
     pack = DeckPack.create(
         args.out, faces, embedder, np.random.default_rng(args.seed), name=args.name
     )
+    added = 0
+    for label, crops in views.items():
+        pack.add_examples(label, np.stack([to_face_size(c) for c in crops]), embedder)
+        added += len(crops)
     seconds = time.perf_counter() - start
     print(
-        f"wrote deck pack {pack.path} ({len(pack.faces)} faces, "
-        f"{len(pack.gallery.embeddings)} prototypes, {seconds:.1f} s)"
+        f"wrote deck pack {pack.path} ({len(pack.faces)} faces"
+        + (f", {added} extra view(s)" if added else "")
+        + f", {len(pack.gallery.embeddings)} prototypes, {seconds:.1f} s)"
     )
     return 0

@@ -39,6 +39,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--max-size", default="4032x3024", help="largest photo, long x short side (WxH)"
     )
     synth.add_argument("--start", type=int, default=0, help="index of the first scene")
+    synth.add_argument(
+        "--size", default=None, help="every photo exactly this size, WxH (overrides --max-size)"
+    )
+    synth.add_argument(
+        "--real-table",
+        action="store_true",
+        help="a game night: wide lens, cards laid by hand, curled corners, sleeves and glare, "
+        "arm shadow, a thumb, a neighbour's cards, phone sharpening",
+    )
     synth.set_defaults(func=run_synth)
 
     deck = subparsers.add_parser("deck", help="export or print the stand-in deck")
@@ -83,6 +92,8 @@ def run_synth(args: argparse.Namespace) -> int:
         partial=args.partial,
         max_size=max_size,
         start=args.start,
+        **({"real_table": True} if args.real_table else {}),
+        **({"size": parse_size(args.size)} if args.size else {}),
     )
     print(f"wrote {manifest['n']} scenes to {args.out}")
     return 0

@@ -129,14 +129,14 @@ def test_two_browsers_tapping_nimalia_squares_both_kept(backend, tmp_path):
     require_browser(model=False)
     from playwright.sync_api import sync_playwright
 
-    from leaderboard.nimalia_games import NimaliaStore
+    from leaderboard.played import PlayedGames
     from service.nimalia import game as N
 
     with database(backend, tmp_path) as url:
         store = Store(url)
         night = store.create_session("Nimalia night")
         DraftStore(store).put_settings(night.id, {"game": "nimalia"})
-        nimalia = NimaliaStore(store)
+        nimalia = PlayedGames(store, "nimalia")
         nimalia.put_draft(night.id, N.new_game(["Ann", "Ben"], [3, 8, 1, 13]))
         env = {"REPTILE_TANK_DB_URL": url, "REPTILE_TANK_HOME": str(tmp_path / "home")}
         with serve_app(env) as base, sync_playwright() as pw:
@@ -158,6 +158,107 @@ def test_two_browsers_tapping_nimalia_squares_both_kept(backend, tmp_path):
                 game, _revision = nimalia.draft(night.id)
                 assert game["reserves"]["Ann"][0][0][0] == "I:bea"
                 assert game["reserves"]["Ben"][0][1][1] == "W:cro"
+            except Exception:
+                for name, page in (("a", a), ("b", b)):
+                    page.screenshot(path=str(tmp_path / f"failure-{name}.png"), full_page=True)
+                raise
+            finally:
+                browser.close()
+                store.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_two_browsers_start_at_once_fix_two_cells_and_edit_a_deleted_game(backend, tmp_path):
+    """Items 5, 2 and 4 in real browsers, one night, two phones:
+
+    - 5: both phones press Start on a night without a game: one open draft, the second phone
+      shown the first's game;
+    - 2: A fixes Ann's cell, B (not showing A's fix when it taps) Ben's: both stored
+      (a browser reruns on the tap that opens a cell, so B usually loads A's fix then; the
+      same-instant writes are raced 100 times per backend in ``test_cas_races.py``);
+    - 4: A saves, fixes a cell, B deletes the game from the leaderboard: A's Save saves nothing
+      and says the game was deleted; A's next Save stores it as a new game.
+    """
+    require_browser(model=False)
+    from playwright.sync_api import sync_playwright
+
+    with database(backend, tmp_path) as url:
+        store = Store(url)
+        night = store.create_session("Club night")
+        drafts = DraftStore(store)
+        env = {"REPTILE_TANK_DB_URL": url, "REPTILE_TANK_HOME": str(tmp_path / "home")}
+        with serve_app(env) as base, sync_playwright() as pw:
+            browser = launch(pw)
+            a = browser.new_context(**PHONE).new_page()
+            b = browser.new_context(**PHONE).new_page()
+            try:
+                for page, players in ((a, "Ann\nBen"), (b, "Ann\nBen\nCy")):
+                    page.goto(f"{base}/?night={night.uid}")
+                    wait_idle(page)
+                    box = page.locator(".st-key-setup_players textarea")
+                    box.fill(players)
+                    box.blur()
+                    wait_idle(page)
+                tap(a, "setup_start")
+                tap(b, "setup_start")  # B had not seen A's game
+                b.get_by_text("started on this night on another device").first.wait_for()
+                open_count = store._transaction(
+                    lambda c, _a: c.exec_driver_sql(
+                        "SELECT COUNT(*) FROM drafts WHERE session_id = "
+                        f"{int(night.id)} AND status = 'open'"
+                    ).scalar(),
+                    write=False,
+                )
+                assert open_count == 1
+                assert drafts.current(night.id).document["players"] == ["Ann", "Ben"]
+                # the boards arrive (as photos would) through storage
+                current = drafts.current(night.id)
+                game = GameInProgress(
+                    players=["Ann", "Ben"],
+                    entries={
+                        p: TerrariumEntry(rows=[list(r) for r in FULL]) for p in ("Ann", "Ben")
+                    },
+                    active_player="Ann",
+                )
+                drafts.write(
+                    current.uid, to_document(game, drafts.put_blob),
+                    expected_revision=current.revision,
+                )  # fmt: skip
+                for page in (a, b):
+                    page.goto(f"{base}/check?night={night.uid}")
+                    wait_idle(page)
+                b.locator(".st-key-check_player label").filter(has_text="Ben").first.click()
+                wait_idle(b)
+                tap(a, "check_cell_0_0")
+                tap(a, "check_pick_rock")  # A, still on Ann, fixes her cell...
+                tap(b, "check_cell_0_1")
+                tap(b, "check_pick_water")  # ...B, which had not shown it, Ben's
+                rows = drafts.current(night.id).document["entries"]
+                assert rows["Ann"]["rows"][0][0] == "rock"
+                assert rows["Ben"]["rows"][0][1] == "water"
+                # item 4: save, edit, the game deleted on the other phone, save again
+                a.goto(f"{base}/confirm?night={night.uid}")
+                wait_idle(a)
+                tap(a, "confirm_save")
+                a.get_by_text("saved to the leaderboard").first.wait_for()
+                (saved,) = store.list_games()
+                a.goto(f"{base}/check?night={night.uid}")
+                wait_idle(a)
+                a.locator(".st-key-check_player label").filter(has_text="Ann").first.click()
+                wait_idle(a)
+                tap(a, "check_cell_0_2")
+                tap(a, "check_pick_rock")
+                store.delete_game(saved.id)  # B's leaderboard, meanwhile
+                a.goto(f"{base}/confirm?night={night.uid}")
+                wait_idle(a)
+                tap(a, "confirm_save")
+                a.get_by_text(f"game {saved.id} was deleted on another device").first.wait_for()
+                assert store.list_games() == []
+                tap(a, "confirm_save")
+                a.get_by_text("saved to the leaderboard").first.wait_for()
+                (again,) = store.list_games()
+                assert again.uid != saved.uid
+                assert again.players[0].board["rows"][0][:3] == ["rock", FULL[0][1], "rock"]
             except Exception:
                 for name, page in (("a", a), ("b", b)):
                     page.screenshot(path=str(tmp_path / f"failure-{name}.png"), full_page=True)

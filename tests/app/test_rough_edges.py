@@ -194,13 +194,14 @@ def test_a_too_long_name_error_names_the_player(app):
 
 
 def test_nimalia_played_is_in_local_time():
+    """(Fixed on main by the shared played-games view; kept as this item's test.)"""
     from types import SimpleNamespace
 
-    from ui.nimalia.widgets import nimalia_game_rows
+    from ui.played import game_rows
 
-    game = SimpleNamespace(id=1, played_at="2026-07-01T21:30:00+00:00", goals=[1], players=[])
-    assert nimalia_game_rows([game], "Europe/Paris")[0]["Played"] == "2026-07-01 23:30"
-    assert nimalia_game_rows([game], None)[0]["Played"] == "2026-07-01 21:30"
+    game = SimpleNamespace(id=1, played_at="2026-07-01T21:30:00+00:00", players=[])
+    assert game_rows([game], "Europe/Paris")[0]["Played"] == "2026-07-01 23:30"
+    assert game_rows([game], None)[0]["Played"] == "2026-07-01 21:30"
 
 
 @needs_reader

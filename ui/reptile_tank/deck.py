@@ -2,10 +2,12 @@
 
 A player enrols their own printing from the phone: lay the 16 different faces out (in the
 terrarium's grid, in any order, all at once or a few at a time), photograph them, and tap
-a name under each card found. Each photo is cut into cards by :func:`cards_in_photo` (the grid
-finder's occupied cells, or one card cut out by :func:`vision.reptile_tank.enrol.crop_to_card` when no grid
-is found: a scan or a photo of one card); a file named after a card id (``rock.jpg``) comes
-named. :func:`faces_from_names` turns the names tapped into the 16 faces of the pack.
+a name under each card found. Each photo is cut into cards by :func:`cards_in_photo` (every card
+by its own outline, :func:`vision.reptile_tank.enrol.layout_cards`: the grid finder's occupied
+cells, or the cards wherever they lie; one card cut out by
+:func:`vision.reptile_tank.enrol.crop_to_card` when none is found: a scan or a photo of one
+card); a file named after a card id (``rock.jpg``) comes named. :func:`faces_from_names`
+turns the names tapped into the 16 faces of the pack.
 """
 
 from __future__ import annotations
@@ -63,11 +65,11 @@ def label_from_file_name(name: str) -> str | None:
 def cards_in_photo(name: str, data: bytes) -> PhotoCards:
     """Find the cards in one uploaded photo (or scan).
 
-    A file named after a card id is one card, cut out of its photo. Otherwise the grid finder
-    looks for cards laid out in the terrarium's grid and every occupied cell is one card (row by
-    row);
-    when it finds no grid the photo is taken as one card. Never raises: a file that cannot be
-    used has ``problem`` set and no cards.
+    A file named after a card id is one card, cut out of its photo. Otherwise every card laid
+    out is one card, cut by its own outline, row by row
+    (:func:`vision.reptile_tank.enrol.layout_cards`: the terrarium's grid, or cards laid
+    anywhere); when none is found the photo is taken as one card. Never raises: a file that
+    cannot be used has ``problem`` set and no cards.
     """
     from vision.errors import GridNotFoundError
     from vision.loading import load_image
@@ -88,31 +90,33 @@ def cards_in_photo(name: str, data: bytes) -> PhotoCards:
         found.suggested = [label]
         found.how = f"{name}: one card, named by its file name"
         return found
-    from vision.reptile_tank.grid import find_grid, rectify_cells
+    from vision.reptile_tank.enrol import layout_cards
 
     try:
-        fit = find_grid(rgb)
+        laid = layout_cards(rgb, size=CELL_CUT)
     except GridNotFoundError:
         found.cards = [crop_to_card(rgb)]
         found.suggested = [None]
         found.how = (
-            f"{name}: no grid of cards found, so it is taken as one card (for several "
-            "cards, lay them in the 4 × 5 grid with its four corner places filled)"
+            f"{name}: no cards laid out found, so it is taken as one card (for several "
+            "cards, lay them apart on a plain table, or in the 4 × 5 grid)"
         )
         return found
-    crops = rectify_cells(rgb, fit, cell_size=CELL_CUT)
-    cells = [(r, c) for r in range(crops.shape[0]) for c in range(crops.shape[1])]
-    occupied = [(r, c) for r, c in cells if bool(fit.occupied[r, c])]
-    found.cards = [np.ascontiguousarray(crops[r, c]) for r, c in occupied]
-    if len(occupied) == len(FACE_LABELS):  # the documented layout: named in enrolment order
+    count = len(laid.cards)
+    if laid.documented_layout:  # the 16 faces in enrolment order
+        found.cards = laid.cards[: len(FACE_LABELS)]
         found.suggested = list(FACE_LABELS)
+        extra = count - len(FACE_LABELS)
         found.how = (
-            f"{name}: {len(occupied)} cards found, named in the enrolment order; "
+            f"{name}: {len(FACE_LABELS)} cards found, named in the enrolment order; "
             "change any that are wrong"
+            + (f" ({extra} more place(s) after the 16th left out)" if extra else "")
         )
     else:
-        found.suggested = [None] * len(occupied)
-        found.how = f"{name}: {len(occupied)} card(s) found in the grid"
+        found.cards = laid.cards
+        found.suggested = [None] * count
+        where = "in the grid" if laid.source == "grid" else "laid out"
+        found.how = f"{name}: {count} card(s) found {where}"
     return found
 
 

@@ -17,7 +17,7 @@ fitted numbers would mean nothing.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -332,6 +332,21 @@ def assess(
         reasons=tuple(reasons),
         features=features,
     )
+
+
+def with_hidden(confidence: ReadConfidence, hidden: np.ndarray) -> ReadConfidence:
+    """``confidence`` with the cells that do not look like their face (``hidden``, see
+    :mod:`vision.reptile_tank.coverage`) flagged too, and the reason said."""
+    hidden = np.asarray(hidden, bool)
+    if not hidden.any():
+        return confidence
+    check = confidence.check | hidden
+    reasons = [reason for reason in confidence.reasons if not reason.endswith("cell(s) in doubt")]
+    reasons.insert(0, f"{int(check.sum())} cell(s) in doubt")
+    reasons.append(
+        f"{int(hidden.sum())} card(s) partly hidden or unlike their face (a hand, glare?)"
+    )
+    return replace(confidence, check=check, needs_check=True, reasons=tuple(reasons))
 
 
 def orientation_in_doubt(orientation, reads) -> bool:

@@ -8,13 +8,22 @@ and straightened), or a photo of the 16 faces laid out in the layout's grid is c
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from scoring.reptile_tank.cards import FACE_LABELS
-from vision.geometry import fit_line, lines_meet, order_quad_clockwise
+from vision.geometry import (
+    apply_homography,
+    fit_line,
+    is_convex_quad,
+    lines_meet,
+    order_quad_clockwise,
+    quad_area,
+)
 
 #: A card's width over its height (63 x 88 mm).
 CARD_ASPECT = 63.0 / 88.0
@@ -160,22 +169,393 @@ def _fit_sides(quad: np.ndarray, outline: np.ndarray) -> np.ndarray:
 
 
 def faces_from_layout(image_rgb: np.ndarray) -> dict[str, np.ndarray]:
-    """The 16 faces from a photo of them laid out in a grid, row by row in label order.
+    """The 16 faces from a photo of them laid out in the grid, row by row in label order.
 
-    The order is :data:`scoring.reptile_tank.cards.FACE_LABELS` (the 15 fronts, then the Water back), the
-    first 16 cells of the grid read row by row from the top-left; the remaining cells stay
-    empty (the grid's shape is the grid finder's).
+    The order is :data:`scoring.reptile_tank.cards.FACE_LABELS` (the 15 fronts, then the Water
+    back) from the grid's top-left place; the last 4 places stay empty (a card or pattern seen
+    there is left out). Each face is cut by its own outline where one is found
+    (:func:`layout_cards`), by its grid cell otherwise.
 
     Raises
     ------
     vision.errors.GridNotFoundError
-        No grid of cards was found in the photo.
+        No card was found in the photo.
+    ValueError
+        The cards found are not the 16 places of the documented layout.
     """
-    from vision.reptile_tank.grid import find_grid, rectify_cells
+    return layout_cards(image_rgb).in_enrolment_order()
 
-    fit = find_grid(image_rgb)
-    crops = rectify_cells(image_rgb, fit, cell_size=(252, 352))
-    flat = crops.reshape((-1,) + crops.shape[2:])
-    if len(flat) < len(FACE_LABELS):
-        raise ValueError(f"a layout photo needs at least {len(FACE_LABELS)} cells")
-    return {label: np.ascontiguousarray(flat[k]) for k, label in enumerate(FACE_LABELS)}
+
+# ------------------------------------------------------------------- cards laid anywhere
+
+#: Long side (px) of the working copy the loose-layout card finder searches.
+LOOSE_WORK_SIDE = 1200
+#: A card seen head-on: its short side over its long side within this of 63 / 88.
+_LOOSE_ASPECT_TOL = 0.08
+#: ... its opposite sides within this ratio, and its corners this close to square (|cos|).
+_LOOSE_MAX_OPPOSITE = 1.15
+_LOOSE_MAX_COS = 0.15
+#: Cards of one photo are the same size: within this factor of the typical card's area.
+_LOOSE_AREA_RANGE = (0.6, 1.6)
+
+
+def _head_on_shape(quad: np.ndarray) -> tuple[float, float, float]:
+    """``(short / long side, opposite sides' largest ratio, largest |cos| of a corner)``."""
+    q = np.asarray(quad, np.float64)
+    edges = np.roll(q, -1, axis=0) - q
+    sides = np.linalg.norm(edges, axis=1)
+    if sides.min() <= 1e-9:
+        return 0.0, np.inf, 1.0
+    a, b = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    opposite = max(max(sides[0], sides[2]) / min(sides[0], sides[2]),
+                   max(sides[1], sides[3]) / min(sides[1], sides[3]))  # fmt: skip
+    nxt = np.roll(edges, -1, axis=0)
+    cos = np.abs(np.sum(edges * nxt, axis=1)) / (sides * np.roll(sides, -1))
+    return float(min(a, b) / max(a, b)), float(opposite), float(cos.max())
+
+
+def _upright_corners(view_quad: np.ndarray) -> np.ndarray:
+    """Indices of a head-on card quad's corners as TL, TR, BR, BL of the card upright: the
+    long sides vertical, the top the side nearest the view's up (the player's far side)."""
+    q = order_quad_clockwise(np.asarray(view_quad, np.float64))
+    best, best_cost = 0, np.inf
+    for start in range(4):
+        r = np.roll(q, -start, axis=0)
+        top, left = r[1] - r[0], r[3] - r[0]
+        if np.linalg.norm(top) > np.linalg.norm(left):
+            continue  # that start would make the card landscape
+        # the top edge's direction should point along +x: the angle to (1, 0)
+        cost = abs(math.atan2(top[1], top[0]))
+        if cost < best_cost:
+            best, best_cost = start, cost
+    return np.roll(np.arange(4), -best)
+
+
+def _colour_edge_candidates(small_rgb: np.ndarray) -> list[np.ndarray]:
+    """Convex card-sized quads outlined by colour edges (Canny on each Lab channel).
+
+    A light card on a light table differs from it in hue more than in brightness: the grid
+    finder's grey binarisations lose its outline there, its colour edges keep it.
+    """
+    from vision.reptile_tank.grid.candidates import _contour_quad
+
+    lab = cv2.cvtColor(small_rgb, cv2.COLOR_RGB2LAB)
+    edges = np.zeros(small_rgb.shape[:2], np.uint8)
+    for channel in range(3):
+        edges |= cv2.Canny(cv2.GaussianBlur(lab[:, :, channel], (5, 5), 0), 20, 60)
+    min_area = 0.0012 * edges.size
+    quads = []
+    for mask in (edges, cv2.dilate(edges, np.ones((3, 3), np.uint8))):
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+        for contour in contours:
+            area = cv2.contourArea(contour)
+            if area >= min_area:
+                quad = _contour_quad(contour, area)
+                if quad is not None:
+                    quads.append(quad)
+    return quads
+
+
+def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
+    """The outline of every card lying on the table, wherever it lies, in reading order.
+
+    Card-shaped outlines are found as by the grid finder
+    (:mod:`vision.reptile_tank.grid.candidates`, plus colour edges) on a ~1200 px copy; the
+    table's plane is estimated from them (:func:`vision.reptile_tank.grid.rectified.quads_normal`)
+    and each outline is looked at head-on: a card is a rectangle of the card's aspect with
+    square corners, of the size most outlines share (a pair of touching cards, an art panel, a
+    floor plank are not). Nested
+    outlines keep the largest. Reading order is row by row from the player's far side, the
+    rows taken along the cards' own mean direction (a layout turned 25° still reads by rows).
+
+    Parameters
+    ----------
+    image_rgb : (H, W, 3) uint8 RGB
+
+    Returns
+    -------
+    list of (4, 2) float64
+        Each card's corners TL, TR, BR, BL of the card upright (its top towards the top of
+        the photo), in the photo's pixels.
+    """
+    from vision.reptile_tank.grid.candidates import _card_candidates
+    from vision.reptile_tank.grid.rectified import quads_normal, rectifying_homography
+
+    h, w = image_rgb.shape[:2]
+    factor = min(1.0, LOOSE_WORK_SIDE / max(h, w))
+    small = cv2.resize(image_rgb, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    gray = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
+    candidates = _card_candidates(gray) + _colour_edge_candidates(small)
+    if not candidates:
+        return []
+    normal = quads_normal(candidates, small.shape)
+    to_view = rectifying_homography(normal, small.shape) if normal is not None else np.eye(3)
+    shaped: list[tuple[np.ndarray, np.ndarray, float]] = []  # (photo quad, view quad, area)
+    for quad in candidates:
+        view = apply_homography(to_view, quad)
+        if not np.all(np.isfinite(view)):
+            continue
+        view = order_quad_clockwise(view)
+        if not is_convex_quad(view):
+            continue
+        ratio, opposite, cos = _head_on_shape(view)
+        if (
+            abs(ratio - CARD_ASPECT) <= _LOOSE_ASPECT_TOL
+            and opposite <= _LOOSE_MAX_OPPOSITE
+            and cos <= _LOOSE_MAX_COS
+        ):
+            shaped.append((order_quad_clockwise(quad), view, quad_area(view)))
+    if not shaped:
+        return []
+    areas = np.array([a for _, _, a in shaped])
+    # the typical card: the area that most outlines share (within 20 %)
+    support = (np.abs(np.log(areas[:, None] / areas[None, :])) < math.log(1.2)).sum(axis=1)
+    typical = float(np.median(areas[support == support.max()]))
+    lo, hi = _LOOSE_AREA_RANGE
+    sized = [s for s in shaped if lo * typical <= s[2] <= hi * typical]
+    sized.sort(key=lambda s: -s[2])
+    kept: list[tuple[np.ndarray, np.ndarray, float]] = []
+    for quad, view, area in sized:
+        centre = view.mean(axis=0)
+        inside = any(
+            cv2.pointPolygonTest(
+                k[1].astype(np.float32), (float(centre[0]), float(centre[1])), False
+            )
+            >= 0
+            for k in kept
+        )
+        if not inside:
+            kept.append((quad, view, area))
+    # reading order along the cards' own mean direction
+    angles = []
+    for _, view, _ in kept:
+        order = _upright_corners(view)
+        top = view[order[1]] - view[order[0]]
+        angles.append(math.atan2(top[1], top[0]))
+    turn = float(np.median(angles)) if angles else 0.0
+    c, s = math.cos(-turn), math.sin(-turn)
+    spin = np.array([[c, -s], [s, c]])
+    centres = np.array([spin @ k[1].mean(axis=0) for k in kept])
+    heights = np.array([math.sqrt(k[2] / CARD_ASPECT) for k in kept])
+    by_y = np.argsort(centres[:, 1], kind="stable")
+    rows: list[list[int]] = []
+    for i in by_y:
+        if rows and centres[i, 1] - centres[rows[-1][0], 1] < 0.5 * heights[i]:
+            rows[-1].append(int(i))
+        else:
+            rows.append([int(i)])
+    out = []
+    for row in rows:
+        for i in sorted(row, key=lambda i: centres[i, 0]):
+            quad, view, _ = kept[i]
+            # ``quad`` and ``view`` share their corners' order (both sorted clockwise from the
+            # same start, a homography keeps the order), so the view's upright order applies
+            back = np.linalg.inv(to_view)
+            photo = apply_homography(back, view) / factor
+            out.append(photo[_upright_corners(view)])
+    return out
+
+
+def cut_card(
+    image_rgb: np.ndarray, corners: np.ndarray, size: tuple[int, int] = FACE_CUT_SIZE
+) -> np.ndarray:
+    """The card whose corners (TL, TR, BR, BL, photo px) are given, warped to ``size`` (w, h)."""
+    out_w, out_h = size
+    target = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
+    return cv2.warpPerspective(
+        image_rgb, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+@dataclass
+class LayoutCards:
+    """The cards of one photo of cards laid out (:func:`layout_cards`).
+
+    Attributes
+    ----------
+    cards : list of (H, W, 3) uint8 RGB
+        Upright portrait faces, in reading order (row by row from the player's far side).
+    corners : list of (4, 2) float64
+        Each card's corners TL, TR, BR, BL in the photo (as cut).
+    source : str
+        ``"grid"`` (the grid finder's occupied cells, each cut by its own outline where one was
+        found) or ``"loose"`` (every card-shaped outline, wherever it lies).
+    cells : list of (row, col) or None
+        For ``"grid"``: each card's cell of the layout's lattice.
+    own_outline : list of bool
+        Whether each card was cut by its own outline (False: the grid's nominal cell).
+    grid_shape : (rows, cols) or None
+        The grid's shape (``"grid"`` only).
+    """
+
+    cards: list[np.ndarray]
+    corners: list[np.ndarray]
+    source: str
+    cells: list[tuple[int, int]] | None = None
+    own_outline: list[bool] = field(default_factory=list)
+    grid_shape: tuple[int, int] | None = None
+
+    @property
+    def documented_layout(self) -> bool:
+        """Whether the first 16 places of the grid (row by row) hold a card each: the faces
+        laid out in the enrolment order (:data:`FACE_LABELS`), the last 4 places empty."""
+        if self.source != "grid" or self.cells is None or len(self.cells) < len(FACE_LABELS):
+            return False
+        cols = self.grid_shape[1] if self.grid_shape else 5
+        first = [(k // cols, k % cols) for k in range(len(FACE_LABELS))]
+        return self.cells[: len(FACE_LABELS)] == first
+
+    def in_enrolment_order(self) -> dict[str, np.ndarray]:
+        """The 16 faces of a :attr:`documented_layout`, by label (extra places left out)."""
+        if not self.documented_layout:
+            raise ValueError(
+                f"the photo is not the documented layout (the {len(FACE_LABELS)} faces row by "
+                f"row from the top-left place); {len(self.cards)} card(s) found"
+            )
+        return {label: self.cards[k] for k, label in enumerate(FACE_LABELS)}
+
+
+def _outline_in_cell(cell: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray | None:
+    """The outline (corners in any order) of the card lying in a grid cell, turned to the cell's
+    corner order; None when no outline is the cell's card (centre inside, a card's size)."""
+    centre = cell.mean(axis=0)
+    cell_area = quad_area(cell)
+    for outline in outlines:
+        inside = cv2.pointPolygonTest(
+            outline.astype(np.float32), (float(centre[0]), float(centre[1])), False
+        )
+        if inside < 0 or not 0.7 <= quad_area(outline) / max(cell_area, 1e-9) <= 1.4:
+            continue
+        shifts = [np.roll(outline, -k, axis=0) for k in range(4)]
+        return min(shifts, key=lambda q: float(np.linalg.norm(q - cell, axis=1).sum()))
+    return None
+
+
+def layout_cards(
+    image_rgb: np.ndarray, size: tuple[int, int] = (252, 352), grid: bool = True
+) -> LayoutCards:
+    """Every card of a photo of cards laid out, each cut by its own outline.
+
+    The grid finder is tried first (``grid``): when it finds the layout's lattice with at least
+    as many occupied cells as there are loose card outlines (:func:`find_loose_cards`), its
+    occupied cells are the cards, row by row in the upright board, each cut by the outline of
+    the card lying there when one is found (a card laid a little off its place, turned a few
+    degrees) and by the nominal cell otherwise (touching cards). Otherwise every loose outline
+    is a card (a sparse or scattered layout, cards anywhere).
+
+    Parameters
+    ----------
+    image_rgb : (H, W, 3) uint8 RGB
+    size : (width, height)
+        Size of each card cut.
+    grid : bool
+        Whether to try the grid finder at all.
+
+    Raises
+    ------
+    vision.errors.GridNotFoundError
+        No card was found (neither a grid nor one card-shaped outline).
+    """
+    from vision.errors import GridNotFoundError
+
+    outlines = find_loose_cards(image_rgb)
+    fit = None
+    if grid:
+        from vision.reptile_tank.grid import find_grid
+
+        try:
+            fit = find_grid(image_rgb)
+        except GridNotFoundError:
+            fit = None
+    if fit is not None and int(fit.occupied.sum()) >= len(outlines):
+        from vision.reptile_tank.grid import rectify_cells
+
+        crops = rectify_cells(image_rgb, fit, cell_size=size)
+        rows, cols = fit.occupied.shape
+        cells = [(r, c) for r in range(rows) for c in range(cols) if bool(fit.occupied[r, c])]
+        found = LayoutCards([], [], "grid", cells=cells, grid_shape=(rows, cols))
+        for r, c in cells:
+            own = _outline_in_cell(fit.cell_quads[r, c], outlines)
+            found.own_outline.append(own is not None)
+            if own is None:
+                found.cards.append(np.ascontiguousarray(crops[r, c]))
+                found.corners.append(np.asarray(fit.cell_quads[r, c], np.float64))
+            else:
+                found.cards.append(cut_card(image_rgb, own, size))
+                found.corners.append(own)
+        return found
+    if not outlines:
+        raise GridNotFoundError("no card found in the photo (no grid and no card outline)")
+    return LayoutCards(
+        [cut_card(image_rgb, q, size) for q in outlines],
+        list(outlines),
+        "loose",
+        own_outline=[True] * len(outlines),
+    )
+
+
+#: A name that leaves a card of a layout photo out (``--names``).
+SKIP_NAMES = ("-", "skip")
+
+
+def named_faces(
+    layouts: list[LayoutCards], names: list[str] | None = None
+) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
+    """The faces, and extra views of them, from the cards of several layout photos.
+
+    Parameters
+    ----------
+    layouts : list of LayoutCards
+        The cards of each photo (:func:`layout_cards`), photos in order.
+    names : list of str, optional
+        One name per card found, photo after photo in each photo's reading order (a face
+        label, or ``-`` to leave the card out). Without names every photo must be the
+        documented layout (:attr:`LayoutCards.documented_layout`).
+
+    Returns
+    -------
+    faces : dict label -> (H, W, 3) uint8 RGB
+        The first card given each name.
+    views : dict label -> list of (H, W, 3) uint8 RGB
+        Every later card given the same name (a second photo's view of the face).
+
+    Raises
+    ------
+    ValueError
+        Names that do not match the cards found (count, unknown label), one message.
+    """
+    cards: list[np.ndarray] = []
+    labels: list[str | None] = []
+    if names is None:
+        for layout in layouts:
+            by_label = layout.in_enrolment_order()  # raises for a loose or partial layout
+            cards.extend(by_label.values())
+            labels.extend(by_label)
+    else:
+        counts = [len(layout.cards) for layout in layouts]
+        if len(names) != sum(counts):
+            raise ValueError(
+                f"{len(names)} name(s) given for {sum(counts)} card(s) found "
+                f"({' + '.join(map(str, counts))} in the photos, each row by row from the far "
+                "side); give one name per card, - to leave one out"
+            )
+        unknown = [n for n in names if n not in FACE_LABELS and n not in SKIP_NAMES]
+        if unknown:
+            raise ValueError(
+                f"unknown card id(s): {', '.join(unknown[:5])} (card ids: "
+                f"{', '.join(FACE_LABELS)}; - leaves a card out)"
+            )
+        for layout in layouts:
+            cards.extend(layout.cards)
+        labels = [None if n in SKIP_NAMES else n for n in names]
+    faces: dict[str, np.ndarray] = {}
+    views: dict[str, list[np.ndarray]] = {}
+    for card, label in zip(cards, labels, strict=True):
+        if label is None:
+            continue
+        if label in faces:
+            views.setdefault(label, []).append(card)
+        else:
+            faces[label] = card
+    return faces, views

@@ -31,7 +31,8 @@ from vision.reptile_tank.classifier import (
     CellReads,
     classify_cells,
 )
-from vision.reptile_tank.confidence import ReadConfidence, assess, cell_width_px
+from vision.reptile_tank.confidence import ReadConfidence, assess, cell_width_px, with_hidden
+from vision.reptile_tank.coverage import FaceColours, face_colours, hidden_cells, hidden_shares
 from vision.reptile_tank.gallery import DeckPack, Gallery, load_gallery
 from vision.reptile_tank.grid import (
     GridFit,
@@ -121,6 +122,9 @@ class BoardRead:
         one first; empty when the corners were given or grid finding had one candidate.
     confidence : vision.reptile_tank.confidence.ReadConfidence, optional
         Which cells to check and why the read needs a check (:mod:`vision.reptile_tank.confidence`).
+    hidden : (rows, cols) bool, optional
+        Cells whose crop does not look like the face they were read as (a thumb, glare over
+        most of the card; :mod:`vision.reptile_tank.coverage`); they are also in ``check``.
     """
 
     rows: list[list[str]]
@@ -135,6 +139,7 @@ class BoardRead:
     grid_doubt: str = ""
     hypotheses: list[tuple[float, int]] = field(default_factory=list)
     confidence: ReadConfidence | None = None
+    hidden: np.ndarray | None = None
 
     @property
     def needs_check(self) -> bool:
@@ -186,6 +191,7 @@ class BoardRead:
                         "occupied": cell.occupied,
                         "check": bool(check[r, c]),
                         "p_wrong": None if p_wrong is None else round(float(p_wrong[r, c]), 4),
+                        "hidden": bool(self.hidden[r, c]) if self.hidden is not None else False,
                     }
                     for c, cell in enumerate(row)
                 ]
@@ -255,6 +261,20 @@ class TerrariumReader:
         self.use_occupancy = True
         width, height = self.embedder.input_size
         self.cell_size = (width * RECTIFY_OVERSAMPLE, height * RECTIFY_OVERSAMPLE)
+        self._faces: dict[str, FaceColours] | None = None
+
+    def face_colours(self) -> dict[str, FaceColours]:
+        """The deck's faces (the pack's, or the stand-in deck drawn once, small) in the form
+        :mod:`vision.reptile_tank.coverage` compares cells with."""
+        if self._faces is None:
+            if self.pack is not None:
+                faces = self.pack.faces
+            else:
+                from vision.reptile_tank.synth.deck import stand_in_deck
+
+                faces = stand_in_deck(px_per_mm=2.0)
+            self._faces = {label: face_colours(faces[label]) for label in faces}
+        return self._faces
 
     def load(self, photo_bytes: bytes) -> LoadedImage:
         """Decode a photo the way :meth:`read` does (corners are given in its pixels)."""
@@ -349,6 +369,12 @@ class TerrariumReader:
 
         if corners is None:
             fit, crops, reads, doubt, judged = self._find_and_judge(rgb, classify)
+            fit, crops, reads, edge_doubt = self._settle_empty_edges(
+                rgb, fit, crops, reads, classify
+            )
+            if edge_doubt:
+                doubt = f"{doubt}; {edge_doubt}" if doubt else edge_doubt
+                fit = replace(fit, reason=doubt)
         else:
             fit = fit_from_corners(
                 rgb.shape, np.asarray(corners, float), image_rgb=rgb, layout=self.layout
@@ -368,6 +394,9 @@ class TerrariumReader:
             orientation=orientation,
             model_id=self.embedder.model_id,
         )
+        foreign, skin = hidden_shares(crops, reads.rows(), self.face_colours())
+        hidden = hidden_cells(foreign, skin)
+        confidence = with_hidden(confidence, hidden)
         clock.mark("orient")
         return BoardRead(
             rows=reads.rows(),
@@ -382,6 +411,7 @@ class TerrariumReader:
             grid_doubt=doubt,
             hypotheses=judged,
             confidence=confidence,
+            hidden=hidden,
         )
 
     def _find_and_judge(self, rgb: np.ndarray, classify) -> tuple:
@@ -478,6 +508,50 @@ class TerrariumReader:
         fit = replace(fit, reason=doubt)
         return fit, crops, reads, doubt, [(s, c) for s, c, _, _, _ in judged]
 
+    def _settle_empty_edges(self, rgb: np.ndarray, fit: GridFit, crops, reads, classify):
+        """An empty edge line leaves the lattice free to sit one line either way: settle or
+        flag it. Returns ``(fit, crops, reads, doubt)``.
+
+        No card lies in an outer row or column of the read, so no card edge confirms that side
+        of the grid: the same cards fit a lattice moved one line away from it. That lattice is
+        read too. When its new line holds cards (inside the photo) that this read missed, it
+        explains the photo better and is taken instead (then checked again). When it holds no
+        card either, the photo cannot tell the two apart: ``doubt`` says so, and of the two the
+        one whose cells are explained better (:func:`explain_cells`) is kept. When its new line
+        falls outside the photo, the doubt stands. Costs one more rectify + classify per empty
+        edge line; a board with a card in every outer line pays nothing.
+        """
+        doubt = ""
+        for _ in range(2):  # a taken shift may leave the other side empty in turn
+            lines = _empty_edge_lines(reads)
+            if not lines:
+                break
+            score, cards, unexplained = explain_cells(reads)
+            taken = None
+            for dr, dc, what in lines:
+                alt = fit.shifted_lines(dr, dc)
+                if not _new_line_inside(alt, dr, dc, rgb.shape):
+                    doubt = doubt or _edge_doubt(what, outside=True)
+                    continue
+                alt_crops, alt_reads = classify(alt)
+                alt_score, alt_cards, alt_unexplained = explain_cells(alt_reads)
+                if alt_cards > cards and alt_unexplained <= max(unexplained, MAX_UNEXPLAINED):
+                    if taken is None or alt_score > taken[0]:
+                        taken = (alt_score, alt, alt_crops, alt_reads)
+                    continue
+                if alt_cards == cards:
+                    doubt = doubt or _edge_doubt(what)
+                    if alt_score > score and taken is None:
+                        taken = (alt_score, alt, alt_crops, alt_reads)
+            if taken is None:
+                break
+            moved_for_cards = explain_cells(taken[3])[1] > cards
+            fit, crops, reads = taken[1], taken[2], taken[3]
+            if not moved_for_cards:
+                break  # a tie kept for its better explained cells: nothing more to learn
+            doubt = ""  # the cards themselves moved the lattice; judge the new one afresh
+        return fit, crops, reads, doubt
+
     def _rescaled_candidates(self, rgb: np.ndarray) -> list[GridFit]:
         """Grid candidates found on a copy at :data:`RESCALE` of the size, in ``rgb``'s pixels.
 
@@ -513,6 +587,49 @@ class TerrariumReader:
             self.pack.add_examples(label, crop[None], self.embedder)
         else:
             self.gallery.add_examples(label, crop[None], self.embedder)
+
+
+def _empty_edge_lines(reads: CellReads) -> list[tuple[int, int, str]]:
+    """The outer lines of a read that hold no card: ``(rows, cols, "row"/"column")`` each, the
+    whole-cell shift that drops that line (see :meth:`GridFit.shifted_lines`)."""
+    empty = np.array(reads.rows()) == EMPTY
+    if empty.all():
+        return []
+    out = []
+    if empty[:, 0].all():
+        out.append((0, 1, "column"))
+    if empty[:, -1].all():
+        out.append((0, -1, "column"))
+    if empty[0].all():
+        out.append((1, 0, "row"))
+    if empty[-1].all():
+        out.append((-1, 0, "row"))
+    return out
+
+
+def _new_line_inside(fit: GridFit, dr: int, dc: int, shape: tuple[int, ...]) -> bool:
+    """Whether the line a shift adds (the far side from the dropped line) lies in the photo."""
+    quads = fit.cell_quads
+    if dc:
+        line = quads[:, -1] if dc > 0 else quads[:, 0]
+    else:
+        line = quads[-1] if dr > 0 else quads[0]
+    pts = line.reshape(-1, 2)
+    h, w = shape[:2]
+    return bool(
+        np.all(np.isfinite(pts))
+        and np.all(pts >= -0.5)
+        and np.all(pts[:, 0] <= w - 0.5)
+        and np.all(pts[:, 1] <= h - 0.5)
+    )
+
+
+def _edge_doubt(what: str, *, outside: bool = False) -> str:
+    where = "past the photo's edge" if outside else "there"
+    return (
+        f"an outer {what} of the grid is empty and no card fixes that side: the grid could "
+        f"sit one {what} further ({where}); check the grid's corners"
+    )
 
 
 def _no_cards(cards: int) -> str:

@@ -29,7 +29,13 @@ HARD_DIR = Path(
         "REPTILE_TANK_HARD_PHOTOS", Path(__file__).resolve().parent / "data" / "hard_photos"
     )
 )
-HARD = sorted(HARD_DIR.glob("hard_*.json")) if HARD_DIR.is_dir() else []
+#: hard_* (issue 17) and real_* (issue 28: sleeves, hand-laid cards, a thumb, an empty edge
+#: column); real_deck_layout is an enrolment photo, not a board.
+HARD = (
+    sorted([*HARD_DIR.glob("hard_*.json"), *HARD_DIR.glob("real_0*.json")])
+    if HARD_DIR.is_dir()
+    else []
+)
 needs_hard = pytest.mark.skipif(not HARD, reason=f"no hard photos at {HARD_DIR}")
 
 
@@ -64,9 +70,11 @@ def test_hard_photos_are_read_right_or_say_why(reader: TerrariumReader) -> None:
         truth = json.loads(path.read_text())
         outcomes[path.stem] = _outcome(reader, path.with_suffix(".jpg").read_bytes(), truth["rows"])
     assert "silent" not in outcomes.values(), outcomes
-    # before grid hypotheses were judged by the recogniser: 0 of 6 right, 2 silently wrong;
-    # now all six are right; one may turn flagged without failing (a model or threshold change)
-    assert list(outcomes.values()).count("right") >= 5, outcomes
+    # before grid hypotheses were judged by the recogniser: 0 of 6 hard_* right, 2 silently
+    # wrong; now all six are right; one may turn flagged without failing (a model or threshold
+    # change). real_04 (an empty edge column) was read one column off, silently (issue 28).
+    hard = [outcome for name, outcome in outcomes.items() if name.startswith("hard_")]
+    assert hard.count("right") >= 5, outcomes
 
 
 def _resized_jpeg(path: Path, long_side: int) -> bytes:

@@ -129,6 +129,37 @@ class GridFit:
             occupancy=self.occupancy[::-1, ::-1].copy(),
         )
 
+    def shifted_lines(self, rows: int = 0, cols: int = 0) -> GridFit:
+        """The same lattice moved by whole cells: cell ``(r, c)`` of the result is cell
+        ``(r + rows, c + cols)`` of this fit (one column or row either way of an empty edge
+        line). The occupancy of the cells both fits share is kept, the new line's is unknown
+        (0.5, no opinion); the quality is kept.
+        """
+        with using_layout(self.layout):
+            lay = _L()
+            gx, gy = self.gap_mm
+            shift = np.array(
+                [
+                    [1.0, 0.0, -cols * (lay.cell_w_mm + gx)],
+                    [0.0, 1.0, -rows * (lay.cell_h_mm + gy)],
+                    [0.0, 0.0, 1.0],
+                ]
+            )
+            occupancy = np.full((lay.rows, lay.cols), 0.5)
+            for r in range(lay.rows):
+                for c in range(lay.cols):
+                    if 0 <= r + rows < lay.rows and 0 <= c + cols < lay.cols:
+                        occupancy[r, c] = self.occupancy[r + rows, c + cols]
+            return _fit_from_homography(
+                shift @ self.homography,
+                self.gap_mm,
+                method=self.method,
+                occupancy=occupancy,
+                residual_px=self.residual_px,
+                quality=self.quality,
+                reason=self.reason,
+            )
+
     def scaled(self, factor: float) -> GridFit:
         """The fit for the same photo resized by ``factor`` (image pixels times ``factor``)."""
         unscale = np.diag([1.0 / factor, 1.0 / factor, 1.0])

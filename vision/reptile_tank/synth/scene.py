@@ -28,6 +28,7 @@ import numpy as np
 
 from scoring.reptile_tank.cards import CARD_IDS, CELL_LABELS, EMPTY, WATER
 from scoring.reptile_tank.rules import default_layout
+from vision.reptile_tank.synth import real_table as rt
 from vision.reptile_tank.synth.deck import (
     CARD_H_MM,
     CARD_W_MM,
@@ -545,6 +546,7 @@ def render_scene(
     deck_name: str | None = None,
     tables: tuple[str, ...] = TABLE_KINDS,
     hard_light: bool = False,
+    real_table: bool = False,
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Render one phone photo of a terrarium and its ground truth.
 
@@ -575,6 +577,11 @@ def render_scene(
         ``distractors=False`` is a bare table: a photo with no terrarium.
     hard_light : bool
         Also a sharp-edged shadow across the frame and a strong glare spot over the grid.
+    real_table : bool
+        A game night (:mod:`vision.reptile_tank.synth.real_table`): a wide lens, cards laid by
+        hand (rotated, off the lattice, overlapping), curled corners, sleeves and their glare,
+        an arm shadow, a thumb over an edge card, a neighbour's cards, phone sharpening. The
+        truth gains ``covered_cells`` and ``glared_cells``.
 
     Returns
     -------
@@ -601,6 +608,8 @@ def render_scene(
 
     w_img, h_img = _pick_size(rng, max_size, size)
     layout = _cell_layout(rng)
+    if real_table:
+        layout = rt.hand_layout(rng, layout)
     pitch = np.array([CARD_W_MM + layout["gap_x"], CARD_H_MM + layout["gap_y"]])
     grid_w = COLS * CARD_W_MM + (COLS - 1) * layout["gap_x"]
     grid_h = ROWS * CARD_H_MM + (ROWS - 1) * layout["gap_y"]
@@ -614,6 +623,8 @@ def render_scene(
     fill_target = float(rng.uniform(*fill))
     k1 = float(rng.uniform(-0.03, 0.06)) if degrade else 0.0
     k2 = float(rng.uniform(-0.01, 0.02)) if degrade else 0.0
+    if real_table and degrade:
+        k1, k2 = rt.lens(rng)
     target = grid_centre + rng.normal(0, 15, 2)
     h_plane, h_inv, distance = aim_camera(
         rng, grid_outer, target, (w_img, h_img), tilt, roll, f_px, fill_target, margin=0.02
@@ -647,31 +658,54 @@ def render_scene(
         if lab in (*CARD_IDS, WATER)
     }
 
+    sleeved = real_table and rng.random() < 0.7
+    haze = float(rng.uniform(0.03, 0.1)) if sleeved else 0.0
+
     def card_sprite(label: str) -> np.ndarray:
         tint = rng.uniform(0.9, 1.06) * rng.uniform(0.97, 1.03, 3)
-        return np.clip(faces[label].astype(np.float32) * tint, 0, 255)
+        sprite = np.clip(faces[label].astype(np.float32) * tint, 0, 255)
+        return rt.sleeve(sprite, haze) if sleeved else sprite
 
     # distractors first (they lie beside the grid, under nothing)
     placed: list[dict[str, Any]] = []
     if distractors:
         placed = _place_distractors(rng, canvas, grid_w, grid_h, card_sprite, card_mask)
 
+    neighbours: list = []
+    if real_table and rng.random() < 0.6:  # a neighbour's terrarium beside this one
+        for centre, angle in rt.neighbour_cards(rng, grid_w, grid_h, pitch):
+            label = str(rng.choice([*CARD_IDS, WATER]))
+            canvas.paste(card_sprite(label), card_mask, _card_corners(centre, angle))
+            neighbours.append(label)
+
     cells: list[list[list[list[float]]]] = []
     occupied: list[list[bool]] = []
     order = rng.permutation(ROWS * COLS)
     card_quads: dict[int, np.ndarray] = {}
+    jitter_clip = layout.get("jitter_clip_mm", 3.0)
+    rot_clip = layout.get("rot_clip_deg", 6.0)
+    pushes = rt.overlap_pushes(rng, rows, EMPTY) if real_table else {}
     for idx in range(ROWS * COLS):
         r, c = divmod(idx, COLS)
         nominal = np.array([c * pitch[0] + CARD_W_MM / 2, r * pitch[1] + CARD_H_MM / 2])
-        jit = np.clip(rng.normal(0, layout["jitter_mm"], 2), -3, 3)
-        ang = float(np.clip(rng.normal(0, layout["rot_sd_deg"]), -6, 6))
+        jit = np.clip(rng.normal(0, layout["jitter_mm"], 2), -jitter_clip, jitter_clip)
+        ang = float(np.clip(rng.normal(0, layout["rot_sd_deg"]), -rot_clip, rot_clip))
+        jit = jit + pushes.get((r, c), 0.0)
         card_quads[idx] = _card_corners(nominal + jit, ang)
         if rows[r][c] == EMPTY:
             card_quads[idx] = _card_corners(nominal, 0.0)
+    curled: set[int] = set()
+    if real_table:
+        occupied_idx = [i for i in range(ROWS * COLS) if rows[i // COLS][i % COLS] != EMPTY]
+        for _ in range(int(rng.integers(0, 3))):
+            curled.add(int(occupied_idx[int(rng.integers(len(occupied_idx)))]))
     for idx in order:
         r, c = divmod(int(idx), COLS)
         if rows[r][c] != EMPTY:
-            canvas.paste(card_sprite(rows[r][c]), card_mask, card_quads[int(idx)])
+            sprite, mask = card_sprite(rows[r][c]), card_mask
+            if int(idx) in curled:
+                sprite, mask = rt.curl_corner(rng, sprite, mask, s_cards)
+            canvas.paste(sprite, mask, card_quads[int(idx)])
 
     # drop shadows under everything on the card canvas
     light_dir = rng.normal(0, 1, 2)
@@ -706,8 +740,19 @@ def render_scene(
     rotation = math.degrees(math.atan2(-v[0], -v[1])) % 360.0
 
     jpeg_quality = int(rng.integers(55, 96))
+    covered: list[list[float]] = []
+    glared: list[list[float]] = []
+    if real_table:
+        if rng.random() < 0.6:
+            image = rt.arm_shadow(rng, image, cells)
+        if sleeved and rng.random() < 0.85:
+            image, glared = rt.sleeve_glare(rng, image, cells, occupied)
+        if rng.random() < 0.5:
+            image, covered = rt.thumb(rng, image, cells, occupied)
     if degrade:
         image = _degrade(rng, image, cells, occupied, hard_light)
+    if real_table and degrade and rng.random() < 0.85:
+        image = rt.phone_processing(rng, image)
     params = {
         "seed": seed,
         "deck": deck_name or getattr(deck, "name", "custom"),
@@ -730,6 +775,14 @@ def render_scene(
         "hard_light": hard_light,
         "canvas_px_per_mm": round(s_cards, 3),
     }
+    if real_table:
+        params.update(
+            real_table=True,
+            sleeved=bool(sleeved),
+            curled_cells=sorted([int(i) // COLS, int(i) % COLS] for i in curled),
+            pushed_cells=sorted([r, c] for r, c in pushes),
+            neighbour_cards=len(neighbours),
+        )
     truth = {
         "image": None,
         "size": [w_img, h_img],
@@ -740,6 +793,9 @@ def render_scene(
         "rotation_deg": round(rotation, 3),
         "params": params,
     }
+    if real_table:
+        truth["covered_cells"] = covered
+        truth["glared_cells"] = glared
     return image, truth
 
 

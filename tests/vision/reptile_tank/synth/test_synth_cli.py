@@ -45,6 +45,21 @@ def test_synth_writes_scenes_and_manifest(tmp_path, capsys):
     assert max(truth["size"]) <= 320
 
 
+def test_synth_real_table_option_writes_real_table_scenes(tmp_path, capsys):
+    code, out, _ = _run(
+        ["synth", "--out", str(tmp_path), "--n", "1", "--seed", "5", "--max-size", "320x240",
+         "--real-table", "--size", "400x300"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["options"] == {"real_table": True, "size": [400, 300]}
+    truth = json.loads((tmp_path / "scene_00000.json").read_text())
+    assert truth["params"]["real_table"] is True
+    assert "covered_cells" in truth and "glared_cells" in truth
+    assert truth["size"] == [400, 300]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -1,0 +1,135 @@
+"""Issue 28 item 4: a lattice that could sit one line either way is never returned silently.
+
+An outer row or column with no card leaves nothing to confirm that side of the grid: the same
+cards fit a lattice moved one line over. The reader reads that lattice too; it takes it when its
+new line shows cards the first read missed, and otherwise flags the grid as in doubt.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scoring.reptile_tank.cards import EMPTY
+from vision.reptile_tank.classifier import classify_cells
+from vision.reptile_tank.grid import fit_from_corners, rectify_cells
+from vision.reptile_tank.reader import TerrariumReader, _empty_edge_lines
+from vision.reptile_tank.synth.deck import stand_in_deck
+from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
+
+FULL = [
+    ["corn_snake", "rock", "water", "dubia_roach", "rosy_boa"],
+    ["water", "golden_pothos", "hollow_log", "water", "brown_anole"],
+    ["silver_inch_plant", "water", "ringneck_snake", "common_box_turtle", "water"],
+    ["red_footed_tortoise", "blue_tongued_skink", "water", "three_toed_box_turtle", "rock"],
+]
+
+
+def _without_column(board, col):
+    return [[EMPTY if c == col else label for c, label in enumerate(row)] for row in board]
+
+
+@pytest.fixture(scope="module")
+def reader() -> TerrariumReader:
+    return TerrariumReader()
+
+
+def _scene(board, seed):
+    return render_scene(
+        seed,
+        stand_in_deck(),
+        board=board,
+        size=(1600, 1200),
+        fill=(0.55, 0.7),
+        tilt_deg=(0.0, 30.0),
+        distractors=False,
+    )
+
+
+def test_shifted_lines_moves_the_lattice_by_whole_cells() -> None:
+    corners = np.array([[100.0, 100.0], [600.0, 100.0], [600.0, 500.0], [100.0, 500.0]])
+    fit = fit_from_corners((800, 1000), corners)
+    moved = fit.shifted_lines(0, 1)
+    np.testing.assert_allclose(moved.cell_quads[:, :-1], fit.cell_quads[:, 1:], atol=1e-6)
+    down = fit.shifted_lines(1, 0)
+    np.testing.assert_allclose(down.cell_quads[:-1], fit.cell_quads[1:], atol=1e-6)
+    back = moved.shifted_lines(0, -1)
+    np.testing.assert_allclose(back.corners, fit.corners, atol=1e-6)
+    assert moved.occupancy[0, -1] == 0.5  # the new line: no opinion
+
+
+def test_empty_edge_lines_names_each_empty_outer_line(reader: TerrariumReader) -> None:
+    class Reads:
+        def __init__(self, rows):
+            self._rows = rows
+
+        def rows(self):
+            return self._rows
+
+    assert _empty_edge_lines(Reads(FULL)) == []
+    assert _empty_edge_lines(Reads(_without_column(FULL, 0))) == [(0, 1, "column")]
+    assert _empty_edge_lines(Reads(_without_column(FULL, 4))) == [(0, -1, "column")]
+    top_empty = [[EMPTY] * 5] + FULL[1:]
+    assert _empty_edge_lines(Reads(top_empty)) == [(1, 0, "row")]
+    assert _empty_edge_lines(Reads([[EMPTY] * 5] * 4)) == []
+
+
+@pytest.mark.parametrize("col, seed", [(4, 2801), (0, 2802)])
+def test_an_empty_edge_column_is_flagged_as_grid_doubt(
+    reader: TerrariumReader, col: int, seed: int
+) -> None:
+    board = _without_column(FULL, col)
+    image, truth = _scene(board, seed)
+    read = reader.read(encode_jpeg(image, 90))
+    assert read.grid_doubt, read.rows
+    assert "could sit one column further" in read.grid_doubt
+    assert read.needs_check
+    assert read.to_json()["grid"]["doubt"] == read.grid_doubt
+
+
+def test_a_full_board_has_no_edge_doubt(reader: TerrariumReader) -> None:
+    image, truth = _scene(FULL, 2803)
+    read = reader.read(encode_jpeg(image, 90))
+    assert read.rows == FULL
+    assert "could sit one" not in read.grid_doubt
+
+
+def test_a_lattice_one_column_off_is_moved_onto_the_cards_it_missed(
+    reader: TerrariumReader,
+) -> None:
+    """Settled by the cards: a lattice put one column past the board (its first column empty,
+    the board's last column outside it) is moved back, with no doubt left."""
+    image, truth = _scene(FULL, 2804)
+    right = fit_from_corners(image.shape, np.array(truth["grid_corners"]), image_rgb=image)
+    off = right.shifted_lines(0, -1)  # cell (r, 0) of `off` lies left of the board
+
+    def classify(fit):
+        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
+        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+
+    crops, reads = classify(off)
+    assert all(row[0] == EMPTY for row in reads.rows())
+    fit, crops, reads, doubt = reader._settle_empty_edges(image, off, crops, reads, classify)
+    assert doubt == ""
+    np.testing.assert_allclose(fit.corners, right.corners, atol=1e-3)
+    rows = reads.rows()
+    assert rows == FULL or rows == [row[::-1] for row in FULL[::-1]]
+
+
+def test_the_right_lattice_of_a_board_with_an_empty_edge_column_is_in_doubt(
+    reader: TerrariumReader,
+) -> None:
+    """Even the true lattice cannot be told from the one a column over: doubt, whichever is
+    kept (the first candidate used to be returned with no doubt when grid finding accepted
+    it)."""
+    image, truth = _scene(_without_column(FULL, 4), 2805)
+    right = fit_from_corners(image.shape, np.array(truth["grid_corners"]), image_rgb=image)
+
+    def classify(fit):
+        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
+        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+
+    crops, reads = classify(right)
+    fit, crops, reads, doubt = reader._settle_empty_edges(image, right, crops, reads, classify)
+    assert "could sit one column further" in doubt
+    assert sum(label != EMPTY for row in reads.rows() for label in row) == 16

@@ -1,0 +1,118 @@
+"""Does a cell show the face it was named? What of it does not (issue 28 item 4).
+
+A thumb over a card, a sleeve's glare over most of it, a curled corner showing the table: the
+embedder may still name such a card, or name another (a covered roach read as rock), with a
+confident margin. For every cell read as a face, the rectified crop is compared with that
+face's own image by colour alone (no alignment: a card laid a little off its cell, or turned a
+few degrees, compares the same): the crop's colours are matched to the face's (per channel,
+its 20th..80th percentile range onto the face's: exposure, colour cast, a sleeve's haze), and
+each crop pixel is *foreign* when its colour lies in no colour-cube bin the face uses (or a
+neighbouring one). Two shares per cell:
+
+- ``foreign``: the share of foreign pixels (something that is not this card lies on it, or the
+  read named the wrong card);
+- ``skin``: the share of foreign pixels with a skin tone (a finger or thumb).
+
+A cell is *hidden* when ``skin >= SKIN_LIMIT`` or ``foreign >= FOREIGN_LIMIT``; the reader then
+flags it for a check whatever the recogniser's confidence. The limits were chosen on real-table
+development scenes of their own seed (``scripts/dev_hidden_cells.py --seed 2890``: 431 cells
+read as faces, 0 of 414 clean right cells flagged, 8 of 10 cells a thumb covers by >= 15 %),
+never on a benchmark set or a hard photo.
+
+Cost: about 0.2 ms per cell (a resize, a percentile, a table look-up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from scoring.reptile_tank.cards import EMPTY
+
+#: Comparison size (width, height) of a card, and the border share left out of a crop (the
+#: table shows at the edge of a card laid off its cell).
+SIZE = (32, 44)
+INSET = 0.06
+#: Colour-cube bins per channel, and how many bins around a face colour still match it.
+BINS = 12
+DILATE = 1
+#: Percentiles matched between crop and face, per channel.
+RANGE = (20, 80)
+#: The hidden-cell limits (see the module docstring).
+SKIN_LIMIT = 0.08
+FOREIGN_LIMIT = 0.45
+
+
+@dataclass(frozen=True)
+class FaceColours:
+    """A face in the form the comparison needs: its colour-cube bins and percentile range."""
+
+    used: np.ndarray  # (BINS, BINS, BINS) bool, dilated
+    low: np.ndarray  # (3,) RGB at RANGE[0]
+    high: np.ndarray  # (3,) RGB at RANGE[1]
+
+
+def _small(image: np.ndarray, inset: float) -> np.ndarray:
+    s = cv2.resize(np.asarray(image), SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
+    h, w = s.shape[:2]
+    a, b = int(round(inset * h)), int(round(inset * w))
+    return s[a : h - a, b : w - b]
+
+
+def _bins(rgb: np.ndarray) -> np.ndarray:
+    return np.clip((rgb * (BINS / 256.0)).astype(np.int64), 0, BINS - 1)
+
+
+def face_colours(face: np.ndarray) -> FaceColours:
+    """Prepare one upright face image (H, W, 3) uint8 RGB for :func:`hidden_shares`."""
+    pixels = _small(face, 0.0).reshape(-1, 3)
+    q = _bins(pixels)
+    used = np.zeros((BINS,) * 3, bool)
+    used[q[:, 0], q[:, 1], q[:, 2]] = True
+    for _ in range(DILATE):
+        grown = used.copy()
+        for axis in range(3):
+            grown |= np.roll(used, 1, axis) | np.roll(used, -1, axis)
+        used = grown
+    low, high = np.percentile(pixels, RANGE, axis=0)
+    return FaceColours(used=used, low=low, high=high)
+
+
+def cell_shares(crop: np.ndarray, face: FaceColours) -> tuple[float, float]:
+    """``(foreign, skin)`` shares of one crop against the face it was read as (any rotation:
+    colours do not turn)."""
+    pixels = _small(crop, INSET).reshape(-1, 3)
+    low, high = np.percentile(pixels, RANGE, axis=0)
+    gain = np.clip((face.high - face.low) / np.maximum(high - low, 1.0), 0.6, 2.0)
+    matched = np.clip((pixels - low) * gain + face.low, 0, 255)
+    q = _bins(matched)
+    foreign = ~face.used[q[:, 0], q[:, 1], q[:, 2]]
+    hsv = cv2.cvtColor(matched.astype(np.uint8)[None], cv2.COLOR_RGB2HSV)[0].astype(np.float32)
+    hue, sat, val = hsv[:, 0] * 2.0, hsv[:, 1] / 255.0, hsv[:, 2] / 255.0
+    skin = ((hue < 35) | (hue > 340)) & (sat > 0.15) & (sat < 0.65) & (val > 0.3)
+    return float(foreign.mean()), float((foreign & skin).mean())
+
+
+def hidden_shares(
+    crops: np.ndarray, labels: list[list[str]], faces: Mapping[str, FaceColours]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(foreign, skin)``, each (rows, cols) float32, for every cell read as a face (0 for empty
+    cells and for labels without a face)."""
+    rows, cols = len(labels), len(labels[0])
+    foreign = np.zeros((rows, cols), np.float32)
+    skin = np.zeros((rows, cols), np.float32)
+    for r in range(rows):
+        for c in range(cols):
+            label = labels[r][c]
+            if label == EMPTY or label not in faces:
+                continue
+            foreign[r, c], skin[r, c] = cell_shares(crops[r, c], faces[label])
+    return foreign, skin
+
+
+def hidden_cells(foreign: np.ndarray, skin: np.ndarray) -> np.ndarray:
+    """(rows, cols) bool: the cells to flag as hidden."""
+    return (np.asarray(skin) >= SKIN_LIMIT) | (np.asarray(foreign) >= FOREIGN_LIMIT)
