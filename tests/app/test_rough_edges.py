@@ -249,3 +249,24 @@ def test_the_solo_masters_anole_value_is_marked_assumed():
     master, *_ = score_master({**held, "silver_inch_plant": 1}, load_rules(), pairs=[])
     (anole,) = [g for g in master.groups if g.card_type == "brown_anole"]
     assert anole.vp == 8 and "†" in group_line(anole), group_line(anole)
+
+
+def test_the_score_pad_is_no_dead_end(app):
+    at = start_game(app, "Ann\nBen")
+    enter_by_hand(at, "Ann", FULL_BOARD)
+    at.switch_page("ui/reptile_tank/pages/pad.py").run()
+    at.button(key="pad_next_photo").click().run()
+    no_errors(at)
+    assert title(at) == "📷 Photograph" and at.session_state["rt_active_player"] == "Ben"
+
+
+def test_the_rules_page_shows_the_assumed_marked_cells(app):
+    at = app
+    at.switch_page("ui/reptile_tank/pages/rules.py").run()
+    no_errors(at)
+    (marked,) = [e for e in at.expander if e.label.startswith("Marked cells")]
+    texts = [t.value for t in marked.text]
+    ringneck = next(t for t in texts if "Ringneck" in t)
+    assert "assumed" in ringneck and "■ · ■ · ■" in ringneck
+    for number in (16, 17, 19):
+        assert any(f"Objective {number}" in t and "assumed" in t for t in texts), number
