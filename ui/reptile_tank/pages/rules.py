@@ -108,7 +108,7 @@ def marked_cells_ui(rules) -> None:
             "Which cells count as marked, drawn as on your terrarium (row 1 farthest from you). "
             "Compare them with your cards' pictures."
         )
-        for name, mask in masks.items():
+        for mask in masks.values():
             st.text(f"{mask.text} ({provenance_text(mask.provenance)})\n{mask_text(mask.cells)}")
 
 
