@@ -170,6 +170,8 @@ def read_photo(
     overlay = draw_overlay(
         read.image, read.fit, labels=[[names.get(x, x) for x in r] for r in rows]
     )
+    if getattr(getattr(read, "orientation", None), "rotation", 0) == 180:
+        overlay = np.ascontiguousarray(overlay[::-1, ::-1])  # shown as the board: owner's side down
     return PhotoRead(
         grid_found=True,
         rows=rows,

@@ -270,3 +270,24 @@ def test_the_rules_page_shows_the_assumed_marked_cells(app):
     assert "assumed" in ringneck and "■ · ■ · ■" in ringneck
     for number in (16, 17, 19):
         assert any(f"Objective {number}" in t and "assumed" in t for t in texts), number
+
+
+@needs_reader
+def test_the_photo_as_read_is_shown_the_way_the_board_is():
+    """A photo taken from the opposite side (sample_2, the board upside down in it) is shown
+    turned 180° so it matches the board beside it."""
+    import numpy as np
+
+    from service.reptile_tank.reading import read_photo
+    from vision.reptile_tank.reader import TerrariumReader
+
+    data = (ROOT / "reptile_tank" / "samples" / "sample_2.jpg").read_bytes()
+    read = read_photo(data, TerrariumReader())
+    shown = np.asarray(Image.open(io.BytesIO(read.overlay_jpeg)).convert("L"), float)
+    photo = Image.open(io.BytesIO(data)).convert("L").resize(shown.shape[::-1])
+    photo = np.asarray(photo, float)
+
+    def distance(a, b):
+        return float(np.mean(np.abs(a - b)))
+
+    assert distance(shown, photo[::-1, ::-1]) < distance(shown, photo)
