@@ -291,3 +291,21 @@ def test_the_photo_as_read_is_shown_the_way_the_board_is():
         return float(np.mean(np.abs(a - b)))
 
     assert distance(shown, photo[::-1, ::-1]) < distance(shown, photo)
+
+
+@needs_reader
+def test_a_photo_with_no_cards_never_says_one_card_was_found(app):
+    from PIL import ImageDraw
+
+    image = Image.new("RGB", (900, 700), (60, 90, 60))  # two card-sized blank notes, no card
+    draw = ImageDraw.Draw(image)
+    draw.rectangle([100, 100, 226, 276], fill=(230, 230, 220))
+    draw.rectangle([600, 380, 726, 556], fill=(220, 225, 230))
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", quality=90)
+    at = start_game(app)
+    at.switch_page(PHOTO).run()
+    at.file_uploader(key="photo_upload_Ann").upload("t.jpg", buffer.getvalue(), "image/jpeg")
+    at.run()
+    (warning,) = [w.value for w in at.warning if "No terrarium found" in w.value]
+    assert "one card found" not in warning, warning
