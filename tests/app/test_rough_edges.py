@@ -309,3 +309,29 @@ def test_a_photo_with_no_cards_never_says_one_card_was_found(app):
     at.run()
     (warning,) = [w.value for w in at.warning if "No terrarium found" in w.value]
     assert "one card found" not in warning, warning
+
+
+def test_an_objective_is_drawn_as_a_tag_not_as_a_scoring_group():
+    """Objective 10's cells were outlined and badged "6†" in a group's blue, on a card that
+    scores nothing: now a grey "O10" tag on each of its cells, no group colour, and a card
+    only an objective looked at is dimmed like any card that scores nothing."""
+    import numpy as np
+
+    from scoring.reptile_tank.board import Board
+    from scoring.reptile_tank.engine import score_board
+    from scoring.reptile_tank.rules import load_rules
+    from service.reptile_tank.pad_image import GROUP_COLOURS, draw_board, scoring_cells
+
+    pad = score_board(Board.from_rows(FULL_BOARD), load_rules(), objectives=[10])
+    (objective,) = [g for g in pad.groups if g.column == "objectives"]
+    groups = [g for g in pad.groups if g.vp > 0 and g.column != "objectives"]
+    only_objective = {tuple(c) for c in objective.cells} - {
+        tuple(c) for g in groups for c in g.cells
+    }
+    assert only_objective and not (only_objective & scoring_cells(pad))
+    pixels = np.asarray(draw_board(FULL_BOARD, pad, {}).convert("RGB")).reshape(-1, 3)
+    colours = {tuple(p) for p in pixels}
+    assert (110, 110, 110) in colours  # the objective's tag
+    unused = GROUP_COLOURS[len(groups) % len(GROUP_COLOURS)]  # the colour it used to take
+    if len(groups) < len(GROUP_COLOURS):
+        assert tuple(unused) not in colours
