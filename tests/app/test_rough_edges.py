@@ -335,3 +335,18 @@ def test_an_objective_is_drawn_as_a_tag_not_as_a_scoring_group():
     unused = GROUP_COLOURS[len(groups) % len(GROUP_COLOURS)]  # the colour it used to take
     if len(groups) < len(GROUP_COLOURS):
         assert tuple(unused) not in colours
+
+
+def test_nimalia_reasons_name_squares_one_way():
+    """Reasons said "row 1, column 2" in one place and "(2,3)" in another: one wording now."""
+    import re
+
+    from scoring.nimalia.engine import at_many
+    from service.nimalia import game as N
+
+    assert at_many([(0, 1), (1, 2)]) == "squares row 1, column 2; row 2, column 3"
+    game = N.new_game(["Ann", "Ben"], [3, 8, 1, 13])
+    for r, c, token in ((0, 0, "I:bea"), (0, 1, "I:bea"), (1, 0, "I:bea"), (1, 1, "J:pan")):
+        N.set_square(game, "Ann", r, c, token)
+    lines = [g["reason"] for g in N.reason_lines(N.score(game), "Ann", 1) if g.get("reason")]
+    assert lines and not any(re.search(r"\(\d+,\s*\d+\)", line) for line in lines), lines
