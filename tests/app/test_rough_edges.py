@@ -350,3 +350,43 @@ def test_nimalia_reasons_name_squares_one_way():
         N.set_square(game, "Ann", r, c, token)
     lines = [g["reason"] for g in N.reason_lines(N.score(game), "Ann", 1) if g.get("reason")]
     assert lines and not any(re.search(r"\(\d+,\s*\d+\)", line) for line in lines), lines
+
+
+def test_the_leaderboards_solo_view_lists_solo_games_with_the_masters_score(app):
+    from app_helpers import frame
+
+    from scoring.reptile_tank.board import Board
+    from scoring.reptile_tank.engine import Variant
+    from scoring.reptile_tank.rules import load_rules
+    from scoring.reptile_tank.solo import score_solo
+
+    at = start_game(app)  # a table game of the night, saved
+    enter_by_hand(at, "Ann", FULL_BOARD)
+    enter_by_hand(at, "Ben", SECOND_BOARD)
+    at.switch_page(CONFIRM).run()
+    at.button(key="confirm_save").click().run()
+    at.switch_page("ui/reptile_tank/pages/solo.py").run()  # and a solo game
+    at.text_input(key="solo_name").input("Cara")
+    for r, row in enumerate(FULL_BOARD):
+        for c, label in enumerate(row):
+            at.selectbox(key=f"solo_grid_{r}_{c}").select(label)
+    counts = {"three_toed_box_turtle": 3, "golden_pothos": 2, "rock": 1, "hollow_log": 1}
+    for card, n in counts.items():
+        at.number_input(key=f"solo_count_{card}").set_value(n)
+    at.run()
+    at.button(key="solo_save").click().run()
+    no_errors(at)
+    expected = score_solo(
+        Board.from_rows(FULL_BOARD),
+        counts,
+        load_rules(),
+        variant=Variant(players=1, star_cards_removed=False),
+    )
+    at.switch_page("ui/pages/leaderboard.py").run()
+    at.segmented_control(key="lb_kind").set_value("solo").run()
+    no_errors(at)
+    games = frame(at, "Master VP", "Winner")
+    assert games["Player"].tolist() == ["Cara"]  # no table game among them
+    assert games["Master VP"].tolist() == [expected.master.total]
+    winner = {"player": "Cara", "master": "the Master"}.get(expected.winner, "tie")
+    assert games["Winner"].tolist() == [winner]
