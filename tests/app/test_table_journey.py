@@ -99,6 +99,14 @@ def test_a_four_player_table_with_two_flagged_cells(tmp_path):
             "els => els.map(e => e.textContent.trim())"
         )
         assert {"Total", "Lizards", "Snakes"} <= set(headers), headers  # more scroll in
+        # "See the leaderboard", then one Back is the Confirm page again (it took two)
+        page.locator('[data-testid="stPageLink"] a', has_text="See the leaderboard").first.click()
+        settled(page)
+        page.locator("h1", has_text="Leaderboard").first.wait_for()
+        page.go_back()
+        settled(page)
+        page.locator("h1", has_text="Confirm & save").first.wait_for(timeout=10_000)
+        assert "night=" in page.url and "confirm" in page.url, page.url
 
     print(f"\nTABLE JOURNEY: {taps} taps, {waited:.1f} s waiting (4 players, 2 flagged cells)")
     assert taps <= MAX_TAPS, taps

@@ -797,7 +797,12 @@ def finish_ui(game: dict, result: dict) -> None:
     changed = found is not None and found[1] != game
     if found is not None and not changed:
         st.success(f"Nimalia game {found[0]} is saved to the leaderboard.")
-        st.page_link(page_path("leaderboard.py"), label="See the leaderboard", icon="🏆")
+        st.page_link(
+            page_path("leaderboard.py"),
+            query_params=S.night_params(st.session_state),
+            label="See the leaderboard",
+            icon="🏆",
+        )
         if st.button("New Nimalia game", key="nim_new"):
             st.session_state[GAME] = None
             st.rerun()
@@ -895,7 +900,12 @@ def nimalia_ui() -> None:
     st.title("🦦 Nimalia")
     if st.session_state[S.SESSION_ID] is None:
         st.info("Pick or create a game night first.")
-        st.page_link(page_path("setup.py"), label="Game setup", icon="🎲")
+        st.page_link(
+            page_path("setup.py"),
+            query_params=S.night_params(st.session_state),
+            label="Game setup",
+            icon="🎲",
+        )
         return
     try:
         chosen = game_choice_ui()

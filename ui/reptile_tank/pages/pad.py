@@ -26,7 +26,12 @@ def pad_ui() -> None:
     entries = st.session_state[S.ENTRIES]
     if not entries:
         st.info("No terrarium entered yet.")
-        st.page_link(page_path("photo.py"), label="Photograph a terrarium", icon="📷")
+        st.page_link(
+            page_path("photo.py"),
+            query_params=S.night_params(st.session_state),
+            label="Photograph a terrarium",
+            icon="📷",
+        )
         return
     for i, player in enumerate(st.session_state[S.PLAYERS]):
         entry = entries.get(player)
@@ -59,7 +64,12 @@ def pad_ui() -> None:
             on_click=photograph,
         )
     else:
-        st.page_link(page_path("confirm.py"), label="Everyone is in: score the table", icon="✅")
+        st.page_link(
+            page_path("confirm.py"),
+            query_params=S.night_params(st.session_state),
+            label="Everyone is in: score the table",
+            icon="✅",
+        )
 
 
 pad_ui()

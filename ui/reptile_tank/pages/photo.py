@@ -147,7 +147,7 @@ def move_on(player: str, *, capture: str = "") -> None:
     following = S.next_missing(st.session_state, player)
     if following is None:
         st.session_state[S.FLASH] = summary + " Everyone is in: check the table."
-        st.switch_page(page_path("check.py"))
+        st.switch_page(page_path("check.py"), query_params=S.night_params(st.session_state))
     st.session_state[S.ACTIVE_PLAYER] = following
     st.session_state[S.SELECTED_CELL] = None
     st.session_state[S.FLASH] = summary + f" Now {following}'s."
@@ -206,7 +206,7 @@ def photo_ui() -> None:
     )
     if cols[1].button("Enter the board by hand", key=KEY_MANUAL, width="stretch"):
         S.start_manual(st.session_state, player)
-        st.switch_page(page_path("check.py"))
+        st.switch_page(page_path("check.py"), query_params=S.night_params(st.session_state))
     photo, source = None, "file"
     if use_sample and samples:
         photo = samples[0].read_bytes()
@@ -260,7 +260,12 @@ def photo_ui() -> None:
             still = ", ".join(S.missing_players(st.session_state))
             st.caption(escape_markdown(f"Still to photograph: {still}."))
         else:
-            st.page_link(page_path("check.py"), label="Next: check the table", icon="🔎")
+            st.page_link(
+                page_path("check.py"),
+                query_params=S.night_params(st.session_state),
+                label="Next: check the table",
+                icon="🔎",
+            )
     last = st.session_state.get(KEY_LAST_READ)
     if last != player and last in st.session_state[S.ENTRIES]:
         previous = st.session_state[S.ENTRIES][last]
