@@ -4,12 +4,14 @@ The settings are one small JSON document per game night (stored by
 :class:`leaderboard.drafts.DraftStore`)::
 
     {"game": GAME_ID,
-     "house": {"tiers": [["rock", "basic", 3]], "objectives": [[3, 5]]},
+     "house": {"tiers": [["rock", "basic", 3]], "objectives": [[3, 5]],
+               "masks": [["ringneck_snake", ["X.X.X", ".....", ".....", "X.X.X"]]]},
      DECK_SETTING: "bundled", ...}
 
 ``game`` is one of the game list (:mod:`games`; the first game by default). ``house`` holds only
 the values that differ from the default rules (the game's ``service/<game>/house_rules.py``
-merges them onto its defaults). Each game with a ``deck_setting`` has one deck choice under that
+merges them onto its defaults); ``masks`` are marked-cell areas as rows of ``X`` (marked) and
+``.`` (the grid's size is checked when the rules are built, which ignores a misfit). Each game with a ``deck_setting`` has one deck choice under that
 key: ``"bundled"`` (the stand-in deck) or ``"enrolled"`` (the night's own enrolled pack). The
 module is game-blind: games, their names and their deck keys come from the game list.
 """
@@ -25,6 +27,8 @@ import games
 DECKS = ("bundled", "enrolled")
 #: Largest VP a house value may take.
 MAX_HOUSE_VP = 99
+#: Most rows (and squares a row) a stored house mask may have (the rules check the exact size).
+MAX_MASK_SIDE = 12
 
 TierKey = tuple[str, str]
 
@@ -36,6 +40,8 @@ class NightSettings:
     game: str = field(default_factory=lambda: games.default_game().id)
     tiers: Mapping[TierKey, int] = field(default_factory=dict)
     objectives: Mapping[int, int] = field(default_factory=dict)
+    #: House marked-cell areas: mask name -> rows of ``X``/``.`` (row 1 farthest first).
+    masks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: Deck choice per game's ``deck_setting`` key (a game not listed: ``"bundled"``).
     decks: Mapping[str, str] = field(default_factory=dict)
 
@@ -43,10 +49,11 @@ class NightSettings:
         # one spelling per value: the default deck is not listed
         kept = {k: v for k, v in dict(self.decks).items() if v != "bundled"}
         object.__setattr__(self, "decks", kept)
+        object.__setattr__(self, "masks", {str(k): tuple(v) for k, v in dict(self.masks).items()})
 
     @property
     def has_house_rules(self) -> bool:
-        return bool(self.tiers or self.objectives)
+        return bool(self.tiers or self.objectives or self.masks)
 
     def deck_of(self, game_id: str) -> str:
         """``"bundled"`` or ``"enrolled"``: the night's deck for ``game_id``."""
@@ -68,6 +75,7 @@ class NightSettings:
             "house": {
                 "tiers": [[c, t, int(v)] for (c, t), v in sorted(self.tiers.items())],
                 "objectives": [[int(n), int(v)] for n, v in sorted(self.objectives.items())],
+                "masks": [[name, list(rows)] for name, rows in sorted(self.masks.items())],
             },
             **{key: self.decks.get(key, "bundled") for key in deck_settings()},
         }
@@ -146,10 +154,32 @@ def _parse(data: Any) -> tuple[NightSettings, list[str]]:
             problems.append(f"a stored house objective {str(n)[:20]!r} is not a number: ignored")
             continue
         objectives[n] = int(v)
+    masks: dict[str, tuple[str, ...]] = {}
+    found = house.get("masks", [])
+    if not isinstance(found, list):
+        problems.append("the stored house masks are not a list: ignored")
+        found = []
+    for entry in found:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+            problems.append(f"a stored house mask {str(entry)[:60]} is malformed: ignored")
+            continue
+        name, rows = entry
+        if not (
+            isinstance(rows, list)
+            and 0 < len(rows) <= MAX_MASK_SIDE
+            and all(isinstance(r, str) and 0 < len(r) <= MAX_MASK_SIDE for r in rows)
+            and all(ch in "X." for r in rows for ch in r)
+        ):
+            problems.append(
+                f"a stored house mask {name[:40]!r} is not rows of 'X' and '.': ignored"
+            )
+            continue
+        masks[name] = tuple(rows)
     settings = NightSettings(
         game=game if isinstance(game, str) and game in names else default_game,
         tiers=tiers,
         objectives=objectives,
+        masks=masks,
         decks=decks,
     )
     return settings, problems
@@ -181,4 +211,37 @@ def changed_values(defaults: Mapping[Any, int], edited: Mapping[Any, int]) -> di
             raise ValueError(f"{key!r}: victory points must be 0 to {MAX_HOUSE_VP}")
         if int(value) != int(defaults[key]):
             out[key] = int(value)
+    return out
+
+
+def mask_rows(cells: Any) -> tuple[str, ...]:
+    """Marked cells (rows of booleans) as rows of ``X`` (marked) and ``.``."""
+    return tuple("".join("X" if marked else "." for marked in row) for row in cells)
+
+
+def mask_values(rules: Any) -> dict[str, tuple[str, ...]]:
+    """Every marked-cell area of the rules: ``{mask name: rows of X/.}``."""
+    return {name: mask_rows(m.cells) for name, m in getattr(rules, "mask_rules", {}).items()}
+
+
+def changed_masks(
+    defaults: Mapping[str, tuple[str, ...]], edited: Mapping[str, tuple[str, ...]]
+) -> dict[str, tuple[str, ...]]:
+    """The edited areas that differ from the defaults.
+
+    Raises
+    ------
+    ValueError
+        An unknown mask, or rows not the default's shape or not of ``X``/``.``.
+    """
+    out = {}
+    for name, rows in edited.items():
+        if name not in defaults:
+            raise ValueError(f"unknown marked-cell area {name!r}")
+        rows = tuple(rows)
+        shape = [len(r) for r in defaults[name]]
+        if [len(r) for r in rows] != shape or any(ch not in "X." for r in rows for ch in r):
+            raise ValueError(f"{name!r}: marked cells must be {len(shape)} rows of X and .")
+        if rows != tuple(defaults[name]):
+            out[name] = rows
     return out

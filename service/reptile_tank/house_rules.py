@@ -23,6 +23,8 @@ def overrides_of(settings: NightSettings) -> dict[str, Any]:
         out["cards"] = cards
     if settings.objectives:
         out["objectives"] = {str(n): {"vp": int(v)} for n, v in settings.objectives.items()}
+    if settings.masks:
+        out["masks"] = {name: {"rows": list(rows)} for name, rows in settings.masks.items()}
     return out
 
 

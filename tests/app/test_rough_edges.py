@@ -390,3 +390,56 @@ def test_the_leaderboards_solo_view_lists_solo_games_with_the_masters_score(app)
     assert games["Master VP"].tolist() == [expected.master.total]
     winner = {"player": "Cara", "master": "the Master"}.get(expected.winner, "tie")
     assert games["Winner"].tolist() == [winner]
+
+
+def test_the_marked_cells_are_a_house_rule_of_the_night(app, app_env):
+    """The Ringneck's marked cells (assumed) are edited on the Rules page, stored with the
+    night's settings (compare-and-set) and score that night's game; Reset brings them back."""
+    from leaderboard.drafts import DraftStore
+    from leaderboard.store import Store
+    from service.settings import NightSettings
+
+    at = start_game(app)
+    night = at.session_state["rt_session_id"]
+    board = [["rock", "ringneck_snake", "rock", "ringneck_snake", "water"], *FULL_BOARD[1:]]
+    enter_by_hand(at, "Ann", board)  # the snakes stand on squares 2 and 4: not marked
+    before = at.metric[0].value
+    at.switch_page("ui/reptile_tank/pages/rules.py").run()
+    no_errors(at)
+    row_one = at.button_group(key="rules_mask_ringneck_snake_0")
+    assert sorted(row_one.value) == [1, 3, 5]  # the default: X.X.X
+    row_one.set_value([2, 4])
+    at.button(key="rules_save").click().run()
+    no_errors(at)
+    document, _revision = DraftStore(Store(app_env)).settings(night)
+    settings = NightSettings.from_json(document)
+    assert settings.masks == {"ringneck_snake": (".X.X.", ".....", ".....", "X.X.X")}
+    texts = [t.value for t in at.text if "Ringneck Snake's area" in t.value]
+    assert "house rule tonight" in texts[0] and "· ■ · ■ ·" in texts[0], texts
+    at.switch_page(CHECK).run()
+    no_errors(at)
+    assert at.metric[0].value != before  # the snakes now stand on marked cells
+    at.switch_page("ui/reptile_tank/pages/rules.py").run()
+    at.button(key="rules_reset").click().run()
+    at.button(key="rules_reset_yes").click().run()
+    no_errors(at)
+    document, _revision = DraftStore(Store(app_env)).settings(night)
+    assert NightSettings.from_json(document).masks == {}
+    assert sorted(at.button_group(key="rules_mask_ringneck_snake_0").value) == [1, 3, 5]
+
+
+def test_stored_house_masks_that_do_not_fit_are_left_out_with_a_reason():
+    from service.reptile_tank.house_rules import rules_for
+    from service.settings import NightSettings, changed_masks, mask_values, settings_problems
+
+    bad = {"house": {"masks": [["ringneck_snake", ["XY", "."]], "oops"]}}
+    assert NightSettings.from_json(bad).masks == {}
+    assert len(settings_problems(bad)) == 2
+    good = NightSettings.from_json({"house": {"masks": [["M3", ["....X", ".....", ".....", "....."]]]}})
+    assert good.has_house_rules and rules_for(good).masks["M3"][0] == (
+        False, False, False, False, True
+    )
+    defaults = mask_values(rules_for(NightSettings()))
+    with pytest.raises(ValueError):
+        changed_masks(defaults, {"M3": ("XX",)})
+    assert changed_masks(defaults, dict(defaults)) == {}

@@ -37,6 +37,24 @@ def objective_key(number: int) -> str:
     return f"rules_obj_{number}"
 
 
+def mask_key(name: str, row: int) -> str:
+    """The pills of one row (0 = farthest from you) of a marked-cell area."""
+    return f"rules_mask_{name}_{row}"
+
+
+def edited_mask(name: str, default_rows: tuple[str, ...]) -> tuple[str, ...]:
+    """The area as the page's pills now mark it (the default where a row was never drawn)."""
+    rows = []
+    for i, row in enumerate(default_rows):
+        key = mask_key(name, i)
+        if key not in st.session_state:
+            rows.append(row)
+            continue
+        marked = set(st.session_state[key] or ())
+        rows.append("".join("X" if j + 1 in marked else "." for j in range(len(row))))
+    return tuple(rows)
+
+
 def _vp_input(label: str, key: str, vp: int, provenance: str) -> None:
     """One editable VP value, seeded from the rules, with its provenance (assumed ones marked)."""
     if key not in st.session_state:
@@ -50,7 +68,7 @@ def _vp_input(label: str, key: str, vp: int, provenance: str) -> None:
 
 def clear_inputs() -> None:
     for key in list(st.session_state):
-        if str(key).startswith(("rules_vp_", "rules_obj_")):
+        if str(key).startswith(("rules_vp_", "rules_obj_", "rules_mask_")):
             del st.session_state[key]
 
 
@@ -58,11 +76,14 @@ def save_values(defaults) -> None:
     """Callback: write the changed values as this night's house rules."""
     edited_tiers = {k: st.session_state[tier_key(*k)] for k in night.tier_values(defaults)}
     edited_obj = {n: st.session_state[objective_key(n)] for n in night.objective_values(defaults)}
+    default_masks = night.mask_values(defaults)
+    edited_masks = {name: edited_mask(name, rows) for name, rows in default_masks.items()}
     try:
         tiers = night.changed_values(night.tier_values(defaults), edited_tiers)
         objectives = night.changed_values(night.objective_values(defaults), edited_obj)
+        masks = night.changed_masks(default_masks, edited_masks)
         save_night_settings(
-            replace(night_settings(), tiers=tiers, objectives=objectives),
+            replace(night_settings(), tiers=tiers, objectives=objectives, masks=masks),
             seen=st.session_state.get(KEY_SEEN),
         )
     except ValueError as error:
@@ -73,7 +94,7 @@ def save_values(defaults) -> None:
         st.session_state[S.STORAGE_ERROR] = f"Not saved: {storage_message(error)}"
         return
     st.session_state[S.FLASH] = (
-        f"Saved {len(tiers) + len(objectives)} house value(s) for this game night."
+        f"Saved {len(tiers) + len(objectives) + len(masks)} house value(s) for this game night."
     )
 
 
@@ -81,7 +102,8 @@ def reset_values() -> None:
     """Callback (after "Yes, reset"): this night back to the default rules."""
     try:
         save_night_settings(
-            replace(night_settings(), tiers={}, objectives={}), seen=st.session_state.get(KEY_SEEN)
+            replace(night_settings(), tiers={}, objectives={}, masks={}),
+            seen=st.session_state.get(KEY_SEEN),
         )
     except STORAGE_ERRORS as error:
         st.session_state[S.STORAGE_ERROR] = f"Not reset: {storage_message(error)}"
@@ -96,20 +118,44 @@ def mask_text(cells) -> str:
     return "\n".join(" ".join("■" if marked else "·" for marked in row) for row in cells)
 
 
-def marked_cells_ui(rules) -> None:
+def marked_cells_ui(rules, defaults, editable: bool) -> None:
     """The marked cells points rest on (the Ringneck's and the Pothos's areas, objectives
-    16-19), each drawn, the assumed ones said so: the rulebook shows them only as pictures."""
+    16-19), each drawn, the assumed ones said so (the rulebook shows them only as pictures),
+    and, at a game night, editable row by row as a house rule of that night."""
     masks = getattr(rules, "mask_rules", {})
     if not masks:
         return
     assumed = [m for m in masks.values() if m.provenance == "assumed"]
+    default_cells = getattr(defaults, "mask_rules", {})
     with st.expander("Marked cells" + (" ⚠" if assumed else "")):
         st.caption(
             "Which cells count as marked, drawn as on your terrarium (row 1 farthest from you). "
-            "Compare them with your cards' pictures."
+            "Compare them with your cards' pictures"
+            + (
+                "; if yours differ, tap the squares of each row to mark them as printed, "
+                "then save (for this game night only)."
+                if editable
+                else "."
+            )
         )
-        for mask in masks.values():
-            st.text(f"{mask.text} ({provenance_text(mask.provenance)})\n{mask_text(mask.cells)}")
+        for name, mask in masks.items():
+            house = name in default_cells and mask.cells != default_cells[name].cells
+            how = "house rule tonight" if house else provenance_text(mask.provenance)
+            st.text(f"{mask.text} ({how})\n{mask_text(mask.cells)}")
+            if not editable:
+                continue
+            for i, row in enumerate(mask.cells):
+                key = mask_key(name, i)
+                if key not in st.session_state:
+                    st.session_state[key] = [j + 1 for j, marked in enumerate(row) if marked]
+                st.pills(
+                    f"Row {i + 1}",
+                    list(range(1, len(row) + 1)),
+                    selection_mode="multi",
+                    key=key,
+                    format_func=lambda j: f"{j}",
+                    label_visibility="collapsed",
+                )
 
 
 def rules_ui() -> None:
@@ -153,7 +199,7 @@ def rules_ui() -> None:
                 objective.vp,
                 objective.provenance,
             )
-    marked_cells_ui(rules)
+    marked_cells_ui(rules, defaults, editable=st.session_state[S.SESSION_ID] is not None)
     if st.session_state[S.SESSION_ID] is None:
         return
     cols = st.columns(2)
