@@ -11,9 +11,10 @@ The settings are one small JSON document per game night (stored by
 ``game`` is one of the game list (:mod:`games`; the first game by default). ``house`` holds only
 the values that differ from the default rules (the game's ``service/<game>/house_rules.py``
 merges them onto its defaults); ``masks`` are marked-cell areas as rows of ``X`` (marked) and
-``.`` (the grid's size is checked when the rules are built, which ignores a misfit). Each game with a ``deck_setting`` has one deck choice under that
-key: ``"bundled"`` (the stand-in deck) or ``"enrolled"`` (the night's own enrolled pack). The
-module is game-blind: games, their names and their deck keys come from the game list.
+``.`` (the grid's size is checked when the rules are built, which ignores a misfit). Each
+game with a ``deck_setting`` has one deck choice under that key: ``"bundled"`` (the stand-in
+deck) or ``"enrolled"`` (the night's own enrolled pack). The module is
+game-blind: games, their names and their deck keys come from the game list.
 """
 
 from __future__ import annotations

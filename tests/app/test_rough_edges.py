@@ -8,8 +8,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from app_helpers import FULL_BOARD, SECOND_BOARD, enter_by_hand, frame, no_errors, start_game
+from app_helpers import APP, FULL_BOARD, SECOND_BOARD, enter_by_hand, frame, no_errors, start_game
 from PIL import Image
+from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "card_embedder.onnx"
@@ -119,8 +120,26 @@ def test_the_upload_limit_is_64_mb_everywhere(app):
     assert config["server"]["maxUploadSize"] * 2**20 == MAX_PHOTO_BYTES
     assert "64 MB" in (ROOT / "README.md").read_text()
     at = start_game(app)
-    assert any("up to 64 MB" in c.value for c in at.caption)
+    assert any("Up to 64 MB" in c.value for c in at.caption)
     assert not any("50 MB" in c.value for c in at.caption)
+
+
+def test_the_upload_box_says_its_limit_and_what_to_do_over_it(app):
+    """A file over the limit never reaches the app (the browser shows a red icon only): the
+    caption under each photo upload box says the limit and what to do beforehand."""
+    from test_nimalia_app import start
+
+    from common.safe_io import MAX_PHOTO_BYTES
+
+    limit = f"Up to {MAX_PHOTO_BYTES // 2**20} MB a photo"
+    at = start_game(app)
+    (upload_tab,) = [t for t in at.tabs if t.label == "Upload a photo"]
+    said = [c.value for c in upload_tab.caption]
+    assert any(limit in c and "red" in c and "lower resolution" in c for c in said), said
+    nim = start(AppTest.from_file(APP, default_timeout=60).run())
+    nim.segmented_control(key="nim_mode").set_value("Photo").run()
+    said = [c.value for c in nim.caption]
+    assert any(limit in c and "lower resolution" in c for c in said), said
 
 
 def test_objectives_draw_two_at_random_and_show_in_this_game(app):
@@ -435,9 +454,15 @@ def test_stored_house_masks_that_do_not_fit_are_left_out_with_a_reason():
     bad = {"house": {"masks": [["ringneck_snake", ["XY", "."]], "oops"]}}
     assert NightSettings.from_json(bad).masks == {}
     assert len(settings_problems(bad)) == 2
-    good = NightSettings.from_json({"house": {"masks": [["M3", ["....X", ".....", ".....", "....."]]]}})
+    good = NightSettings.from_json(
+        {"house": {"masks": [["M3", ["....X", ".....", ".....", "....."]]]}}
+    )
     assert good.has_house_rules and rules_for(good).masks["M3"][0] == (
-        False, False, False, False, True
+        False,
+        False,
+        False,
+        False,
+        True,
     )
     defaults = mask_values(rules_for(NightSettings()))
     with pytest.raises(ValueError):

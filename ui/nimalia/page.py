@@ -704,6 +704,18 @@ def nimalia_deck_ui() -> None:
             st.rerun()
 
 
+def upload_limit_text() -> str:
+    """The upload limit and what to do over it, said under the upload box (a file over it never
+    reaches the page: the browser shows a red icon only)."""
+    from common.safe_io import MAX_PHOTO_BYTES
+
+    return (
+        f"Up to {MAX_PHOTO_BYTES // 2**20} MB a photo. A bigger file is refused with a red ⚠ "
+        "and never read: choose a lower resolution in your camera's settings (12 MP is "
+        "plenty), send a smaller copy of the photo, or use Camera above."
+    )
+
+
 def photo_ui(game: dict, player: str) -> None:
     """Upload (or take) a photo of the reserve from your seat; flagged squares are outlined.
     When the reserve is not found, or its squares are in the wrong place, the player taps the
@@ -730,6 +742,7 @@ def photo_ui(game: dict, player: str) -> None:
             type=PHOTO_TYPES,
             key=f"nim_photo_{seat}",
         )
+        st.caption(upload_limit_text())
         if upload is None:
             return
         data = upload.getvalue()

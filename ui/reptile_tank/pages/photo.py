@@ -49,6 +49,13 @@ REGRID_REASON = "You said the grid is in the wrong place: tap its four outer cor
 #: The largest photo the server takes (``server.maxUploadSize`` in .streamlit/config.toml, and
 #: the loader's ``common.safe_io.MAX_PHOTO_BYTES``), as the page says it.
 UPLOAD_LIMIT_MB = 64
+#: Said under the upload box: a file over the limit never reaches the app (the browser refuses
+#: it with a small red icon only), so the page says the limit and what to do beforehand.
+UPLOAD_LIMIT_TEXT = (
+    f"Up to {UPLOAD_LIMIT_MB} MB a photo. A bigger file is refused with a red ⚠ and never "
+    "read: choose a lower resolution in your camera's settings (12 MP is plenty), send a "
+    "smaller copy of the photo, or take it in the Camera tab."
+)
 
 
 def fresh_file(uploaded, widget_key: str) -> bytes | None:
@@ -172,7 +179,7 @@ def photo_ui() -> None:
     st.caption(
         "Photograph the whole terrarium from your seat; the next player's photo comes up by "
         "itself. Your phone's own camera (via upload) gives the sharpest photos; the in-page "
-        f"camera is quicker. Photos up to {UPLOAD_LIMIT_MB} MB."
+        "camera is quicker."
     )
     if not reader_available():
         st.warning("The photo reader is not installed here; enter the board by hand below.")
@@ -185,6 +192,7 @@ def photo_ui() -> None:
             type=PHOTO_TYPES,
             key=f"{KEY_UPLOAD}_{player}",
         )
+        st.caption(UPLOAD_LIMIT_TEXT)
     with tab_camera:
         kind = st.radio(
             "Camera",
