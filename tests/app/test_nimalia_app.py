@@ -39,7 +39,17 @@ def start(at: AppTest, players: str = "Ann\nBen", goals: dict[str, int] = GOALS)
     return at
 
 
+def tap_mode(at: AppTest) -> AppTest:
+    """Choose the "Tap squares" entry (laying cards is the default)."""
+    mode = at.segmented_control(key="nim_mode")
+    if mode.value != "Tap squares":
+        mode.set_value("Tap squares").run()
+    return at
+
+
 def tap_square(at: AppTest, row: int, col: int, token: str) -> None:
+    """Tap the square, then its animal, in the "Tap squares" mode."""
+    tap_mode(at)
     at.button(key=f"nim_sq_{row}_{col}").click().run()
     at.button(key=f"nim_pick_{N.TOKENS.index(token)}").click().run()
     no_errors(at)
@@ -167,6 +177,7 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     assert points(at) == {"Goal 3": "2", "Goal 8": "3", "Total": "5"}
     assert at.button(key="nim_sq_0_0").disabled
     at.segmented_control(key="nim_view").set_value(5).run()
+    tap_mode(at)
     assert not at.button(key="nim_sq_0_0").disabled
     at.button(key="nim_save").click().run()
     no_errors(at)
@@ -229,7 +240,7 @@ def test_the_game_in_progress_survives_a_new_session(app, app_env):
     game = fresh.session_state["nim_game"]
     assert game["players"] == ["Ann", "Ben"]
     assert game["reserves"]["Ann"][0][0][0] == "W:cro"
-    assert fresh.button(key="nim_sq_0_0").label == "🐊"
+    assert tap_mode(fresh).button(key="nim_sq_0_0").label == "🐊"
 
 
 def test_undo_puts_the_reserve_back(app):

@@ -43,6 +43,16 @@ def lay(at, player: str, card: int, row: int, col: int, degrees: int) -> int:
     return taps + 1
 
 
+def test_laying_cards_is_the_default_entry(app):
+    """At most 3 taps a card (number, turn, place) against 8 tapping its 4 squares: a new game
+    opens on the lay grid."""
+    at = start(app)
+    no_errors(at)
+    assert at.segmented_control(key="nim_mode").value == "Lay cards"
+    assert at.segmented_control(key="nim_mode").options[0] == "Lay cards"
+    assert lay_buttons(at) and at.number_input(key="nim_card").value is None
+
+
 def test_a_reserve_grows_up_and_left(app):
     at = start(app)
     at.segmented_control(key="nim_mode").set_value("Lay cards").run()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from app_helpers import APP, no_errors
 from streamlit.testing.v1 import AppTest
-from test_nimalia_app import PAGE, start, tap_square
+from test_nimalia_app import PAGE, start, tap_mode, tap_square
 
 from leaderboard.played import PlayedGames
 from leaderboard.store import Store
@@ -30,7 +30,7 @@ def stored(at: AppTest, app_env: str) -> dict:
 
 
 def test_taps_on_two_phones_on_different_squares_are_both_kept(app, app_env):
-    a = start(app)
+    a = tap_mode(start(app))
     b = second_phone(a)
     a.button(key="nim_sq_0_0").click().run()  # A picks Ann's square...
     b.radio(key="nim_player").set_value("Ben").run()
@@ -47,7 +47,7 @@ def test_taps_on_two_phones_on_different_squares_are_both_kept(app, app_env):
 
 
 def test_the_same_square_tapped_on_two_phones_is_offered_again(app, app_env):
-    a = start(app)
+    a = tap_mode(start(app))
     b = second_phone(a)
     a.button(key="nim_sq_0_0").click().run()
     tap_square(b, 0, 0, "W:cro")

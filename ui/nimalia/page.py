@@ -1,7 +1,7 @@
 """Nimalia — the game night's Nimalia game: 4 goals, 2-4 players, 5 rounds.
 
-Each round every player enters their reserve (tap squares, lay cards by number and turn, or a
-photo read square by square); the round's goals are scored on it with every reason drawn on
+Each round every player enters their reserve (lay cards by number and turn — the default —,
+tap squares, or a photo read square by square); the round's goals are scored on it with every reason drawn on
 the reserve, running totals are floored at 0, and after round 5 the ranking (with the
 tie-break) is saved to Nimalia's own leaderboard. The game in progress is the night's Nimalia
 draft in the database, so a reload or another phone finds it back.
@@ -56,7 +56,10 @@ KEY_TURN = "nim_turn"
 KEY_VIEW = "nim_view"
 KEY_GOAL12 = "nim_goal12"
 KEY_TIEBREAK = "nim_tiebreak"
-MODES = ("Tap squares", "Lay cards", "Photo")
+#: How a reserve is entered; the first is the default: laying cards takes at most 3 taps a card
+#: (number, turn, place), tapping squares 2 a square, 8 a card (BENCHMARKS.md, Nimalia entry).
+MODES = ("Lay cards", "Tap squares", "Photo")
+LAY, TAP, PHOTO = MODES
 #: The lay grid's square buttons: ``f"{KEY_LAY}_{i}_{j}"`` in the window shown.
 KEY_LAY = "nim_lay"
 #: Constant CSS of the lay grid (no user text).
@@ -864,7 +867,7 @@ def game_ui(game: dict) -> None:
     playing = view == number
     if playing:
         mode = st.segmented_control(
-            "Enter the reserve by", MODES, key=KEY_MODE, default=MODES[0], required=True
+            "Enter the reserve by", MODES, key=KEY_MODE, default=LAY, required=True
         )
     else:
         mode = None
@@ -877,7 +880,7 @@ def game_ui(game: dict) -> None:
     def select(r: int, c: int) -> None:
         st.session_state[SELECTED] = None if st.session_state.get(SELECTED) == (r, c) else (r, c)
 
-    if mode == MODES[1]:  # the lay grid is the reserve, with room to grow
+    if mode == LAY:  # the lay grid is the reserve, with room to grow
         place_ui(game, player)
     else:
         reserve_ui(
@@ -887,9 +890,9 @@ def game_ui(game: dict) -> None:
             selected=st.session_state.get(SELECTED) if playing else None,
             on_select=select if playing else None,
         )
-    if playing and (mode == MODES[0] or st.session_state.get(SELECTED) is not None):
+    if playing and (mode == TAP or st.session_state.get(SELECTED) is not None):
         tap_ui(game, player)
-    if mode == MODES[2]:
+    if mode == PHOTO:
         photo_ui(game, player)
     reasons_list_ui(goals, options, labels)
     totals_ui(result)
