@@ -3,8 +3,8 @@
 Each round every player enters their reserve (lay cards by number and turn — the default —,
 tap squares, or a photo read square by square); the round's goals are scored on it with every
 reason drawn on the reserve, running totals are floored at 0, and after round 5 the ranking
-(with the tie-break) is saved to Nimalia's own leaderboard. The game in progress is the night's Nimalia
-draft in the database, so a reload or another phone finds it back.
+(with the tie-break) is saved to Nimalia's own leaderboard. The game in progress is the night's
+Nimalia draft in the database, so a reload or another phone finds it back.
 """
 
 from __future__ import annotations
