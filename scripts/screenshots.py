@@ -188,6 +188,10 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     goto_page(page, "Rules")
     page.locator('[data-testid="stExpander"] summary').nth(8).click()
     shoot(page, out, "8-rules", width)
+    page.locator('[data-testid="stExpander"] summary').nth(8).click()  # closed again
+    page.locator('[data-testid="stExpander"] summary').filter(has_text="Marked cells").click()
+    wait_idle(page)
+    shoot(page, out, "8b-rules-marked", width)  # the areas, editable row by row
     goto_page(page, "My deck")
     shoot(page, out, "9-deck", width)
     # the "no grid found" fallback: Ben's photo shows only the table

@@ -141,9 +141,10 @@ def marked_cells_ui(rules, defaults, editable: bool) -> None:
         for name, mask in masks.items():
             house = name in default_cells and mask.cells != default_cells[name].cells
             how = "house rule tonight" if house else provenance_text(mask.provenance)
-            st.text(f"{mask.text} ({how})\n{mask_text(mask.cells)}")
-            if not editable:
+            if not editable:  # drawn in squares; at a night the rows of taps below draw it
+                st.text(f"{mask.text} ({how})\n{mask_text(mask.cells)}")
                 continue
+            st.text(f"{mask.text} ({how})")
             for i, row in enumerate(mask.cells):
                 key = mask_key(name, i)
                 if key not in st.session_state:
