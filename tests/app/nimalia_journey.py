@@ -26,6 +26,16 @@ from browser_helpers import button, settled
 PLAYERS = ["Ann", "Ben"]
 GOALS = [3, 8, 1, 13]  # as test_nimalia_browser.GOALS: blue, green, yellow, red
 CARDS_A_ROUND = 3
+KEY_CARD = "nim_card"
+#: True when the script run is over and the element ``arg`` (a CSS selector; ``"empty "``
+#: before it: an input that is empty) is on the page.
+DONE = """arg => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+    const empty = arg.startsWith('empty ');
+    const found = document.querySelector(empty ? arg.slice(6) : arg);
+    return found !== null && (!empty || found.value === '');
+}"""
 
 
 @dataclass
@@ -59,10 +69,15 @@ def play_night(page, *, mode: str = "lay", rounds: int = 5, seed: int = 31) -> N
     night = Night(expected=N.new_game(PLAYERS, GOALS))
     expected = night.expected
 
-    def act(action) -> None:
+    def act(action, shows: str | None = None) -> None:
+        """One tap; wait until the app is idle (``settled``), or, given ``shows`` (a CSS
+        selector of what the tap leads to), until that shows and the script run is over."""
         start = time.monotonic()
         action()
-        settled(page)
+        if shows is None:
+            settled(page)
+        else:
+            page.wait_for_function(DONE, arg=shows, timeout=60_000)
         night.waited += time.monotonic() - start
 
     act(lambda: button(page, "nim_start").tap())
@@ -94,12 +109,14 @@ def play_night(page, *, mode: str = "lay", rounds: int = 5, seed: int = 31) -> N
                     page.keyboard.type(str(card))  # tap (turn or place) sends it with itself
                     night.keys += len(str(card))
                     taps += 1
-                    if degrees:
-                        act(button(page, f"nim_turn_{degrees}").tap)
+                    if degrees:  # done when that turn is the chosen one
+                        chosen = f'.st-key-nim_turn_{degrees} [data-testid="stBaseButton-primary"]'
+                        act(button(page, f"nim_turn_{degrees}").tap, chosen)
                         taps += 1
-                    act(button(page, f"nim_lay_{row - top}_{col - left}").tap)
+                    laid = f"empty .st-key-{KEY_CARD} input"  # the field emptied: laid
+                    act(button(page, f"nim_lay_{row - top}_{col - left}").tap, laid)
                     taps += 1
-                    assert field_.input_value() == "", (number, player, card)  # laid
+                    assert field_.input_value() == "", (number, player, card)
                 else:
                     after = N.reserve_of(expected, player)
                     for r, line in enumerate(after):
