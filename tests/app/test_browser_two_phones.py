@@ -147,6 +147,9 @@ def test_two_browsers_tapping_nimalia_squares_both_kept(backend, tmp_path):
                 for page in (a, b):
                     page.goto(f"{base}/nimalia?night={night.uid}")
                     wait_idle(page)
+                    mode = page.locator(".st-key-nim_mode button").filter(has_text="Tap squares")
+                    mode.first.click()  # laying cards is the default
+                    wait_idle(page)
                     button(page, "nim_sq_0_0").wait_for()
                 b.locator(".st-key-nim_player label").filter(has_text="Ben").first.click()
                 wait_idle(b)
