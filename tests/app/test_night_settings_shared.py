@@ -59,3 +59,26 @@ def test_malformed_and_out_of_range_stored_settings_warn_and_pages_still_run(app
             ).run()
             assert not at.exception, (broken, page, [e.message for e in at.exception])
         assert any("cannot be used" in w.value for w in at.warning)  # on the rules page
+
+
+def test_a_house_mask_and_a_house_value_from_two_phones_are_both_kept(app, app_env):
+    """The marked cells go through the same compare-and-set as the VP values (issue 31): a
+    stale phone saving a VP value keeps the other phone's Ringneck cells."""
+    a = start_game(app)
+    night = a.session_state["rt_session_id"]
+    b = AppTest.from_file(APP, default_timeout=60)
+    b.query_params["night"] = a.session_state["rt_night_uid"]
+    b.run()
+    a.switch_page(RULES).run()
+    b.switch_page(RULES).run()
+    b.button_group(key="rules_mask_ringneck_snake_3").set_value([1, 2, 3, 4, 5])
+    b.button(key="rules_save").click().run()
+    no_errors(b)
+    rock = a.number_input(key=ROCK).value
+    a.number_input(key=ROCK).set_value(rock + 1)  # A's page still shows the old cells
+    a.button(key="rules_save").click().run()
+    no_errors(a)
+    document, _revision = DraftStore(Store(app_env)).settings(night)
+    settings = NightSettings.from_json(document)
+    assert settings.masks == {"ringneck_snake": ("X.X.X", ".....", ".....", "XXXXX")}
+    assert settings.tiers == {("rock", "basic"): rock + 1}

@@ -449,7 +449,7 @@ def test_the_marked_cells_are_a_house_rule_of_the_night(app, app_env):
 
 
 def test_stored_house_masks_that_do_not_fit_are_left_out_with_a_reason():
-    from service.reptile_tank.house_rules import rules_for
+    from service.reptile_tank.house_rules import rules_fingerprint, rules_for
     from service.settings import NightSettings, changed_masks, mask_values, settings_problems
 
     bad = {"house": {"masks": [["ringneck_snake", ["XY", "."]], "oops"]}}
@@ -469,3 +469,4 @@ def test_stored_house_masks_that_do_not_fit_are_left_out_with_a_reason():
     with pytest.raises(ValueError):
         changed_masks(defaults, {"M3": ("XX",)})
     assert changed_masks(defaults, dict(defaults)) == {}
+    assert rules_fingerprint(good) != rules_fingerprint(NightSettings())  # a saved game says so
