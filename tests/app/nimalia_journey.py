@@ -58,15 +58,38 @@ class Night:
         )
 
 
-def play_night(page, *, mode: str = "lay", rounds: int = 5, seed: int = 31) -> Night:
+def seed_night(url: str) -> tuple[str, dict]:
+    """A game night playing Nimalia with a game started (players :data:`PLAYERS`, goals
+    :data:`GOALS`), stored at ``url``; returns the night's uid (its link lets a browser in)
+    and the game."""
+    from leaderboard.drafts import DraftStore
+    from leaderboard.played import PlayedGames
+    from leaderboard.store import Store
+    from service.nimalia import game as N
+
+    store = Store(url)
+    night = store.create_session("Nimalia night")
+    DraftStore(store).put_settings(night.id, {"game": "nimalia"})
+    game = N.new_game(PLAYERS, GOALS)
+    PlayedGames(store, "nimalia").put_draft(night.id, game)
+    store.close()
+    return night.uid, game
+
+
+def play_night(
+    page, *, mode: str = "lay", rounds: int = 5, seed: int = 31, started: dict | None = None
+) -> Night:
     """From the Nimalia page after its setup (players :data:`PLAYERS`, goals :data:`GOALS`):
-    tap Start and play ``rounds`` rounds of :data:`CARDS_A_ROUND` cards a player."""
+    tap Start (unless the game ``started`` is on the page already) and play ``rounds`` rounds
+    of :data:`CARDS_A_ROUND` cards a player."""
+    import copy
+
     from service.nimalia import game as N
     from ui.nimalia.widgets import lay_window
 
     rng = random.Random(seed)
     deck = rng.sample(range(1, 61), len(PLAYERS) * rounds * CARDS_A_ROUND)
-    night = Night(expected=N.new_game(PLAYERS, GOALS))
+    night = Night(expected=copy.deepcopy(started) if started else N.new_game(PLAYERS, GOALS))
     expected = night.expected
 
     def act(action, shows: str | None = None) -> None:
@@ -80,9 +103,10 @@ def play_night(page, *, mode: str = "lay", rounds: int = 5, seed: int = 31) -> N
             page.wait_for_function(DONE, arg=shows, timeout=60_000)
         night.waited += time.monotonic() - start
 
-    act(lambda: button(page, "nim_start").tap())
-    page.get_by_text("Nimalia started with 2 players").first.wait_for()
-    night.other_taps += 1
+    if started is None:
+        act(lambda: button(page, "nim_start").tap())
+        page.get_by_text("Nimalia started with 2 players").first.wait_for()
+        night.other_taps += 1
     if mode == "tap":
         act(lambda: page.locator(".st-key-nim_mode button").filter(has_text="Tap squares").tap())
         night.other_taps += 1

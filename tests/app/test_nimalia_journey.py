@@ -7,9 +7,8 @@ night played beside the browser, scored the same way."""
 from __future__ import annotations
 
 import pytest
-from browser_helpers import PHONE, app_page, env_for, require_browser
-from nimalia_journey import PLAYERS, play_night, stored_game
-from test_nimalia_browser import set_up_game
+from browser_helpers import PHONE, app_page, env_for, require_browser, settled
+from nimalia_journey import PLAYERS, play_night, seed_night, stored_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -21,9 +20,13 @@ def test_a_two_player_five_round_night_at_three_taps_a_card(tmp_path):
     from service.nimalia import game as N
 
     env = env_for(tmp_path)
+    # the night and the game's setup (once a night, not what is measured) are stored first
+    uid, game = seed_night(env["REPTILE_TANK_DB_URL"])
     with app_page(tmp_path, device=PHONE, env=env) as page:
-        set_up_game(page)  # the night and the game's setup (once a night: not counted)
-        night = play_night(page, mode="lay", rounds=5)
+        page.goto(f"{page.url.split('?')[0].rstrip('/')}/nimalia?night={uid}")
+        settled(page)
+        page.locator(".st-key-nim_card input").wait_for()  # the lay grid: the default
+        night = play_night(page, mode="lay", rounds=5, started=game)
     print(f"\nNIMALIA JOURNEY: {night.line()}")
     assert len(night.card_taps) == 30 and max(night.card_taps) <= MAX_TAPS_A_CARD, night.line()
     stored = stored_game(env["REPTILE_TANK_DB_URL"])
