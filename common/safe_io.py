@@ -1,8 +1,8 @@
 """Bounded, safe reading of the files and documents the command line and the app are given.
 
 Pure standard library (no NumPy, OpenCV, Streamlit or scoring import), so any layer may use it:
-``scoring.reptile_tank.rules`` for rules files, ``reptile_tank.commands`` for board/game/solo files and
-photos, the app for uploaded documents.
+each game's rules loader for rules files, the command line for documents and photos, the app
+for uploaded documents.
 
 What it guarantees, whatever the path or the bytes:
 
@@ -268,7 +268,7 @@ def parse_toml(text: str, *, where: str = "document", max_depth: int = MAX_DEPTH
         parser's recursion).
 
     ``tomllib.TOMLDecodeError`` (a ``ValueError``) is left to the caller, who knows how to
-    name the line (see ``scoring.reptile_tank.rules``).
+    name the line (see a game's rules loader).
     """
     try:
         value = tomllib.loads(text)

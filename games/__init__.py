@@ -1,15 +1,24 @@
-"""The one registry of games: a game = layout + cell vocabulary + rules data + scorer.
+"""The one list of games: each game is one :class:`Game` value, a set of plug-ins.
 
-Nothing here reads a file at import: each :class:`Game` holds loaders, called when a caller
-asks. The app, the command line and the photo reader look a game up by id and use only this
-interface, so adding a game is one entry in :data:`GAMES`.
+A game is its layout, cell vocabulary, rules loader, scorer, photo reader, document codec, CLI
+commands and app pages. The shared layers are built from this list and name no game:
 
-* ``reptile_tank`` -- cells hold whole cards (rows and columns from the ``[grid]`` of
-  ``scoring/reptile_tank/data/default_rules.toml``); a document is a board ``{"rows": [...]}``; the scorer
-  is :mod:`scoring`.
-* ``nimalia`` -- cells hold squares of 2x2-square cards (rows and columns from
-  ``scoring/nimalia/data/rules.toml``); a document is a reserve (placements or squares); the scorer is
-  :mod:`nimalia` (relative goals come back as pending for a single reserve).
+* the command line (:mod:`reptile_tank.cli`) registers every game's ``cli_modules`` and gives
+  a game without a command group of its own the generic ``<game id> score DOCUMENT``;
+* the app's navigation (:mod:`ui.navigation`) lists every game's ``pages``;
+* the night settings (:mod:`service.settings`) offer every game and keep one deck choice per
+  game that has a ``deck_setting``;
+* storage (:mod:`leaderboard.played`) keeps a saved game as the game's document in one table
+  keyed by game id, and the leaderboard page (:mod:`ui.pages.leaderboard`) shows every game's
+  ``leaderboard`` views (the shared played-games view when a game names none).
+
+Nothing here reads a file or imports a layer at import: each :class:`Game` holds loaders, and
+UI/vision entry points are named ``"module:attribute"`` (resolved by :func:`resolve` when
+asked), so the registry is importable from every layer without pulling the others in.
+
+Adding a game = its folders (``scoring/<id>/``, ``vision/<id>/``, ``service/<id>/``,
+``ui/<id>/``) and one :func:`register` call (below for the shipped games; a test may register
+its own, see ``tests/games/toy_game.py``).
 
 Examples
 --------
@@ -17,12 +26,15 @@ Examples
 (6, 6)
 >>> sorted(GAMES)
 ['nimalia', 'reptile_tank']
+>>> game("reptile_tank").name
+'Reptile Tank'
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -30,13 +42,41 @@ from scoring.layout import Layout
 
 
 @dataclass(frozen=True)
+class Page:
+    """One app page of a game: ``script`` is below ``ui/`` (``"nimalia/page.py"``) or an
+    absolute path; ``section`` groups it in the navigation (``"Game"``, ``"Results"``,
+    ``"More"``)."""
+
+    script: str
+    title: str
+    icon: str
+    url_path: str
+    section: str = "Game"
+    #: A page showing a photo beside the board uses the whole width of a laptop screen.
+    wide: bool = False
+
+
+@dataclass(frozen=True)
+class LeaderboardView:
+    """One standings view on the leaderboard page: ``render(store, session_id)`` (a callable or
+    ``"module:function"``) draws it; ``key`` is unique across games."""
+
+    key: str
+    title: str
+    render: Callable[..., Any] | str
+
+
+@dataclass(frozen=True)
 class Game:
     """One game the companion scores.
 
     ``cell_labels()`` is the cell vocabulary (what a reader may put in a cell, the empty label
-    included); ``score_document(document, **options)`` scores one player's table document and
-    returns a JSON-able dict; ``parse_document`` checks a document and returns the game's own
-    board object (``ValueError`` with one line when it is bad).
+    included); ``parse_document`` is the document codec's reader: it checks one player's table
+    document and returns the game's own board object (``ValueError`` with one line when it is
+    bad); ``score_document(document, **options)`` scores one player's document and returns a
+    JSON-able dict; ``score_game(document)`` scores a whole game document and returns a dict
+    whose ``players`` list holds ``{"name", "total", "rank"}`` per seat (what storage keeps and
+    the standings rank); ``reader`` names the photo reader (``"module:function"``).
     """
 
     id: str
@@ -47,107 +87,84 @@ class Game:
     rules: Callable[[], Any]
     parse_document: Callable[[Any], Any]
     score_document: Callable[..., dict[str, Any]]
+    score_game: Callable[[Any], dict[str, Any]] | str | None = None
+    reader: str | None = None
+    icon: str = "🎲"
+    #: Modules with ``register(subparsers)`` adding this game's commands to the CLI.
+    cli_modules: tuple[str, ...] = ()
+    pages: tuple[Page, ...] = ()
+    #: Standings views; empty = the shared played-games view (:mod:`ui.played`).
+    leaderboard: tuple[LeaderboardView, ...] = ()
+    #: Key of the night settings document holding this game's deck choice (``None``: no deck).
+    deck_setting: str | None = None
+    #: Anything else a game's own layers want to find from its entry.
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-# ------------------------------------------------------------------------------ Reptile Tank
+_GAMES: dict[str, Game] = {}
+#: The registered games by id, in registration order (a live, read-only view).
+GAMES: Mapping[str, Game] = MappingProxyType(_GAMES)
 
 
-def _rt_rules() -> Any:
-    from scoring.reptile_tank.rules import load_rules
-
-    return load_rules()
-
-
-def _rt_layout() -> Layout:
-    return _rt_rules().layout
-
-
-def _rt_labels() -> tuple[str, ...]:
-    from scoring.reptile_tank.cards import CELL_LABELS
-
-    return CELL_LABELS
-
-
-def _rt_parse(document: Any) -> Any:
-    from scoring.reptile_tank.board import Board
-
-    return Board.from_json(document, _rt_layout())
+def register(entry: Game, *, replace: bool = False) -> Game:
+    """Add ``entry`` to the list (``ValueError`` if its id is taken and ``replace`` is false,
+    or if a page url or leaderboard key is already another game's)."""
+    if not entry.id.isidentifier() or entry.id != entry.id.lower():
+        raise ValueError(f"a game id is a lower-case identifier, not {entry.id!r}")
+    if entry.id in _GAMES and not replace:
+        raise ValueError(f"a game {entry.id!r} is already registered")
+    others = [g for g in _GAMES.values() if g.id != entry.id]
+    urls = {p.url_path for g in others for p in g.pages}
+    keys = {v.key for g in others for v in g.leaderboard}
+    for page in entry.pages:
+        if page.url_path in urls:
+            raise ValueError(f"page url {page.url_path!r} is already another game's")
+    for view in entry.leaderboard:
+        if view.key in keys:
+            raise ValueError(f"leaderboard view {view.key!r} is already another game's")
+    _GAMES[entry.id] = entry
+    return entry
 
 
-def _rt_score(document: Any, *, objectives: Any = (), rules: Any = None) -> dict[str, Any]:
-    from scoring.reptile_tank.engine import score_board
-    from scoring.reptile_tank.objectives import parse_objectives
-
-    rules = rules or _rt_rules()
-    board = _rt_parse(document)
-    chosen = parse_objectives(objectives, rules) if objectives else ()
-    pad = score_board(board, rules, objectives=chosen)
-    return {"game": "reptile_tank", "board": board.to_json(), **pad.to_json()}
-
-
-# ------------------------------------------------------------------------------ Nimalia
-
-
-def _nim_rules() -> Any:
-    from scoring.nimalia.rules import load_rules
-
-    return load_rules()
-
-
-def _nim_layout() -> Layout:
-    from scoring.nimalia.cards import layout
-
-    return layout()
-
-
-def _nim_labels() -> tuple[str, ...]:
-    from scoring.nimalia.cards import EMPTY, SQUARE_KINDS
-
-    return (*SQUARE_KINDS, EMPTY)
-
-
-def _nim_parse(document: Any) -> Any:
-    from scoring.nimalia.reserve import reserve_from_document
-
-    return reserve_from_document(document, grid=_nim_layout())
-
-
-def _nim_score(document: Any, *, goals: Any = None, goal12: str | None = None) -> dict[str, Any]:
-    from scoring.nimalia import api
-
-    chosen = list(goals) if goals else list(_nim_rules().goals)
-    return {"game": "nimalia", **api.score_reserve(document, chosen, goal12=goal12)}
-
-
-GAMES: Mapping[str, Game] = MappingProxyType(
-    {
-        "reptile_tank": Game(
-            id="reptile_tank",
-            name="Reptile Tank",
-            empty_label="empty",
-            layout=_rt_layout,
-            cell_labels=_rt_labels,
-            rules=_rt_rules,
-            parse_document=_rt_parse,
-            score_document=_rt_score,
-        ),
-        "nimalia": Game(
-            id="nimalia",
-            name="Nimalia",
-            empty_label=".",
-            layout=_nim_layout,
-            cell_labels=_nim_labels,
-            rules=_nim_rules,
-            parse_document=_nim_parse,
-            score_document=_nim_score,
-        ),
-    }
-)
+def unregister(game_id: str) -> None:
+    """Remove a game (tests that registered one clean up with this)."""
+    _GAMES.pop(game_id, None)
 
 
 def game(game_id: str) -> Game:
     """The game registered as ``game_id``; ``ValueError`` naming the known games otherwise."""
     try:
-        return GAMES[game_id]
-    except KeyError:
-        raise ValueError(f"unknown game {game_id!r}: one of {', '.join(sorted(GAMES))}") from None
+        return _GAMES[game_id]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown game {str(game_id)[:40]!r}: one of {', '.join(sorted(_GAMES))}"
+        ) from None
+
+
+def default_game() -> Game:
+    """The first registered game (what a night plays until it chooses)."""
+    return next(iter(_GAMES.values()))
+
+
+def resolve(reference: Callable[..., Any] | str) -> Any:
+    """``"module:attribute"`` -> that attribute (imported now); a callable is returned as is."""
+    if not isinstance(reference, str):
+        return reference
+    module, _, name = reference.partition(":")
+    target: Any = importlib.import_module(module)
+    for part in name.split(".") if name else ():
+        target = getattr(target, part)
+    return target
+
+
+def pages() -> list[tuple[Game | None, Page]]:
+    """Every game's pages, in registration order (the navigation adds the shared ones)."""
+    return [(g, p) for g in _GAMES.values() for p in g.pages]
+
+
+# The shipped games: each module below builds its entry from its own folders.
+from games import nimalia as _nimalia  # noqa: E402
+from games import reptile_tank as _reptile_tank  # noqa: E402
+
+register(_reptile_tank.GAME)
+register(_nimalia.GAME)

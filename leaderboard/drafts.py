@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,7 +148,7 @@ class Draft:
     revision : int
         Incremented by every write; a write names the revision it read.
     document : dict
-        The game as JSON data (see :mod:`service.reptile_tank.drafts`).
+        The game as JSON data (the game's own service layer writes it).
     status : str
         ``"open"`` or ``"closed"`` (the table moved on to the next game).
     game_id : int or None
@@ -531,10 +532,19 @@ def _draft_conflict(
     return error
 
 
-def read_session_document(store: Store, table: sa.Table, session_id: int) -> Any:
+def _key_filter(table: sa.Table, session_id: int, key: Mapping[str, Any] | None) -> list[Any]:
+    """``session_id = :id`` and one ``column = value`` per entry of ``key``."""
+    return [table.c.session_id == session_id, *(table.c[k] == v for k, v in (key or {}).items())]
+
+
+def read_session_document(
+    store: Store, table: sa.Table, session_id: int, *, key: Mapping[str, Any] | None = None
+) -> Any:
     """The ``document`` and ``revision`` row of a game night's one-per-night ``table``
-    (``None`` when never written)."""
-    query = sa.select(table.c.document, table.c.revision).where(table.c.session_id == session_id)
+    (one per night and ``key``, e.g. ``{"game": GAME_ID}``; ``None`` when never written)."""
+    query = sa.select(table.c.document, table.c.revision).where(
+        *_key_filter(table, session_id, key)
+    )
     return store._transaction(lambda c, _a: c.execute(query).one_or_none(), write=False)
 
 
@@ -546,9 +556,11 @@ def write_session_document(
     *,
     expected_revision: int | None = None,
     what: str = "This document",
+    key: Mapping[str, Any] | None = None,
 ) -> int:
     """Replace the ``document`` of a game night's one-per-night ``table`` (keyed by
-    ``session_id``, with ``revision`` and ``updated_at``); returns the new revision.
+    ``session_id`` and the columns of ``key``, with ``revision`` and ``updated_at``); returns
+    the new revision.
 
     With ``expected_revision`` (the revision the writer read; 0 when it read none) the write is
     a compare-and-set (``UPDATE … WHERE revision = :seen``, row count checked; the first write
@@ -560,10 +572,11 @@ def write_session_document(
     insert. Raises :class:`NotFoundError` when the game night does not exist.
     """
     attempted = json.loads(text)
+    where = _key_filter(table, session_id, key)
 
     def conflict(conn: Connection, seen: int) -> ConflictError:
         row = conn.execute(
-            sa.select(table.c.document, table.c.revision).where(table.c.session_id == session_id)
+            sa.select(table.c.document, table.c.revision).where(*where)
         ).one_or_none()
         return ConflictError(
             what,
@@ -575,21 +588,25 @@ def write_session_document(
 
     def work(conn: Connection, _attempt: int) -> int:
         _lock_night(conn, session_id)
-        query = sa.select(table.c.revision).where(table.c.session_id == session_id)
+        query = sa.select(table.c.revision).where(*where)
         row = conn.execute(query).one_or_none()
         if row is None:
             if expected_revision not in (None, 0):
                 raise conflict(conn, int(expected_revision))
             conn.execute(
                 sa.insert(table).values(
-                    session_id=session_id, revision=1, document=text, updated_at=utc_now()
+                    session_id=session_id,
+                    revision=1,
+                    document=text,
+                    updated_at=utc_now(),
+                    **(key or {}),
                 )
             )
             return 1
         seen = int(row.revision) if expected_revision is None else int(expected_revision)
         done = conn.execute(
             sa.update(table)
-            .where(table.c.session_id == session_id, table.c.revision == seen)
+            .where(*where, table.c.revision == seen)
             .values(document=text, revision=seen + 1, updated_at=utc_now())
         )
         if done.rowcount != 1:

@@ -15,6 +15,12 @@ Version history
    total: the standings read this covering index, never the wide player lines with their
    boards, pads and thumbnails; it replaces version 1's ``ix_game_players_player_id``) and
    ``ix_games_played_at`` (newest games first).
+4. One storage model for the games of the game list (issue 30): ``played_games`` (one row per
+   saved game, keyed by ``game`` id, the game's codec document and its scorer's result as
+   JSON), ``played_game_players`` (seat, name, total, rank: what the one standings query reads)
+   and ``game_drafts`` (the game in progress, one per night and game, compare-and-set on
+   ``revision``). The step moves every row of the per-game tables an earlier release created
+   on first use (:data:`LEGACY_GAME_TABLES`) into them and drops those tables.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _schema_v1(metadata: sa.MetaData) -> None:
@@ -123,12 +129,67 @@ def _indexes_v3(metadata: sa.MetaData) -> list[sa.Index]:
     ]
 
 
+def _tables_v4(metadata: sa.MetaData) -> None:
+    """Version 4's tables: the played games of every game, their player lines, the drafts."""
+    sa.Table(
+        "played_games",
+        metadata,
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("game", sa.String(40), nullable=False),
+        sa.Column("uid", sa.String(64), nullable=False),
+        sa.Column(
+            "session_id",
+            sa.Integer,
+            sa.ForeignKey("sessions.id", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column("played_at", sa.String(40), nullable=False),
+        sa.Column("document", sa.Text, nullable=False),
+        sa.Column("result", sa.Text, nullable=False),
+        sa.Column("player_count", sa.Integer, nullable=False),
+        sa.UniqueConstraint("game", "uid", name="uq_played_games_game_uid"),
+        sa.Index("ix_played_games_game_session", "game", "session_id", "played_at"),
+    )
+    sa.Table(
+        "played_game_players",
+        metadata,
+        sa.Column(
+            "game_id",
+            sa.Integer,
+            sa.ForeignKey("played_games.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
+        sa.Column("seat", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("name", sa.Text, nullable=False),
+        sa.Column("name_sha256", sa.String(64), nullable=False),
+        sa.Column("total", sa.Integer, nullable=False),
+        sa.Column("rank", sa.Integer, nullable=False),
+        sa.Index("ix_played_game_players_standings", "name_sha256", "game_id", "rank", "total"),
+    )
+    sa.Table(
+        "game_drafts",
+        metadata,
+        sa.Column(
+            "session_id",
+            sa.Integer,
+            sa.ForeignKey("sessions.id", ondelete="CASCADE"),
+            primary_key=True,
+            autoincrement=False,
+        ),
+        sa.Column("game", sa.String(40), primary_key=True),
+        sa.Column("revision", sa.Integer, nullable=False),
+        sa.Column("document", sa.Text, nullable=False),
+        sa.Column("updated_at", sa.String(40), nullable=False),
+    )
+
+
 def current_metadata() -> sa.MetaData:
     """Return a fresh ``MetaData`` describing the current schema (version ``SCHEMA_VERSION``)."""
     metadata = sa.MetaData()
     _schema_v1(metadata)
     _columns_v2(metadata)
     _indexes_v3(metadata)
+    _tables_v4(metadata)
     return metadata
 
 
@@ -172,11 +233,77 @@ def _migrate_to_3(conn: Connection) -> None:
             index.create(conn, checkfirst=True)
 
 
+#: Per-game tables an earlier release created on first use, outside the schema version (frozen
+#: history: one game kept its saved games, player lines and drafts apart). Version 4 moves their
+#: rows into the played-games tables under the game id and drops them. ``(game id, games
+#: table, lines table, drafts table)``.
+LEGACY_GAME_TABLES: tuple[tuple[str, str, str, str], ...] = (
+    ("nimalia", "nimalia_games", "nimalia_game_players", "nimalia_drafts"),
+)
+
+
+def _migrate_to_4(conn: Connection) -> None:
+    """Create the played-games tables; move the legacy per-game tables' rows into them."""
+    metadata = current_metadata()
+    new = [metadata.tables[n] for n in ("played_games", "played_game_players", "game_drafts")]
+    metadata.create_all(conn, tables=new, checkfirst=True)
+    games, lines, drafts = new
+    present = set(sa.inspect(conn).get_table_names())
+    for game_id, games_name, lines_name, drafts_name in LEGACY_GAME_TABLES:
+        if not {games_name, lines_name, drafts_name} & present:
+            continue
+        old = sa.MetaData()
+        if games_name in present:
+            old_games = sa.Table(games_name, old, autoload_with=conn)
+            old_lines = sa.Table(lines_name, old, autoload_with=conn)
+            for row in conn.execute(sa.select(old_games).order_by(old_games.c.id)).mappings():
+                new_id = conn.execute(
+                    sa.insert(games).values(
+                        game=game_id,
+                        uid=row["uid"],
+                        session_id=row["session_id"],
+                        played_at=row["played_at"],
+                        document=row["document"],
+                        result=row["result"],
+                        player_count=row["player_count"],
+                    )
+                ).inserted_primary_key[0]
+                for line in conn.execute(
+                    sa.select(old_lines).where(old_lines.c.game_id == row["id"])
+                ).mappings():
+                    conn.execute(
+                        sa.insert(lines).values(
+                            game_id=new_id,
+                            seat=line["seat"],
+                            name=line["name"],
+                            name_sha256=line["name_sha256"],
+                            total=line["total"],
+                            rank=line["rank"],
+                        )
+                    )
+        if drafts_name in present:
+            old_drafts = sa.Table(drafts_name, old, autoload_with=conn)
+            for row in conn.execute(sa.select(old_drafts)).mappings():
+                conn.execute(
+                    sa.insert(drafts).values(
+                        session_id=row["session_id"],
+                        game=game_id,
+                        revision=row["revision"],
+                        document=row["document"],
+                        updated_at=row["updated_at"],
+                    )
+                )
+        for name in (lines_name, games_name, drafts_name):  # lines first: they refer to games
+            if name in present:
+                conn.exec_driver_sql(f"DROP TABLE {conn.dialect.identifier_preparer.quote(name)}")
+
+
 #: ``(version, step)``: running ``step`` on a database at ``version - 1`` brings it to ``version``.
 MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = (
     (1, _migrate_to_1),
     (2, _migrate_to_2),
     (3, _migrate_to_3),
+    (4, _migrate_to_4),
 )
 
 

@@ -1,8 +1,9 @@
 """The ``reptile-tank`` console script: the same pipeline as the app, for scripts and benchmarks.
 
-Each sub-command lives in its own module under :mod:`reptile_tank.commands` and exposes
-``register(subparsers)``; the module adds its parser and sets ``func`` (a callable taking the
-parsed ``argparse.Namespace`` and returning an exit code).
+The commands come from the game list (:mod:`games`): each game names the modules of its
+commands (``Game.cli_modules``), each exposing ``register(subparsers)``; the module adds its
+parser and sets ``func`` (a callable taking the parsed ``argparse.Namespace`` and returning an
+exit code).
 
 User errors (bad files, unknown card ids, unreadable photos, no grid found) are ``ValueError``
 or ``OSError`` subclasses raised by the layers; they are printed as one line on stderr and the
@@ -17,26 +18,34 @@ import importlib
 import os
 import sys
 
-COMMAND_MODULES = (
-    "score_grid",  # score-grid, score-game, solo
-    "synth",  # synth, deck export, deck pdf
-    "photo",  # score, enroll
-    "bench",  # bench
-    "train",  # train (needs the `train` extra)
-    "nimalia",  # nimalia score, nimalia score-game, nimalia goals
-)
+
+def command_modules() -> list[str]:
+    """Every registered game's CLI modules (:mod:`games`), in registration order."""
+    import games
+
+    return [name for entry in games.GAMES.values() for name in entry.cli_modules]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of every game's commands, built from the game list: each game's
+    ``cli_modules`` add theirs; a game that brings no commands gets the generic
+    ``<game id> score DOCUMENT`` (:mod:`reptile_tank.commands.documents`)."""
+    import games
+    from reptile_tank.commands import documents
+
     parser = argparse.ArgumentParser(
         prog="reptile-tank",
-        description="Score Reptile Tank terrariums from photos or labelled boards.",
+        description="Score card-game tables from photos or documents: "
+        + ", ".join(g.name for g in games.GAMES.values())
+        + ".",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for name in COMMAND_MODULES:
-        module = importlib.import_module(f"reptile_tank.commands.{name}")
-        module.register(subparsers)
+    for entry in games.GAMES.values():
+        for name in entry.cli_modules:
+            importlib.import_module(name).register(subparsers)
+        if not entry.cli_modules and entry.id not in subparsers.choices:
+            documents.register_game(subparsers, entry)
     return parser
 
 

@@ -3,27 +3,25 @@
 The settings are one small JSON document per game night (stored by
 :class:`leaderboard.drafts.DraftStore`)::
 
-    {"game": "reptile_tank",
+    {"game": GAME_ID,
      "house": {"tiers": [["rock", "basic", 3]], "objectives": [[3, 5]]},
-     "deck": "bundled", "nimalia_deck": "bundled"}
+     DECK_SETTING: "bundled", ...}
 
-``house`` holds only the values that differ from the default rules; :func:`rules_for` merges
-them onto the defaults. ``deck`` is ``"bundled"`` (the stand-in deck's gallery) or
-``"enrolled"`` (the night's own enrolled pack); ``nimalia_deck`` is the same choice for
-Nimalia's reader (the stand-in deck, or the night's enrolled Nimalia pack).
+``game`` is one of the game list (:mod:`games`; the first game by default). ``house`` holds only
+the values that differ from the default rules (the game's ``service/<game>/house_rules.py``
+merges them onto its defaults). Each game with a ``deck_setting`` has one deck choice under that
+key: ``"bundled"`` (the stand-in deck) or ``"enrolled"`` (the night's own enrolled pack). The
+module is game-blind: games, their names and their deck keys come from the game list.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-#: Games a night can play.
-GAMES = {"reptile_tank": "Reptile Tank", "nimalia": "Nimalia"}
+import games
+
 DECKS = ("bundled", "enrolled")
 #: Largest VP a house value may take.
 MAX_HOUSE_VP = 99
@@ -35,15 +33,34 @@ TierKey = tuple[str, str]
 class NightSettings:
     """A game night's settings (defaults when the night never changed them)."""
 
-    game: str = "reptile_tank"
+    game: str = field(default_factory=lambda: games.default_game().id)
     tiers: Mapping[TierKey, int] = field(default_factory=dict)
     objectives: Mapping[int, int] = field(default_factory=dict)
-    deck: str = "bundled"
-    nimalia_deck: str = "bundled"
+    #: Deck choice per game's ``deck_setting`` key (a game not listed: ``"bundled"``).
+    decks: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # one spelling per value: the default deck is not listed
+        kept = {k: v for k, v in dict(self.decks).items() if v != "bundled"}
+        object.__setattr__(self, "decks", kept)
 
     @property
     def has_house_rules(self) -> bool:
         return bool(self.tiers or self.objectives)
+
+    def deck_of(self, game_id: str) -> str:
+        """``"bundled"`` or ``"enrolled"``: the night's deck for ``game_id``."""
+        key = games.game(game_id).deck_setting
+        return self.decks.get(key, "bundled") if key else "bundled"
+
+    def with_deck(self, game_id: str, deck: str) -> NightSettings:
+        """These settings with ``game_id``'s deck set to ``deck``."""
+        key = games.game(game_id).deck_setting
+        if key is None:
+            raise ValueError(f"{games.game(game_id).name} has no deck to choose")
+        if deck not in DECKS:
+            raise ValueError(f"a deck is one of {', '.join(DECKS)}, not {str(deck)[:40]!r}")
+        return replace(self, decks={**self.decks, key: deck})
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,8 +69,7 @@ class NightSettings:
                 "tiers": [[c, t, int(v)] for (c, t), v in sorted(self.tiers.items())],
                 "objectives": [[int(n), int(v)] for n, v in sorted(self.objectives.items())],
             },
-            "deck": self.deck,
-            "nimalia_deck": self.nimalia_deck,
+            **{key: self.decks.get(key, "bundled") for key in deck_settings()},
         }
 
     @classmethod
@@ -61,6 +77,16 @@ class NightSettings:
         """Settings from a stored document; what cannot be used is left out (never raises:
         :func:`settings_problems` says what was left out, for the page to show)."""
         return _parse(data)[0]
+
+
+def game_names() -> dict[str, str]:
+    """The games a night can play: id -> name, in the game list's order."""
+    return {g.id: g.name for g in games.GAMES.values()}
+
+
+def deck_settings() -> dict[str, str]:
+    """The settings keys holding a deck choice -> the name of their game."""
+    return {g.deck_setting: g.name for g in games.GAMES.values() if g.deck_setting}
 
 
 def settings_problems(data: Any) -> list[str]:
@@ -77,15 +103,18 @@ def _parse(data: Any) -> tuple[NightSettings, list[str]]:
     if not isinstance(house, Mapping):
         problems.append("the stored house rules are not an object: none apply")
         house = {}
-    game = data.get("game", "reptile_tank")
-    deck = data.get("deck", "bundled")
-    nimalia_deck = data.get("nimalia_deck", "bundled")
-    for what, value, allowed in (
-        ("game", game, GAMES),
-        ("deck", deck, DECKS),
-        ("Nimalia deck", nimalia_deck, DECKS),
-    ):
-        if value not in allowed:
+    default_game = games.default_game().id
+    game = data.get("game", default_game)
+    names = game_names()
+    checks = [("game", game, names)]
+    decks: dict[str, str] = {}
+    first_deck = next(iter(deck_settings()), None)
+    for key, name in deck_settings().items():
+        value = data.get(key, "bundled")
+        checks.append(("deck" if key == first_deck else f"{name} deck", value, DECKS))
+        decks[key] = value if value in DECKS else "bundled"
+    for what, value, allowed in checks:
+        if not isinstance(value, str) or value not in allowed:
             shown = str(value)[:40]
             problems.append(f"the stored {what} {shown!r} is unknown: the default applies")
 
@@ -118,11 +147,10 @@ def _parse(data: Any) -> tuple[NightSettings, list[str]]:
             continue
         objectives[n] = int(v)
     settings = NightSettings(
-        game=game if game in GAMES else "reptile_tank",
+        game=game if isinstance(game, str) and game in names else default_game,
         tiers=tiers,
         objectives=objectives,
-        deck=deck if deck in DECKS else "bundled",
-        nimalia_deck=nimalia_deck if nimalia_deck in DECKS else "bundled",
+        decks=decks,
     )
     return settings, problems
 
@@ -154,54 +182,3 @@ def changed_values(defaults: Mapping[Any, int], edited: Mapping[Any, int]) -> di
         if int(value) != int(defaults[key]):
             out[key] = int(value)
     return out
-
-
-def overrides_of(settings: NightSettings) -> dict[str, Any]:
-    """The house values as the nested overrides :func:`scoring.reptile_tank.rules.load_rules` takes."""
-    cards: dict[str, Any] = {}
-    for (card, tier), vp in settings.tiers.items():
-        cards.setdefault(card, {"tiers": {}})["tiers"][tier] = {"vp": int(vp)}
-    out: dict[str, Any] = {}
-    if cards:
-        out["cards"] = cards
-    if settings.objectives:
-        out["objectives"] = {str(n): {"vp": int(v)} for n, v in settings.objectives.items()}
-    return out
-
-
-@functools.lru_cache(maxsize=64)
-def _rules_cached(overrides_json: str) -> Any:
-    from scoring.reptile_tank.rules import load_rules
-
-    overrides = json.loads(overrides_json)
-    return load_rules(overrides=overrides) if overrides else load_rules()
-
-
-def rules_for(settings: NightSettings) -> Any:
-    """The rules in force at a game night: the defaults with its house values merged on.
-
-    Rules are frozen values, so one cached object per distinct set of house values is shared.
-    """
-    return _rules_cached(json.dumps(overrides_of(settings), sort_keys=True))
-
-
-def rules_fingerprint(settings: NightSettings) -> tuple[str, str]:
-    """``(rules_version, rules_hash)`` stored with a saved game.
-
-    The version names the package and whether house values were in force; the hash is the
-    SHA-256 of the default rules file followed by the house values' canonical JSON.
-    """
-    from importlib.metadata import PackageNotFoundError, version
-
-    from scoring.reptile_tank.rules import DEFAULT_RULES_PATH
-
-    try:
-        package = version("reptile-tank")
-    except PackageNotFoundError:  # pragma: no cover - the project is installed in practice
-        package = "0"
-    digest = hashlib.sha256(DEFAULT_RULES_PATH.read_bytes())
-    if settings.has_house_rules:
-        digest.update(b"\0")
-        digest.update(json.dumps(overrides_of(settings), sort_keys=True).encode())
-    kind = "house rules" if settings.has_house_rules else "default rules"
-    return f"reptile-tank {package} ({kind})", digest.hexdigest()

@@ -17,6 +17,8 @@ import numpy as np
 import streamlit as st
 from PIL import Image
 
+from service.reptile_tank.house_rules import rules_fingerprint as _fingerprint
+from service.reptile_tank.house_rules import rules_for
 from service.reptile_tank.reading import (  # noqa: F401 - the pages' names for these
     DISPLAY_SIDE,
     THUMBNAIL_SIDE,
@@ -25,8 +27,7 @@ from service.reptile_tank.reading import (  # noqa: F401 - the pages' names for 
     png_bytes,
     thumbnail_jpeg,
 )
-from service.settings import NightSettings, rules_for
-from service.settings import rules_fingerprint as _fingerprint
+from service.settings import NightSettings
 from ui import state as S
 from ui.reptile_tank.labels import SHORT_NAMES
 
@@ -65,7 +66,7 @@ def pack_dir() -> Path | None:
     an enrolled pack exists, so going back is one tap and loses nothing).
     """
     session_uid = st.session_state.get(S.NIGHT_UID)
-    if session_uid is None or night_settings().deck != "enrolled":
+    if session_uid is None or night_settings().deck_of("reptile_tank") != "enrolled":
         return None
     try:
         path = night_pack_path(session_uid)
@@ -87,7 +88,7 @@ def nimalia_pack_path(session_uid: str) -> Path:
 
 def nimalia_deck_choice() -> str:
     """This night's Nimalia deck choice: ``"enrolled"`` or ``"bundled"`` (the stand-in deck)."""
-    return night_settings().nimalia_deck if st.session_state.get(S.NIGHT_UID) else "bundled"
+    return night_settings().deck_of("nimalia") if st.session_state.get(S.NIGHT_UID) else "bundled"
 
 
 def nimalia_pack() -> str | None:
@@ -99,14 +100,12 @@ def nimalia_pack() -> str | None:
     session_uid = st.session_state.get(S.NIGHT_UID)
     if session_uid is None:
         return None
-    return pack_to_read(nimalia_pack_path(session_uid), night_settings().nimalia_deck)
+    return pack_to_read(nimalia_pack_path(session_uid), night_settings().deck_of("nimalia"))
 
 
 def use_nimalia_deck(deck: str) -> None:
     """Switch this game night's Nimalia reads to ``"bundled"`` (stand-in) or ``"enrolled"``."""
-    from dataclasses import replace
-
-    save_night_settings(replace(night_settings(), nimalia_deck=deck))
+    save_night_settings(night_settings().with_deck("nimalia", deck))
 
 
 def enroll_nimalia_deck(files: list[tuple[str, bytes]]) -> float:
@@ -388,9 +387,7 @@ def user_pack_path() -> Path:
 
 def use_deck(deck: str) -> None:
     """Switch this game night to ``"bundled"`` or its ``"enrolled"`` deck (one tap)."""
-    from dataclasses import replace
-
-    save_night_settings(replace(night_settings(), deck=deck))
+    save_night_settings(night_settings().with_deck("reptile_tank", deck))
 
 
 def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:

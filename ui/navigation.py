@@ -1,4 +1,6 @@
-"""The app's pages, in the order of the journey at the table."""
+"""The app's pages, built from the game list (:mod:`games`): every game's pages in the order
+the games were registered, grouped by section, with the shared pages (the leaderboard) among
+them. A game's pages live in its own folder; the shared ones in ``ui/pages``."""
 
 from __future__ import annotations
 
@@ -6,28 +8,27 @@ from pathlib import Path
 
 import streamlit as st
 
+import games
+
 #: Folder the page scripts are given relative to (paths given to ``st.Page`` are relative to
 #: ``app.py``): each game's pages live in its own folder, the shared ones in ``ui/pages``.
 PAGES_DIR = Path("ui")
 
-#: (section, script, title, icon, url path) of every page.
-PAGES: tuple[tuple[str, str, str, str, str], ...] = (
-    ("Game", "reptile_tank/pages/setup.py", "Game setup", "🎲", "setup"),
-    ("Game", "reptile_tank/pages/photo.py", "Photograph", "📷", "photo"),
-    ("Game", "reptile_tank/pages/check.py", "Check the read", "🔎", "check"),
-    ("Game", "reptile_tank/pages/pad.py", "Score pad", "🧮", "pad"),
-    ("Game", "reptile_tank/pages/confirm.py", "Confirm & save", "✅", "confirm"),
-    ("Game", "nimalia/page.py", "Nimalia", "🦦", "nimalia"),
-    ("Results", "pages/leaderboard.py", "Leaderboard", "🏆", "leaderboard"),
-    ("Results", "pages/players.py", "Players & history", "👤", "players"),
-    ("More", "reptile_tank/pages/solo.py", "Solo vs the Master", "🧑‍🔬", "solo"),
-    ("More", "reptile_tank/pages/rules.py", "Rules", "📜", "rules"),
-    ("More", "reptile_tank/pages/deck.py", "My deck", "🃏", "deck"),
+#: The order of the navigation's sections (a game's other sections come after these).
+SECTIONS = ("Game", "Results", "More")
+
+#: Pages of no game: shown first in their section.
+SHARED_PAGES: tuple[games.Page, ...] = (
+    games.Page("pages/leaderboard.py", "Leaderboard", "🏆", "leaderboard", section="Results"),
 )
 
 
-#: Pages that show a photo beside the board use the whole width of a laptop screen.
-WIDE_PAGES = frozenset({"check"})
+def all_pages() -> list[games.Page]:
+    """Every page, section by section (shared pages first in theirs, then each game's)."""
+    found = list(SHARED_PAGES) + [page for _game, page in games.pages()]
+    order = list(SECTIONS) + sorted({p.section for p in found} - set(SECTIONS))
+    shared = {id(p) for p in SHARED_PAGES}
+    return sorted(found, key=lambda p: (order.index(p.section), id(p) not in shared))
 
 
 def layout_for(url_path: str) -> str:
@@ -35,7 +36,8 @@ def layout_for(url_path: str) -> str:
 
     A phone is narrower than either, so this only changes the laptop view.
     """
-    return "wide" if url_path in WIDE_PAGES else "centered"
+    wide = {p.url_path for p in all_pages() if p.wide}
+    return "wide" if url_path in wide else "centered"
 
 
 def page_path(script: str) -> str:
@@ -44,15 +46,23 @@ def page_path(script: str) -> str:
     ``script`` is the page's url path with ``.py`` (``"setup.py"``) or its script path below
     ``ui/`` (``"reptile_tank/pages/setup.py"``).
     """
-    by_url = {url: path for _section, path, _title, _icon, url in PAGES}
+    by_url = {p.url_path: p.script for p in all_pages()}
     return str(PAGES_DIR / by_url.get(script.removesuffix(".py"), script))
 
 
 def build_navigation() -> st.navigation:
-    """The ``st.navigation`` object with every page, grouped by section."""
+    """The ``st.navigation`` object with every page, grouped by section; the first game's
+    first page is the default."""
     sections: dict[str, list[st.Page]] = {}
-    for i, (section, script, title, icon, url) in enumerate(PAGES):
-        sections.setdefault(section, []).append(
-            st.Page(str(PAGES_DIR / script), title=title, icon=icon, url_path=url, default=i == 0)
+    default = next((p for p in all_pages() if p.section == SECTIONS[0]), None)
+    for page in all_pages():
+        sections.setdefault(page.section, []).append(
+            st.Page(
+                str(PAGES_DIR / page.script),
+                title=page.title,
+                icon=page.icon,
+                url_path=page.url_path,
+                default=page is default,
+            )
         )
     return st.navigation(sections)

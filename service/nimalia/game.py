@@ -1,7 +1,7 @@
 """A Nimalia game at the table, as one JSON-able document the app edits round by round.
 
 The app keeps the game in progress as a plain dict (it goes into the database as is, see
-:mod:`leaderboard.nimalia_games`)::
+:mod:`leaderboard.played`, under the game id ``nimalia``)::
 
     {"goals": [b, g, y, r], "players": ["Ann", "Ben"], "round": 2,
      "reserves": {"Ann": [ROWS_ROUND_1, ROWS_ROUND_2], ...},   # 6 x 6 tokens per round
@@ -165,7 +165,7 @@ def rounds_total() -> int:
 
 
 def clean_players(names: Sequence[str]) -> list[str]:
-    from service.reptile_tank.game import clean_name
+    from service.players import clean_name
 
     players = [clean_name(n) for n in names if str(n).strip()]
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
@@ -439,7 +439,7 @@ class CardPhoto:
 
 def card_photo(image_rgb: Any, digest: str) -> CardPhoto:
     """The photo (``(H, W, 3)`` RGB, as given to the reader) to tap a card's corners on."""
-    from service.reptile_tank.reading import display_jpeg
+    from service.photos import display_jpeg
 
     height, width = image_rgb.shape[:2]
     return CardPhoto(display_jpeg(image_rgb), (int(width), int(height)), digest)

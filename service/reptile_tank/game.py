@@ -14,6 +14,7 @@ from typing import Any
 
 from scoring.reptile_tank.cards import CELL_LABELS, EMPTY
 from scoring.reptile_tank.rules import default_layout
+from service.players import MAX_NAME_LENGTH, clean_name  # noqa: F401 - the pages' names
 
 #: Players at a table game (the base game seats 2-4; solo has its own page).
 MIN_TABLE_PLAYERS = 2
@@ -21,8 +22,6 @@ MAX_TABLE_PLAYERS = 4
 #: Objective cards in play: none, or this many (table game / solo).
 TABLE_OBJECTIVES = 2
 SOLO_OBJECTIVES = 3
-#: Longest player name accepted (characters, after trimming).
-MAX_NAME_LENGTH = 40
 #: Longest game note (characters).
 MAX_NOTES_LENGTH = 2000
 #: Best guesses kept per cell for the picker.
@@ -106,26 +105,6 @@ def check_rows(rows: Sequence[Sequence[str]]) -> None:
         for label in row:
             if label not in CELL_LABELS:
                 raise ValueError(f"unknown cell label {label!r}")
-
-
-def clean_name(raw: str) -> str:
-    """Trim a typed player name and check it; the name is kept as typed otherwise.
-
-    Names are stored and shown as plain text (HTML, Markdown and emoji included, never rendered).
-
-    Raises
-    ------
-    ValueError
-        If the name is empty, longer than :data:`MAX_NAME_LENGTH` or holds control characters.
-    """
-    name = " ".join(str(raw).split())
-    if not name:
-        raise ValueError("a player name cannot be empty")
-    if len(name) > MAX_NAME_LENGTH:
-        raise ValueError(f"a player name has at most {MAX_NAME_LENGTH} characters")
-    if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name):
-        raise ValueError("a player name cannot hold control characters")
-    return name
 
 
 def parse_player_names(text: str) -> list[str]:

@@ -17,12 +17,14 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from service.photos import (  # noqa: F401 - also the pages' names for these
+    DISPLAY_SIDE,
+    THUMBNAIL_SIDE,
+    display_jpeg,
+    png_bytes,
+    thumbnail_jpeg,
+)
 from service.reptile_tank.game import CANDIDATES_PER_CELL
-
-#: Long side of the photo thumbnail stored with a game (JPEG, pixels).
-THUMBNAIL_SIDE = 320
-#: Long side of the photo shown on the check page (JPEG, pixels); a phone screen needs no more.
-DISPLAY_SIDE = 1024
 
 
 @dataclass(frozen=True)
@@ -73,27 +75,6 @@ class PhotoRead:
     check: list[list[bool]] | None = None
     needs_check: bool = False
     candidates: list[list[list[str]]] | None = None
-
-
-def png_bytes(image_rgb: np.ndarray) -> bytes:
-    """Encode an ``(H, W, 3)`` uint8 RGB array as PNG bytes."""
-    buffer = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(image_rgb, dtype=np.uint8)).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def thumbnail_jpeg(image_rgb: np.ndarray, side: int = THUMBNAIL_SIDE, quality: int = 70) -> bytes:
-    """A JPEG of an ``(H, W, 3)`` uint8 RGB image, long side at most ``side`` pixels."""
-    image = Image.fromarray(np.ascontiguousarray(image_rgb, dtype=np.uint8))
-    image.thumbnail((side, side))
-    buffer = io.BytesIO()
-    image.save(buffer, format="JPEG", quality=quality)
-    return buffer.getvalue()
-
-
-def display_jpeg(image_rgb: np.ndarray) -> bytes:
-    """The photo (or overlay) as shown in the app: JPEG, long side <= :data:`DISPLAY_SIDE`."""
-    return thumbnail_jpeg(image_rgb, DISPLAY_SIDE, quality=85)
 
 
 def _check_flags(read: Any) -> tuple[list[list[bool]] | None, bool]:

@@ -23,9 +23,9 @@ from browser_helpers import (
     wait_idle,
 )
 
-from ui.navigation import PAGES
+from ui.navigation import all_pages
 
-PAGE_TITLES = [title for _section, _script, title, _icon, _url in PAGES]
+PAGE_TITLES = [page.title for page in all_pages()]
 
 SAMPLE = SAMPLES[0]
 

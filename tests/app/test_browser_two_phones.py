@@ -129,14 +129,14 @@ def test_two_browsers_tapping_nimalia_squares_both_kept(backend, tmp_path):
     require_browser(model=False)
     from playwright.sync_api import sync_playwright
 
-    from leaderboard.nimalia_games import NimaliaStore
+    from leaderboard.played import PlayedGames
     from service.nimalia import game as N
 
     with database(backend, tmp_path) as url:
         store = Store(url)
         night = store.create_session("Nimalia night")
         DraftStore(store).put_settings(night.id, {"game": "nimalia"})
-        nimalia = NimaliaStore(store)
+        nimalia = PlayedGames(store, "nimalia")
         nimalia.put_draft(night.id, N.new_game(["Ann", "Ben"], [3, 8, 1, 13]))
         env = {"REPTILE_TANK_DB_URL": url, "REPTILE_TANK_HOME": str(tmp_path / "home")}
         with serve_app(env) as base, sync_playwright() as pw:

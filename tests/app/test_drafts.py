@@ -229,7 +229,7 @@ def test_a_saved_game_reopens_from_the_players_page_and_updates_as_an_edit(app, 
     at.switch_page("ui/reptile_tank/pages/setup.py").run()
     at.text_area(key="setup_players").input("Cara\nDan")
     at.button(key="setup_start").click().run()  # the table moved on
-    at.switch_page("ui/pages/players.py").run()
+    at.switch_page("ui/reptile_tank/pages/players.py").run()
     no_errors(at)
     at.selectbox(key="players_game").select(game_id).run()
     at.button(key="players_edit").click().run()

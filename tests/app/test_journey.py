@@ -226,7 +226,8 @@ def test_hostile_names_are_shown_as_text(app, app_env):
 
 def night_rules(url: str, session_id: int):
     from leaderboard.drafts import DraftStore
-    from service.settings import NightSettings, rules_for
+    from service.reptile_tank.house_rules import rules_for
+    from service.settings import NightSettings
 
     document, _revision = DraftStore(Store(url)).settings(session_id)
     return rules_for(NightSettings.from_json(document))

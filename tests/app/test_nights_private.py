@@ -29,7 +29,7 @@ def test_a_stranger_lists_no_night_and_reads_no_game(app):
     other.switch_page("ui/pages/leaderboard.py").run()
     no_errors(other)
     assert other.selectbox(key="lb_scope").options == ["All time"]
-    other.switch_page("ui/pages/players.py").run()
+    other.switch_page("ui/reptile_tank/pages/players.py").run()
     no_errors(other)
     assert not other.selectbox  # no saved game of another night to open or edit
     assert other.session_state["rt_session_id"] is None

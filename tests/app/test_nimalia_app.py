@@ -9,7 +9,7 @@ import pytest
 from app_helpers import APP, create_night, frame, no_errors
 from streamlit.testing.v1 import AppTest
 
-from leaderboard.nimalia_games import NimaliaStore
+from leaderboard.played import PlayedGames
 from leaderboard.store import Store
 from scoring.nimalia.cards import turn
 from service.nimalia import game as N
@@ -173,7 +173,7 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     at.button(key="nim_save").click().run()
     no_errors(at)
     assert any("is saved to the leaderboard" in s.value for s in at.success)
-    store = NimaliaStore(Store(app_env))
+    store = PlayedGames(Store(app_env), "nimalia")
     (game,) = store.list_games()
     # another phone on the night sees it saved (no second save button)
     other = AppTest.from_file(APP, default_timeout=60)
@@ -186,7 +186,7 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     assert [(p.name, p.total, p.rank) for p in game.players] == [
         (p["name"], p["total"], p["rank"]) for p in result["players"]
     ]
-    assert game.goals == list(GOALS.values())
+    assert game.document["goals"] == list(GOALS.values())
     # a fix after saving: the page says so and saves the change into the same game
     at.radio(key="nim_player").set_value("Ben")
     at.run()
@@ -210,8 +210,8 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     assert any("No confirmed games" in i.value for i in at.info)
     # deleting it (with the confirmation ticked) empties Nimalia's standings
     at.segmented_control(key="lb_kind").set_value("nimalia").run()
-    at.checkbox(key="lb_nim_delete_sure").check().run()
-    at.button(key="lb_nim_delete").click().run()
+    at.checkbox(key="lb_nimalia_delete_sure").check().run()
+    at.button(key="lb_nimalia_delete").click().run()
     no_errors(at)
     assert store.list_games() == []
     assert any("No saved Nimalia games" in i.value for i in at.info)
@@ -306,7 +306,7 @@ def test_nimalia_store_is_apart_idempotent_bounded_and_cascades(tmp_path):
     from leaderboard.records import LeaderboardError
 
     store = Store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    nimalia = NimaliaStore(store)
+    nimalia = PlayedGames(store, "nimalia")
     night = store.create_session("Friday")
     game = N.new_game(["Ann", "Ben"], list(GOALS.values()))
     N.set_square(game, "Ann", 0, 0, "J:pan")
@@ -319,7 +319,7 @@ def test_nimalia_store_is_apart_idempotent_bounded_and_cascades(tmp_path):
     with pytest.raises(LeaderboardError, match="total"):
         nimalia.save_game(night.id, {**game, "uid": "other"}, forged)
     exported = nimalia.export_json()
-    assert exported["format"] == "reptile-tank-nimalia-games"
+    assert (exported["format"], exported["game"]) == ("reptile-tank-played-games", "nimalia")
     (only,) = exported["games"]
     assert only["night"]["name"] == "Friday" and only["uid"] == game["uid"]
     assert only["document"]["reserves"]["Ann"][0][0][0] == "J:pan"
@@ -460,7 +460,7 @@ def test_a_damaged_stored_game_is_refused_with_a_reason(app, app_env):
     at = start(app)
     night = at.session_state["rt_session_id"]
     bad = {**at.session_state["nim_game"], "round": 9}
-    NimaliaStore(Store(app_env)).put_draft(night, bad)
+    PlayedGames(Store(app_env), "nimalia").put_draft(night, bad)
     fresh = AppTest.from_file(APP, default_timeout=60)
     fresh.query_params["night"] = at.session_state["rt_night_uid"]
     fresh.run()

@@ -194,11 +194,11 @@ def test_a_too_long_name_error_names_the_player(app):
 def test_nimalia_played_is_in_local_time():
     from types import SimpleNamespace
 
-    from ui.nimalia.widgets import nimalia_game_rows
+    from ui.played import game_rows
 
     game = SimpleNamespace(id=1, played_at="2026-07-01T21:30:00+00:00", goals=[1], players=[])
-    assert nimalia_game_rows([game], "Europe/Paris")[0]["Played"] == "2026-07-01 23:30"
-    assert nimalia_game_rows([game], None)[0]["Played"] == "2026-07-01 21:30"
+    assert game_rows([game], "Europe/Paris")[0]["Played"] == "2026-07-01 23:30"
+    assert game_rows([game], None)[0]["Played"] == "2026-07-01 21:30"
 
 
 @needs_reader

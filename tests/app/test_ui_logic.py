@@ -128,6 +128,7 @@ def test_corners_must_be_clockwise_inside_and_large_enough():
 
 def test_house_values_round_trip_through_the_night_settings():
     from service import settings as night
+    from service.reptile_tank import house_rules
 
     defaults = load_rules()
     tiers = night.tier_values(defaults)
@@ -141,14 +142,18 @@ def test_house_values_round_trip_through_the_night_settings():
     settings = night.NightSettings(tiers=changed, objectives=objectives)
     again = night.NightSettings.from_json(settings.to_json())
     assert again == settings
-    house = night.rules_for(again)
+    house = house_rules.rules_for(again)
     assert house.cards["neon_day_gecko"].tier("advanced").vp == 14
     assert house.objectives[1].vp == 7
     assert house.cards["blue_tongued_skink"].tier("advanced").vp == (
         defaults.cards["blue_tongued_skink"].tier("advanced").vp
     )
-    assert night.rules_for(night.NightSettings()) is night.rules_for(night.NightSettings())
-    assert night.rules_fingerprint(settings) != night.rules_fingerprint(night.NightSettings())
+    assert house_rules.rules_for(night.NightSettings()) is house_rules.rules_for(
+        night.NightSettings()
+    )
+    assert house_rules.rules_fingerprint(settings) != house_rules.rules_fingerprint(
+        night.NightSettings()
+    )
     with pytest.raises(ValueError):
         night.changed_values(tiers, {("dragon", "basic"): 3})
     with pytest.raises(ValueError):

@@ -28,7 +28,7 @@ from lb_helpers import fixed_game
 
 from leaderboard import Store
 from leaderboard.drafts import ConflictError, DraftConflict, DraftStore, document_hash
-from leaderboard.nimalia_games import NimaliaStore
+from leaderboard.played import PlayedGames
 from service.shared import write_merged
 
 TRIES = int(os.environ.get("RACE_TRIES", "100"))
@@ -91,7 +91,7 @@ class _Shared:
         self.kind = kind
         self.store = store
         self.drafts = DraftStore(store)
-        self.nimalia = NimaliaStore(store)
+        self.nimalia = PlayedGames(store, "nimalia")
 
     def fresh(self) -> tuple[Any, int]:
         night = self.store.create_session("Race night").id

@@ -94,7 +94,7 @@ def _columns(url: str) -> dict[str, dict[str, bool]]:
 
 def test_migration_steps_are_numbered_one_to_current() -> None:
     assert [version for version, _ in MIGRATIONS] == list(range(1, SCHEMA_VERSION + 1))
-    assert SCHEMA_VERSION == 3
+    assert SCHEMA_VERSION == 4
 
 
 def test_v1_database_opens_and_migrates(store_url: str, tmp_path) -> None:
@@ -127,7 +127,7 @@ def test_v1_database_opens_and_migrates(store_url: str, tmp_path) -> None:
         assert store.get_game(new_id).notes == "after the upgrade 🦎"
         with store._engine.connect() as conn:
             versions = conn.exec_driver_sql("SELECT version FROM schema_version").scalars()
-            assert sorted(versions) == [1, 2, 3]
+            assert sorted(versions) == [1, 2, 3, 4]
     # A migrated database has the same columns as a fresh one.
     fresh = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
     Store(fresh).close()

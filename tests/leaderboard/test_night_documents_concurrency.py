@@ -13,7 +13,7 @@ import pytest
 
 from leaderboard import Store
 from leaderboard.drafts import DraftStore
-from leaderboard.nimalia_games import NimaliaStore
+from leaderboard.played import PlayedGames
 from leaderboard.records import NotFoundError
 
 WRITERS = 6
@@ -54,7 +54,7 @@ def test_concurrent_writers_get_distinct_revisions(store_url: str, document: str
     try:
         night = store.create_session("Friday").id
         if document == "nimalia_draft":
-            nimalia = NimaliaStore(store)
+            nimalia = PlayedGames(store, "nimalia")
             put, read = nimalia.put_draft, nimalia.draft
         else:
             drafts = DraftStore(store)
@@ -74,6 +74,6 @@ def test_writing_to_a_missing_night_is_refused(store_url: str) -> None:
     store = Store(store_url)
     try:
         with pytest.raises(NotFoundError):
-            NimaliaStore(store).put_draft(404, {"players": []})
+            PlayedGames(store, "nimalia").put_draft(404, {"players": []})
     finally:
         store.close()

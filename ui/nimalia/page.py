@@ -16,6 +16,8 @@ import json
 
 import streamlit as st
 
+import games
+from games import nimalia as NIMALIA
 from leaderboard.drafts import ConflictError
 from service.errors import STORAGE_ERRORS, storage_message
 from service.nimalia import game as N
@@ -28,6 +30,7 @@ from ui.backend import (
     nimalia_pack_path,
     use_nimalia_deck,
 )
+from ui.kit import flash_ui, game_choice_ui, game_page_link_ui
 from ui.navigation import page_path
 from ui.nimalia.widgets import (
     GAME,
@@ -36,13 +39,11 @@ from ui.nimalia.widgets import (
     NIGHT,
     REVISION,
     SELECTED,
-    game_choice_ui,
     get_nimalia_store,
     picker_ui,
     reserve_ui,
 )
-from ui.reptile_tank.journey import escape_markdown
-from ui.reptile_tank.widgets import flash_ui
+from ui.text import escape_markdown
 
 KEY_PLAYERS = "nim_players"
 KEY_LEVEL = "nim_level"
@@ -816,9 +817,12 @@ def nimalia_ui() -> None:
         st.page_link(page_path("setup.py"), label="Game setup", icon="🎲")
         return
     try:
-        if game_choice_ui() != "nimalia":
+        chosen = game_choice_ui()
+        if chosen != NIMALIA.ID:
             flash_ui(st.session_state)
-            st.info("This game night plays Reptile Tank: choose Nimalia above to play it.")
+            names = {g.id: g.name for g in games.GAMES.values()}
+            st.info(f"This game night plays {names[chosen]}: choose Nimalia above to play it.")
+            game_page_link_ui(chosen)
             return
         resume()
         flash_ui(st.session_state)

@@ -1,5 +1,7 @@
 """Nimalia's widgets: the night's game choice, the reserve as 36 square buttons, the square
-picker, the store door, and the Nimalia standings for the leaderboard page.
+picker and the store door (the night's game choice is the shared kit's, :mod:`ui.kit`;
+Nimalia's standings are the shared played-games view,
+:mod:`ui.played`).
 
 The UI only renders and collects: every rule is :mod:`service.nimalia.game`'s (and so the engine's).
 User text (player names) only goes through ``escape_markdown`` labels or dataframes.
@@ -7,17 +9,15 @@ User text (player names) only goes through ``escape_markdown`` labels or datafra
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
+from games import nimalia as NIMALIA
 from service.nimalia import game as N
-from ui import state as S
-from ui.backend import db_url, get_store, night_settings, save_night_settings
-from ui.reptile_tank.journey import escape_markdown
+from ui.played import played_games
+from ui.text import escape_markdown
 
 #: The Nimalia game on this page (``service.nimalia.game``'s document) and its bookkeeping.
 GAME = "nim_game"
@@ -26,50 +26,12 @@ REVISION = "nim_revision"
 HASH = "nim_hash"
 SELECTED = "nim_selected"
 LAST_CHANGE = "nim_last_change"
-KEY_GAME_CHOICE = "night_game"
-GAME_NAMES = {"reptile_tank": "Reptile Tank", "nimalia": "Nimalia"}
-
-
-@st.cache_resource(show_spinner=False)
-def _nimalia_store_for(url: str | None) -> Any:
-    from leaderboard.nimalia_games import NimaliaStore
-
-    return NimaliaStore(get_store())
 
 
 def get_nimalia_store() -> Any:
-    """Nimalia's saved games and drafts (``leaderboard.nimalia_games``), one per database."""
-    return _nimalia_store_for(db_url())
-
-
-# ------------------------------------------------------------------------------ game of the night
-
-
-def night_game() -> str:
-    """The game this page's game night plays (``"reptile_tank"`` without a night)."""
-    return night_settings().game
-
-
-def game_choice_ui() -> str:
-    """Which game the night plays, one tap; kept in the night's settings (every phone of the
-    night follows). Returns the game id."""
-    current = night_game()
-    st.session_state[KEY_GAME_CHOICE] = current
-
-    def changed() -> None:
-        chosen = st.session_state.get(KEY_GAME_CHOICE) or current
-        save_night_settings(replace(night_settings(), game=chosen))
-        st.session_state[S.FLASH] = f"This game night plays {GAME_NAMES[chosen]}."
-
-    st.segmented_control(
-        "Game tonight",
-        list(GAME_NAMES),
-        format_func=GAME_NAMES.get,
-        key=KEY_GAME_CHOICE,
-        required=True,
-        on_change=changed,
-    )
-    return current
+    """Nimalia's saved games and drafts (:class:`leaderboard.played.PlayedGames` under this
+    game's id), one per database."""
+    return played_games(NIMALIA.ID)
 
 
 # ------------------------------------------------------------------------------ the reserve
@@ -200,90 +162,6 @@ def picker_ui(
             args=(token,),
             width="stretch",
         )
-
-
-# ------------------------------------------------------------------------------ leaderboard
-
-
-def _export_scope(session_id: int | None) -> int | None:
-    """The night a Nimalia export carries: the chosen one (this page's under "All time"); every
-    night only when asked ("Export every game night" on the leaderboard page)."""
-    if st.session_state.get("lb_export_all"):
-        return None
-    chosen = session_id or st.session_state.get(S.SESSION_ID)
-    return -1 if chosen is None else chosen  # no night of this browser: an empty export
-
-
-def nimalia_game_rows(games, timezone: str | None = None) -> list[dict]:
-    """Saved Nimalia games as table rows, "Played" in the viewer's local time (as Reptile
-    Tank's: :func:`ui.reptile_tank.journey.local_time`)."""
-    from ui.reptile_tank.journey import local_time
-
-    return [
-        {
-            "Game": g.id,
-            "Played": local_time(g.played_at, timezone),
-            "Goals": ", ".join(str(x) for x in g.goals),
-            "Result": " · ".join(
-                f"{p.rank}. {p.name} {p.total}"
-                for p in sorted(g.players, key=lambda p: (p.rank, p.seat))
-            ),
-        }
-        for g in games
-    ]
-
-
-def standings_ui(session_id: int | None) -> None:
-    """Nimalia's standings and games (never mixed with Reptile Tank's)."""
-    store = get_nimalia_store()
-    rows = [
-        {
-            "Player": s.player,
-            "Games": s.games,
-            "Wins": s.wins,
-            "Total": s.total,
-            "Average": f"{s.average:.1f}",
-            "Best": s.best,
-        }
-        for s in store.standings(session_id)
-    ]
-    if not rows:
-        st.info("No saved Nimalia games yet.")
-        return
-    st.dataframe(rows, hide_index=True, key="lb_nimalia_standings")
-    games = store.list_games(session_id)
-    st.caption(f"Nimalia games ({len(games)})")
-    st.dataframe(
-        nimalia_game_rows(games, st.context.timezone), hide_index=True, key="lb_nimalia_games"
-    )
-    st.download_button(
-        "Download Nimalia games (JSON)",
-        lambda: json.dumps(
-            store.export_json(_export_scope(session_id)), ensure_ascii=False, indent=1
-        ),
-        file_name="nimalia-games.json",
-        mime="application/json",
-        key="lb_nim_json",
-        on_click="ignore",
-    )
-    with st.expander("Delete a Nimalia game"):
-        st.selectbox(
-            "Nimalia game",
-            [g.id for g in games],
-            key="lb_nim_delete_game",
-            format_func=lambda i: f"Nimalia game {i}",
-        )
-        sure = st.checkbox("Yes, delete this Nimalia game for good", key="lb_nim_delete_sure")
-
-        def delete() -> None:
-            game_id = st.session_state["lb_nim_delete_game"]
-            if not st.session_state.get("lb_nim_delete_sure"):
-                return
-            store.delete_game(game_id)
-            st.session_state["lb_nim_delete_sure"] = False
-            st.session_state[S.FLASH] = f"Nimalia game {game_id} deleted."
-
-        st.button("Delete Nimalia game", key="lb_nim_delete", disabled=not sure, on_click=delete)
 
 
 __all__ = ["escape_markdown"]

@@ -1,33 +1,24 @@
-"""Page 6 — Leaderboard: the session's games, wins, totals and averages per player, a chart,
-the all-time view, CSV/JSON export, renaming a player, deleting a game (with confirmation)."""
+"""Page 6 — Leaderboard: every game's standings, one game (view) at a time, of this game
+night or all time. The views come from the game list (:mod:`games`): each game draws its own
+(Reptile Tank: table games and solo games; a game with none gets the shared played-games view
+of :mod:`ui.played`)."""
 
 from __future__ import annotations
 
-import json
-
 import streamlit as st
 
+import games
 from service.errors import STORAGE_ERRORS, storage_message
 from ui import nights
 from ui import state as S
 from ui.backend import get_store
-from ui.navigation import page_path
-from ui.reptile_tank.journey import escape_markdown, game_rows, solo_standings_rows, standings_rows
-from ui.reptile_tank.widgets import flash_ui
+from ui.kit import flash_ui
+from ui.played import views
+from ui.text import escape_markdown
 
 KEY_SCOPE = "lb_scope"
-KEY_RENAME_OLD = "lb_rename_old"
-KEY_RENAME_NEW = "lb_rename_new"
-KEY_DELETE_GAME = "lb_delete_game"
-KEY_DELETE_SURE = "lb_delete_sure"
-
 ALL_TIME = "all"
 KEY_KIND = "lb_kind"
-#: Standings rows and games shown per page.
-STANDINGS_SHOWN = 50
-GAMES_PER_PAGE = 20
-KEY_GAMES_PAGE = "lb_games_page"
-KINDS = {"multi": "Table games", "solo": "Solo vs the Master", "nimalia": "Nimalia"}
 
 
 def scope_ui(store) -> int | None:
@@ -46,147 +37,20 @@ def scope_ui(store) -> int | None:
     return None if scope == ALL_TIME else scope
 
 
-def standings_ui(store, session_id: int | None) -> None:
-    """Table games: wins (ties for first all win), totals, averages. Solo: games against the
-    Terrarium Master, how many were won, averages."""
+def view_ui(store, session_id: int | None) -> None:
+    """The games picker (one view per game, or per kind of game) and the chosen view."""
+    shown = {view.key: view for view in views()}
     kind = st.segmented_control(
         "Games",
-        list(KINDS),
-        format_func=KINDS.get,
+        list(shown),
+        format_func=lambda key: shown[key].title,
         key=KEY_KIND,
-        default="multi",
+        default=next(iter(shown)),
         required=True,
         persist_state="session",
     )
-    if kind == "nimalia":  # Nimalia's own tables: never mixed with Reptile Tank's
-        from ui.nimalia.widgets import standings_ui as nimalia_standings_ui
-
-        nimalia_standings_ui(session_id)
-        return
-    if kind == "solo":
-        rows = solo_standings_rows([g for g in store.list_games(session_id) if g.mode == "solo"])
-    else:
-        page = store.leaderboard_page(session_id, mode="multi", offset=0, limit=STANDINGS_SHOWN)
-        rows = standings_rows(page.rows)
-        if page.total > len(page.rows):
-            st.caption(f"The top {len(page.rows)} of {page.total} players.")
-        if page.excluded_games:
-            st.warning(
-                f"{page.excluded_games} game(s) hold an impossible total and are left out; "
-                "delete them below."
-            )
-    if not rows:
-        st.info("No confirmed games of this kind yet.")
-        return
-    # A dataframe, not st.table: st.table renders names as Markdown (an image name would make
-    # every viewer's browser fetch it); a dataframe shows text as text.
-    st.dataframe(
-        [{**row, "Average VP": f"{row['Average VP']:.1f}"} for row in rows],
-        hide_index=True,
-        key="lb_standings",
-    )
-    st.bar_chart(
-        rows,
-        x="Player",
-        y="Average VP",
-        horizontal=True,
-        sort="-Average VP",
-        height=60 + 40 * len(rows),
-    )
-
-
-def games_ui(store, session_id: int | None) -> None:
-    """The games, newest first, one page at a time (the page never reads the whole history)."""
-    page_no = int(st.session_state.get(KEY_GAMES_PAGE, 1))
-    found = store.list_games_page(
-        session_id, offset=(page_no - 1) * GAMES_PER_PAGE, limit=GAMES_PER_PAGE
-    )
-    st.subheader(f"Games ({found.total})")
-    if not found.total:
-        return
-    pages = max(1, -(-found.total // GAMES_PER_PAGE))
-    if page_no > pages:  # games were deleted: back to the last page
-        st.session_state[KEY_GAMES_PAGE] = pages
-        st.rerun()
-    st.dataframe(game_rows(found.games, st.context.timezone), hide_index=True, key="lb_games")
-    if pages > 1:
-        st.number_input(
-            f"Page (of {pages})", min_value=1, max_value=pages, step=1, key=KEY_GAMES_PAGE
-        )
-    st.page_link(page_path("players.py"), label="Player pages, photos, edit a game", icon="👤")
-    with st.expander("Delete a game"):
-        ids = [g.id for g in found.games] + [
-            i for i in store.out_of_range_games(session_id) if i not in {g.id for g in found.games}
-        ]
-        st.selectbox("Game", ids, key=KEY_DELETE_GAME, format_func=lambda i: f"Game {i}")
-        sure = st.checkbox("Yes, delete this game for good", key=KEY_DELETE_SURE)
-        st.button(
-            "Delete game",
-            key="lb_delete",
-            disabled=not sure,
-            type="primary",
-            on_click=delete_game,
-            args=(store,),
-        )
-
-
-def delete_game(store) -> None:
-    """Callback: delete the chosen game (the confirmation box was ticked) and untick it."""
-    game_id = st.session_state[KEY_DELETE_GAME]
-    if not st.session_state.get(KEY_DELETE_SURE):
-        return
-    store.delete_game(game_id)
-    st.session_state[KEY_DELETE_SURE] = False
-    st.session_state[S.FLASH] = f"Game {game_id} deleted."
-
-
-def rename_ui(store) -> None:
-    players = store.list_players()
-    if not players:
-        return
-    with st.expander("Rename a player"):
-        st.selectbox("Player", players, key=KEY_RENAME_OLD)
-        st.text_input("New name", key=KEY_RENAME_NEW, max_chars=S.MAX_NAME_LENGTH)
-        if st.button("Rename", key="lb_rename"):
-            try:
-                new = S.clean_name(st.session_state[KEY_RENAME_NEW])
-                store.rename_player(st.session_state[KEY_RENAME_OLD], new)
-            except ValueError as error:
-                st.error(escape_markdown(str(error)))
-            else:
-                st.session_state[S.FLASH] = "Player renamed."
-                st.rerun()
-
-
-def export_ui(store, session_id: int | None) -> None:
-    """CSV and JSON exports, built when tapped (not on every click of the page): of the chosen
-    game night (this page's night under "All time") unless every night is asked for."""
-    if session_id is None:
-        session_id = st.session_state[S.SESSION_ID]
-    every = st.checkbox(
-        "Export every game night on this server", key="lb_export_all", value=session_id is None
-    )
-    if every:
-        session_id = None
-    cols = st.columns(2)
-    cols[0].download_button(
-        "Download CSV",
-        lambda: store.export_csv(session_id),
-        file_name="reptile-tank-leaderboard.csv",
-        mime="text/csv",
-        key="lb_csv",
-        width="stretch",
-        on_click="ignore",
-    )
-    cols[1].download_button(
-        "Download JSON",
-        lambda: json.dumps(store.export_json(session_id), ensure_ascii=False, indent=1),
-        file_name="reptile-tank-leaderboard.json",
-        mime="application/json",
-        key="lb_json",
-        width="stretch",
-        on_click="ignore",
-    )
+    view = shown.get(kind) or next(iter(shown.values()))
+    games.resolve(view.render)(store, session_id)
 
 
 def leaderboard_ui() -> None:
@@ -195,14 +59,7 @@ def leaderboard_ui() -> None:
     try:
         store = get_store()
         session_id = scope_ui(store)
-        standings_ui(store, session_id)
-        if st.session_state.get(KEY_KIND) != "nimalia":  # Nimalia lists its own games
-            if session_id is None and not nights.passphrase_set():
-                st.caption("Pick one of your game nights above to see (and edit) its games.")
-            else:
-                games_ui(store, session_id)
-        rename_ui(store)
-        export_ui(store, session_id)
+        view_ui(store, session_id)
     except STORAGE_ERRORS as error:
         st.error(escape_markdown(f"The leaderboard cannot be read: {storage_message(error)}"))
 

@@ -6,7 +6,6 @@ The pages only render what these functions return, so all of it is testable with
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,10 +20,12 @@ from service.reptile_tank.scoring import (
     tie_notes,
 )
 from service.reptile_tank.scoring import is_complete as _is_complete
+from ui.text import escape_markdown, local_time
 
 __all__ = [
     "TableResult",
     "board_of",
+    "escape_markdown",
     "game_record",
     "score_entry",
     "score_solo_entry",
@@ -44,19 +45,6 @@ PAD_COLUMNS: tuple[tuple[str, str], ...] = (
     ("dry_land", "Dry-land"),
     ("objectives", "Objectives"),
 )
-
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>:$])")
-
-
-def escape_markdown(text: str) -> str:
-    """Backslash-escape markdown (and Streamlit's ``:color[...]``) syntax in user text.
-
-    For the few places where Streamlit renders a label as markdown (widget labels, expander
-    titles); elsewhere user text goes through ``st.text`` or a dataframe. HTML is never rendered
-    by Streamlit without ``unsafe_allow_html``, which the app never passes.
-    """
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
-
 
 def is_complete(rows: Sequence[Sequence[str]]) -> bool:
     """True when no cell is ``empty`` (a finished terrarium, not "score so far")."""
@@ -144,23 +132,6 @@ def standings_rows(standings: Sequence[Any]) -> list[dict[str, Any]]:
         }
         for row in standings
     ]
-
-
-def local_time(stamp: str | None, timezone: str | None) -> str:
-    """A stored UTC timestamp as ``YYYY-MM-DD HH:MM`` in the viewer's time zone (UTC when the
-    browser did not say which)."""
-    from datetime import datetime
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    if not stamp:
-        return ""
-    try:
-        moment = datetime.fromisoformat(stamp)
-        if timezone:
-            moment = moment.astimezone(ZoneInfo(timezone))
-    except (ValueError, ZoneInfoNotFoundError):
-        return stamp[:16].replace("T", " ")
-    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def game_rows(games: Sequence[Any], timezone: str | None = None) -> list[dict[str, Any]]:

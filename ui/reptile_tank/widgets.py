@@ -15,6 +15,7 @@ import streamlit as st
 from scoring.reptile_tank.cards import CELL_LABELS
 from ui import state as S
 from ui.backend import face_thumbnail
+from ui.kit import flash_ui  # noqa: F401 - the pages' name for the shared kit's
 from ui.reptile_tank.journey import cell_name, escape_markdown, pad_columns, pad_notes
 from ui.reptile_tank.labels import (
     PICKER_GROUPS,
@@ -467,14 +468,6 @@ def score_pad_ui(
         st.caption(f"† {pad.assumed_vp} VP rest on assumed values (see the Rules page).")
     for note in pad_notes(pad):
         st.info(escape_markdown(humanize(note)))
-
-
-def flash_ui(state: MutableMapping[str, Any]) -> None:
-    """Show (once) the message a callback left for the next run."""
-    message = state.get(S.FLASH)
-    if message:
-        st.success(message)
-        state[S.FLASH] = None
 
 
 def share_button_ui(name: str, rows: list[list[str]], pad: Any, *, key: str) -> None:

@@ -223,4 +223,5 @@ def test_game_players_with_different_round_counts(tmp_path, capsys):
 def test_nimalia_is_registered_in_the_cli():
     import reptile_tank.cli as cli
 
-    assert "nimalia" in cli.COMMAND_MODULES
+    assert "reptile_tank.commands.nimalia" in cli.command_modules()
+    assert "nimalia" in cli.build_parser()._subparsers._group_actions[0].choices

@@ -147,9 +147,13 @@ def deck_ui() -> None:
     settings = night_settings()
     st.caption(
         "Cards read with: "
-        + ("this night's enrolled deck." if settings.deck == "enrolled" else "the bundled deck.")
+        + (
+            "this night's enrolled deck."
+            if settings.deck_of("reptile_tank") == "enrolled"
+            else "the bundled deck."
+        )
     )
-    if settings.deck == "enrolled":
+    if settings.deck_of("reptile_tank") == "enrolled":
         if st.button("Back to the bundled deck", key=KEY_DECK):
             use_deck("bundled")
             st.session_state[S.FLASH] = "This game night now reads cards with the bundled deck."
@@ -200,10 +204,11 @@ def setup_ui() -> None:
     if st.session_state[S.SESSION_ID] is None:
         st.info("Pick or create a game night to start (it groups the evening's games).")
         return
-    from ui.nimalia.widgets import game_choice_ui
+    from ui.kit import game_choice_ui, game_page_link_ui
 
-    if game_choice_ui() == "nimalia":  # the night plays Nimalia: its own page
-        st.page_link(page_path("nimalia.py"), label="Play Nimalia", icon="🦦")
+    chosen = game_choice_ui()
+    if chosen != "reptile_tank":  # the night plays another game: its own page
+        game_page_link_ui(chosen)
         return
     deck_ui()
     current_game_ui()

@@ -13,8 +13,9 @@ from ui import nights, persist
 from ui import state as S
 from ui.backend import get_store
 from ui.navigation import page_path
-from ui.reptile_tank.journey import escape_markdown, local_time
+from ui.reptile_tank.journey import escape_markdown
 from ui.reptile_tank.widgets import flash_ui, pad_picture_ui
+from ui.text import local_time
 
 KEY_PLAYER = "players_player"
 KEY_GAME = "players_game"
