@@ -426,8 +426,8 @@ class TerrariumReader:
         leaves more than :data:`MAX_UNEXPLAINED` cells unexplained, sets ``doubt``. When no
         candidate explains the photo (or grid finding found none), the search is repeated on
         a copy at :data:`RESCALE` of the size, then on top-down views of the table
-        (:func:`vision.reptile_tank.grid.find_rectified_candidates`: a strongly tilted small grid's cards
-        are portrait again there), view by view until one explains the photo.
+        (:func:`vision.reptile_tank.grid.find_rectified_candidates`: a strongly tilted small
+        grid's cards are portrait again there), view by view until one explains the photo.
         ``classify(fit) -> (crops, reads)`` is the final read of a fit.
 
         Raises :class:`GridNotFoundError` when no candidate explains :data:`MIN_CARDS` cards
