@@ -12,7 +12,7 @@ from ui.navigation import build_navigation, layout_for, page_path
 from ui.nights import cookie_ui, passphrase_ok
 from ui.persist import MET_ANOTHER, offer_ui, resume, show_night_in_url, sync
 from ui.reptile_tank.widgets import close_menu_on_phone_ui, flash_ui, storage_banner_ui
-from ui.state import GOTO, LAST_PAGE, init_state
+from ui.state import GOTO, LAST_PAGE, init_state, night_params
 
 page = build_navigation()
 st.set_page_config(
@@ -25,7 +25,7 @@ resume(st.session_state)
 show_night_in_url(st.session_state)
 goto = st.session_state.pop(GOTO, None)
 if goto and goto != page.url_path:  # a button's callback asked for another page
-    st.switch_page(page_path(goto))
+    st.switch_page(page_path(goto), query_params=night_params(st.session_state))
 close_menu_on_phone_ui()
 storage_banner_ui(st.session_state, retry=sync)
 flash_ui(st.session_state)  # e.g. "updated from another device", on whichever page

@@ -95,6 +95,9 @@ class Game:
     pages: tuple[Page, ...] = ()
     #: Standings views; empty = the shared played-games view (:mod:`ui.played`).
     leaderboard: tuple[LeaderboardView, ...] = ()
+    #: ``describe_game(document) -> {column: text}``: extra columns of a saved game in the
+    #: shared games list (e.g. Nimalia's goals); ``None``: none.
+    describe_game: Callable[[Any], dict[str, str]] | str | None = None
     #: Key of the night settings document holding this game's deck choice (``None``: no deck).
     deck_setting: str | None = None
     #: Anything else a game's own layers want to find from its entry.

@@ -4,7 +4,7 @@ Cells hold squares of 2x2-square cards (rows and columns from
 ``scoring/nimalia/data/rules.toml``); a player's document is a reserve (placements or
 squares), a game document every player's reserve after every round (``docs/nimalia.md``); the
 scorer is :mod:`scoring.nimalia.api` (relative goals come back as pending for one reserve).
-Saved games and the game in progress live in the shared played-games tables
+Saved games live in the one games table and the game in progress in ``game_drafts``
 (:mod:`leaderboard.played`) under this id.
 """
 
@@ -49,6 +49,11 @@ def _score(document: Any, *, goals: Any = None, goal12: str | None = None) -> di
     return {"game": ID, **api.score_reserve(document, chosen, goal12=goal12)}
 
 
+def _describe(document: Any) -> dict[str, str]:
+    goals = document.get("goals") if isinstance(document, dict) else None
+    return {"Goals": ", ".join(str(g) for g in goals)} if isinstance(goals, list) else {}
+
+
 GAME = Game(
     id=ID,
     name="Nimalia",
@@ -63,5 +68,6 @@ GAME = Game(
     reader="vision.nimalia.reader:read_reserve",
     cli_modules=("reptile_tank.commands.nimalia",),  # nimalia score, score-game, goals, read
     pages=(Page("nimalia/page.py", "Nimalia", "🦦", "nimalia"),),
+    describe_game=_describe,
     deck_setting="nimalia_deck",
 )

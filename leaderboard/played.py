@@ -1,17 +1,19 @@
-"""Saved games and games in progress of every game of the game list, in one storage model.
+"""Saved games and games in progress of every game of the game list, in the one storage model.
 
-One ``played_games`` table keyed by game id holds each saved game as the game's own document
-(its codec's JSON, opaque here) and its scorer's result; ``played_game_players`` holds one line
-per seat (name, total, rank), which is all the one standings query reads; ``game_drafts`` holds
-the game being entered, one per game night and game, written by compare-and-set
-(:func:`leaderboard.drafts.write_session_document`). The tables are schema version 4
-(:mod:`leaderboard.schema`), which also moved the rows of the per-game tables an earlier
-release kept.
+Every game's saved games are rows of the one ``games`` table keyed by ``game`` (schema version
+5, :mod:`leaderboard.schema`): a listed game's row holds its whole document (the game codec's
+JSON, opaque here) in ``games.document`` and its scorer's result in ``games.result``; its
+player lines are ``game_players`` rows (player, total, rank, the player's result line in
+``pad``), which the one standings query (:meth:`leaderboard.store.Store._standings`) reads for
+every game. ``game_drafts`` holds the game being entered, one per game night and game, written
+by compare-and-set (:func:`leaderboard.drafts.write_session_document`). Versions 4 and 5 moved
+the rows of the per-game tables an earlier release kept into these.
 
 Storage knows no game: :class:`PlayedGames` is opened for one game id and checks only what
 every game's result must carry (``players``: ``name``, ``total``, ``rank`` per seat). Saving
 is idempotent on the game's ``uid`` (a double tap, a second server rewrites instead of adding).
-A game night's deletion deletes its games and drafts (``ON DELETE CASCADE``).
+A game night's deletion deletes its games and drafts; players are the store's (matched by
+name, renamed once for every game).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from leaderboard.records import (
     utc_now,
 )
 from leaderboard.schema import TABLES
-from leaderboard.store import Store, name_key
+from leaderboard.store import Store, _player_id_or_create
 
 #: Largest stored game or draft document (JSON text, characters).
 MAX_DOCUMENT_CHARS = 200_000
@@ -44,8 +46,9 @@ MAX_SEATS = 8
 #: ``format`` of :meth:`PlayedGames.export_json`.
 EXPORT_FORMAT = "reptile-tank-played-games"
 
-_games = TABLES["played_games"]
-_lines = TABLES["played_game_players"]
+_games = TABLES["games"]
+_lines = TABLES["game_players"]
+_players = TABLES["players"]
 _drafts = TABLES["game_drafts"]
 _sessions = TABLES["sessions"]
 
@@ -111,26 +114,6 @@ def check_lines(result: Any, *, max_seats: int = MAX_SEATS) -> list[PlayedLine]:
     return lines
 
 
-def standings_query(game: str, session_id: int | None = None) -> sa.Select:
-    """The one standings query: per player (by name), games, wins (rank 1; shared firsts all
-    win), total and best of one game's saved games (one night's, or all)."""
-    games = sa.select(_games.c.id).where(_games.c.game == game)
-    if session_id is not None:
-        games = games.where(_games.c.session_id == session_id)
-    wins = sa.func.sum(sa.case((_lines.c.rank == 1, 1), else_=0))
-    return (
-        sa.select(
-            sa.func.min(_lines.c.name).label("player"),
-            sa.func.count().label("games"),
-            wins.label("wins"),
-            sa.func.sum(_lines.c.total).label("total"),
-            sa.func.max(_lines.c.total).label("best"),
-        )
-        .where(_lines.c.game_id.in_(games))
-        .group_by(_lines.c.name_sha256)
-    )
-
-
 class PlayedGames:
     """One game's saved games and games in progress in the database of a :class:`Store`."""
 
@@ -167,10 +150,27 @@ class PlayedGames:
             night = sa.select(_sessions.c.id).where(_sessions.c.id == session_id)
             if conn.execute(night).scalar() is None:
                 raise NotFoundError(f"no game night with id {session_id}")
-            found = conn.execute(sa.select(_games.c.id).where(*where)).scalar()
+            taken = conn.execute(
+                sa.select(_games.c.game).where(_games.c.uid == uid, _games.c.game != self.game)
+            ).scalar()
+            if taken is not None:
+                raise LeaderboardError(f"a game with uid {uid[:64]} is another game's")
+            found = conn.execute(sa.select(_games.c.id).where(*where).with_for_update()).scalar()
             if found is None:
                 game_id = conn.execute(
-                    sa.insert(_games).values(game=self.game, uid=uid, played_at=utc_now(), **values)
+                    sa.insert(_games).values(
+                        game=self.game,
+                        uid=uid,
+                        played_at=utc_now(),
+                        mode="multi",
+                        player_count_variant=False,
+                        objectives="[]",
+                        rules_version="",
+                        rules_hash="",
+                        extra="{}",
+                        notes="",
+                        **values,
+                    )
                 ).inserted_primary_key[0]
                 created = True
             else:
@@ -178,15 +178,18 @@ class PlayedGames:
                 conn.execute(sa.update(_games).where(_games.c.id == game_id).values(**values))
                 conn.execute(sa.delete(_lines).where(_lines.c.game_id == game_id))
                 created = False
-            for line in lines:
+            for line, own in zip(lines, result["players"], strict=True):
                 conn.execute(
                     sa.insert(_lines).values(
                         game_id=game_id,
                         seat=line.seat,
-                        name=line.name,
-                        name_sha256=name_key(line.name),
+                        player_id=_player_id_or_create(conn, line.name),
+                        board="{}",
+                        pad=dump_json(own),
                         total=line.total,
                         rank=line.rank,
+                        photo_sha256=None,
+                        game=self.game,
                     )
                 )
             return int(game_id), created
@@ -208,9 +211,14 @@ class PlayedGames:
             ids = [g.id for g in games]
             lines: dict[int, list[PlayedLine]] = {i: [] for i in ids}
             if ids:
-                for row in conn.execute(
-                    sa.select(_lines).where(_lines.c.game_id.in_(ids)).order_by(_lines.c.seat)
-                ):
+                read = (
+                    sa.select(_lines.c.game_id, _lines.c.seat, _players.c.name, _lines.c.total)
+                    .add_columns(_lines.c.rank)
+                    .select_from(_lines.join(_players))
+                    .where(_lines.c.game_id.in_(ids))
+                    .order_by(_lines.c.game_id, _lines.c.seat)
+                )
+                for row in conn.execute(read):
                     lines[row.game_id].append(PlayedLine(row.seat, row.name, row.total, row.rank))
             return [
                 PlayedGame(
@@ -264,7 +272,8 @@ class PlayedGames:
     def delete_game(self, game_id: int) -> None:
         def work(conn: Connection, _attempt: int) -> None:
             mine = (_games.c.id == game_id, _games.c.game == self.game)
-            if conn.execute(sa.select(_games.c.id).where(*mine)).scalar() is None:
+            locked = sa.select(_games.c.id).where(*mine).with_for_update()
+            if conn.execute(locked).scalar() is None:
                 raise NotFoundError(f"no {self.name} game with id {game_id}")
             conn.execute(sa.delete(_lines).where(_lines.c.game_id == game_id))
             conn.execute(sa.delete(_games).where(*mine))
@@ -272,23 +281,13 @@ class PlayedGames:
         self.store._transaction(work, write=True)
 
     def standings(self, session_id: int | None = None) -> list[Standing]:
-        """Per player: games, wins (rank 1, shared firsts all win), total, average, best.
-        Most wins first, then best average, then most points, then name."""
-        query = standings_query(self.game, session_id)
-        rows = self.store._transaction(lambda c, _a: c.execute(query).all(), write=False)
-        table = [
-            Standing(
-                player=r.player,
-                games=int(r.games),
-                wins=int(r.wins),
-                total=int(r.total),
-                average=int(r.total) / int(r.games),
-                best=int(r.best),
-            )
-            for r in rows
-        ]
-        table.sort(key=lambda s: (-s.wins, -s.average, -s.total, s.player))
-        return table
+        """Per player: games, wins (rank 1, shared firsts all win), total, average, best; most
+        wins first, then best average, then most points, then name. The one standings query
+        of every game (:meth:`leaderboard.store.Store._standings`)."""
+        rows, _total, _excluded = self.store._standings(
+            session_id, None, offset=0, limit=None, game=self.game
+        )
+        return [Standing(r.player, r.games, r.wins, r.total_vp, r.average, r.best) for r in rows]
 
     # -- the game being entered -------------------------------------------------------------
 

@@ -15,22 +15,31 @@ Version history
    total: the standings read this covering index, never the wide player lines with their
    boards, pads and thumbnails; it replaces version 1's ``ix_game_players_player_id``) and
    ``ix_games_played_at`` (newest games first).
-4. One storage model for the games of the game list (issue 30): ``played_games`` (one row per
+4. Played games of the game list (issue 30, first step): ``played_games`` (one row per
    saved game, keyed by ``game`` id, the game's codec document and its scorer's result as
    JSON), ``played_game_players`` (seat, name, total, rank: what the one standings query reads)
    and ``game_drafts`` (the game in progress, one per night and game, compare-and-set on
    ``revision``). The step moves every row of the per-game tables an earlier release created
    on first use (:data:`LEGACY_GAME_TABLES`) into them and drops those tables.
+5. One storage model for every game of the game list (issue 30): ``games.game`` (the game id;
+   every row of version 4's ``games`` is :data:`RECORD_GAME`'s), ``games.document`` and
+   ``games.result`` (a listed game's whole document, as its codec writes it, and its scorer's
+   result), ``game_players.game`` and the standings index led by it
+   (``ix_game_players_game_standings`` replaces version 3's: one standings query for every
+   game), ``ix_games_game_played_at``. The step moves every row of version 4's
+   ``played_games`` / ``played_game_players`` into ``games`` / ``game_players`` (players
+   matched by name) and drops those two tables; version 4's ``game_drafts`` stays.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _schema_v1(metadata: sa.MetaData) -> None:
@@ -183,6 +192,51 @@ def _tables_v4(metadata: sa.MetaData) -> None:
     )
 
 
+#: The game whose saved games are :class:`leaderboard.records.GameRecord` (boards and score pads
+#: per seat, solo games, rules fingerprints): the first release's, so every row written before
+#: version 4 is one of its games (frozen history: the column's default).
+RECORD_GAME = "reptile_tank"
+
+#: Version 3's standings index, replaced by version 5's (game first).
+_DROPPED_V5 = "ix_game_players_standings"
+
+
+def _columns_v5(metadata: sa.MetaData) -> None:
+    """Version 5: every game's saved games in ``games`` keyed by ``game`` (version 4's
+    played-games tables folded in, its ``game_drafts`` kept); the standings index led by the
+    game."""
+    games = metadata.tables["games"]
+    lines = metadata.tables["game_players"]
+    for column in _v5_game_columns():
+        games.append_column(column)
+    lines.append_column(_v5_line_game())
+    lines.indexes.difference_update({i for i in lines.indexes if i.name == _DROPPED_V5})
+    sa.Index(
+        "ix_game_players_game_standings",
+        lines.c.game,
+        lines.c.player_id,
+        lines.c.game_id,
+        lines.c.rank,
+        lines.c.total,
+    )
+    sa.Index("ix_games_game_played_at", games.c.game, games.c.played_at, games.c.id)
+    for name in ("played_game_players", "played_games"):
+        metadata.remove(metadata.tables[name])
+
+
+def _v5_game_columns() -> list[sa.Column]:
+    return [
+        sa.Column("game", sa.String(40), nullable=False, server_default=RECORD_GAME),
+        sa.Column("document", sa.Text, nullable=True),  # a listed game's whole document
+        sa.Column("result", sa.Text, nullable=True),  # and its scorer's result
+    ]
+
+
+def _v5_line_game() -> sa.Column:
+    # the game again on each line, so the standings read one covering index
+    return sa.Column("game", sa.String(40), nullable=False, server_default=RECORD_GAME)
+
+
 def current_metadata() -> sa.MetaData:
     """Return a fresh ``MetaData`` describing the current schema (version ``SCHEMA_VERSION``)."""
     metadata = sa.MetaData()
@@ -190,6 +244,7 @@ def current_metadata() -> sa.MetaData:
     _columns_v2(metadata)
     _indexes_v3(metadata)
     _tables_v4(metadata)
+    _columns_v5(metadata)
     return metadata
 
 
@@ -244,7 +299,10 @@ LEGACY_GAME_TABLES: tuple[tuple[str, str, str, str], ...] = (
 
 def _migrate_to_4(conn: Connection) -> None:
     """Create the played-games tables; move the legacy per-game tables' rows into them."""
-    metadata = current_metadata()
+    metadata = sa.MetaData()  # version 4's tables, as they were (version 5 folds two in)
+    _schema_v1(metadata)
+    _columns_v2(metadata)
+    _tables_v4(metadata)
     new = [metadata.tables[n] for n in ("played_games", "played_game_players", "game_drafts")]
     metadata.create_all(conn, tables=new, checkfirst=True)
     games, lines, drafts = new
@@ -298,12 +356,83 @@ def _migrate_to_4(conn: Connection) -> None:
                 conn.exec_driver_sql(f"DROP TABLE {conn.dialect.identifier_preparer.quote(name)}")
 
 
+def _migrate_to_5(conn: Connection) -> None:
+    """Key ``games`` by game; move version 4's played games into it; drop their tables."""
+    for column in _v5_game_columns():
+        _add_column(conn, "games", column)
+    _add_column(conn, "game_players", _v5_line_game())
+    conn.exec_driver_sql(f"DROP INDEX IF EXISTS {_DROPPED_V5}")
+    metadata = current_metadata()
+    games, lines = metadata.tables["games"], metadata.tables["game_players"]
+    for index in games.indexes | lines.indexes:
+        if index.name in ("ix_game_players_game_standings", "ix_games_game_played_at"):
+            index.create(conn, checkfirst=True)
+    players = metadata.tables["players"]
+    present = set(sa.inspect(conn).get_table_names())
+    if {"played_games", "played_game_players"} <= present:
+        old = sa.MetaData()
+        old_games = sa.Table("played_games", old, autoload_with=conn)
+        old_lines = sa.Table("played_game_players", old, autoload_with=conn)
+        for row in conn.execute(sa.select(old_games).order_by(old_games.c.id)).mappings():
+            new_id = conn.execute(
+                sa.insert(games).values(
+                    uid=row["uid"],
+                    session_id=row["session_id"],
+                    played_at=row["played_at"],
+                    mode="multi",
+                    player_count_variant=False,
+                    objectives="[]",
+                    rules_version="",
+                    rules_hash="",
+                    extra="{}",
+                    notes="",
+                    player_count=row["player_count"],
+                    game=row["game"],
+                    document=row["document"],
+                    result=row["result"],
+                )
+            ).inserted_primary_key[0]
+            result = json.loads(row["result"])
+            seats = result.get("players", []) if isinstance(result, dict) else []
+            for line in conn.execute(
+                sa.select(old_lines).where(old_lines.c.game_id == row["id"])
+            ).mappings():
+                player = conn.execute(
+                    sa.select(players.c.id).where(players.c.name_sha256 == line["name_sha256"])
+                ).scalar()
+                if player is None:
+                    player = conn.execute(
+                        sa.insert(players).values(
+                            name=line["name"], name_sha256=line["name_sha256"]
+                        )
+                    ).inserted_primary_key[0]
+                seat = int(line["seat"])
+                pad = seats[seat] if seat < len(seats) else {}
+                conn.execute(
+                    sa.insert(lines).values(
+                        game_id=new_id,
+                        seat=seat,
+                        player_id=player,
+                        board="{}",
+                        pad=json.dumps(pad, ensure_ascii=False, separators=(",", ":")),
+                        total=line["total"],
+                        rank=line["rank"],
+                        photo_sha256=None,
+                        game=row["game"],
+                    )
+                )
+    for name in ("played_game_players", "played_games"):  # lines first: they refer to games
+        if name in present:
+            conn.exec_driver_sql(f"DROP TABLE {conn.dialect.identifier_preparer.quote(name)}")
+
+
 #: ``(version, step)``: running ``step`` on a database at ``version - 1`` brings it to ``version``.
 MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = (
     (1, _migrate_to_1),
     (2, _migrate_to_2),
     (3, _migrate_to_3),
     (4, _migrate_to_4),
+    (5, _migrate_to_5),
 )
 
 

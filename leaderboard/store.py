@@ -57,6 +57,7 @@ from leaderboard.records import (
     utc_now,
 )
 from leaderboard.schema import (
+    RECORD_GAME,
     SCHEMA_VERSION,
     TABLES,
     database_version,
@@ -508,7 +509,7 @@ class Store:
         """One game with every player line; :class:`NotFoundError` if there is none."""
         games = self._transaction(
             lambda conn, _a: _read_games(conn, _games.c.id == game_id), write=False
-        )
+        )  # _read_games reads record games only: another game's id is not found
         if not games:
             raise NotFoundError(f"no game with id {game_id}")
         return games[0]
@@ -526,7 +527,9 @@ class Store:
             # it too) either lands before (its lines are then deleted with it) or finds the
             # game gone — never lines inserted for a game deleted under them
             locked = conn.execute(
-                sa.select(_games.c.id).where(_games.c.id == game_id).with_for_update()
+                sa.select(_games.c.id)
+                .where(_games.c.id == game_id, _games.c.game == RECORD_GAME)
+                .with_for_update()
             ).scalar()
             if locked is None:
                 raise NotFoundError(f"no game with id {game_id}")
@@ -645,7 +648,11 @@ class Store:
 
     def out_of_range_games(self, session_id: int | None = None) -> list[int]:
         """Ids of games holding a total outside ``-MAX_VP..MAX_VP`` (left out of standings)."""
-        query = sa.select(_lines.c.game_id).where(_out_of_range()).distinct()
+        query = (
+            sa.select(_lines.c.game_id)
+            .where(_lines.c.game == RECORD_GAME, _out_of_range())
+            .distinct()
+        )
         if session_id is not None:
             query = query.where(
                 _lines.c.game_id.in_(
@@ -657,8 +664,16 @@ class Store:
         )
 
     def _standings(
-        self, session_id: int | None, mode: str | None, *, offset: int, limit: int | None
+        self,
+        session_id: int | None,
+        mode: str | None,
+        *,
+        offset: int,
+        limit: int | None,
+        game: str = RECORD_GAME,
     ) -> tuple[list[LeaderboardRow], int, int]:
+        """The one standings query, of one game (``game``: an id of the game list): per player
+        games, wins, VP and best, over the covering index led by the game."""
         games = None  # every game: no need to look at the games table at all
         if session_id is not None or mode is not None:
             games = sa.select(_games.c.id)
@@ -666,7 +681,10 @@ class Store:
                 games = games.where(_games.c.session_id == session_id)
             if mode is not None:
                 games = games.where(_games.c.mode == mode)
-        bad = sa.select(_lines.c.game_id).where(_out_of_range())
+        # Over all games (or one mode) the game leads the covering index; one night's few games
+        # are found by key, so there the game is only checked, not searched by.
+        same_game = _game_is(_lines.c.game, game, indexed=session_id is None)
+        bad = sa.select(_lines.c.game_id).where(same_game, _out_of_range())
         # Unary plus: over all games (or one mode) the filters must not pick the (game_id, seat)
         # key to search by, or SQLite reads every wide player line (boards, pads, thumbnails):
         # the standings read the covering ix_game_players_standings only.
@@ -674,7 +692,7 @@ class Store:
         game_id = _lines.c.game_id
         if session_id is None:
             game_id = sa.literal_column("+game_players.game_id")
-        counted = game_id.not_in(bad)
+        counted = sa.and_(same_game, game_id.not_in(bad))
         if games is not None:
             counted = sa.and_(game_id.in_(games), counted)
         # Aggregate per player id over the covering index (ix_game_players_standings), then
@@ -719,7 +737,7 @@ class Store:
                 listed = conn.execute(
                     sa.select(sa.func.count()).select_from(per_player)
                 ).scalar_one()
-            return [row[:5] for row in rows], int(listed), _count(conn, games)
+            return [row[:5] for row in rows], int(listed), _count(conn, games, same_game)
 
         rows, total, excluded = self._transaction(work, write=False)
         table = [
@@ -753,7 +771,9 @@ class Store:
             Read the photo thumbnails too (default: left out, ``photo_thumbnail=None``).
         """
         _check_page(offset, limit)
-        where = sa.true() if session_id is None else _games.c.session_id == session_id
+        where = _games.c.game == RECORD_GAME
+        if session_id is not None:
+            where = sa.and_(where, _games.c.session_id == session_id)
 
         def work(conn: Connection, _attempt: int) -> tuple[list[GameRecord], int]:
             ids = (
@@ -1087,9 +1107,17 @@ def _out_of_range() -> sa.ColumnElement[bool]:
     return sa.or_(_lines.c.total > MAX_VP, _lines.c.total < -MAX_VP)
 
 
-def _count(conn: Connection, games: sa.Select | None) -> int:
-    """How many of ``games`` (``None``: all) hold an out-of-range total."""
-    query = sa.select(sa.func.count(sa.distinct(_lines.c.game_id))).where(_out_of_range())
+def _game_is(column: sa.ColumnElement[Any], game: str, *, indexed: bool) -> Any:
+    """``column = game``; with ``indexed=False`` written so that no index is searched by it
+    (SQLite would otherwise walk every line of the game instead of a few games' by key)."""
+    return (column if indexed else sa.func.coalesce(column, "")) == game
+
+
+def _count(conn: Connection, games: sa.Select | None, same_game: Any) -> int:
+    """How many of ``games`` (``None``: all of the game's) hold an out-of-range total."""
+    query = sa.select(sa.func.count(sa.distinct(_lines.c.game_id))).where(
+        same_game, _out_of_range()
+    )
     if games is not None:
         query = query.where(_lines.c.game_id.in_(games))
     return int(conn.execute(query).scalar() or 0)
@@ -1105,7 +1133,9 @@ def _check_page(offset: int, limit: int) -> None:
 def _read_games(
     conn: Connection, where: sa.ColumnElement[bool], *, thumbnails: bool = True
 ) -> list[GameRecord]:
-    """Games matching ``where`` with their player lines, oldest first."""
+    """Record games (:data:`RECORD_GAME`'s) matching ``where`` with their player lines, oldest
+    first."""
+    where = sa.and_(_game_is(_games.c.game, RECORD_GAME, indexed=False), where)
     games = conn.execute(sa.select(_games).where(where)).mappings().all()
     game_ids = sa.select(_games.c.id).where(where)
     columns = [c for c in _lines.c if thumbnails or c.name != "photo_thumbnail"]

@@ -1,13 +1,13 @@
 """A game's board layout as a value: how many rows and columns of cells, how big a cell is.
 
 Nothing in the project may assume a grid size at import time: each game's rules data says its
-layout (Reptile Tank's ``[grid]`` section of ``scoring/reptile_tank/data/default_rules.toml``, Nimalia's own
-rules data) and the layout travels as a value through boards, scoring, grid finding,
+layout (its ``Game.layout`` in :mod:`games`, read from the game's rules data) and the layout
+travels as a value through boards, scoring, grid finding,
 rectifying, the classifier, the reader and the UI.
 
 Examples
 --------
->>> terrarium = Layout(name="reptile_tank", rows=4, cols=5, cell_w_mm=63.0, cell_h_mm=88.0,
+>>> terrarium = Layout(name="terrarium", rows=4, cols=5, cell_w_mm=63.0, cell_h_mm=88.0,
 ...                    cell_holds="card")
 >>> terrarium.cell_count
 20

@@ -21,7 +21,12 @@ cells, right cells flagged. A cell is flagged when the read asks to check it
 
 Usage::
 
-    python scripts/bench_enrol.py [--boards N] [--seed S] [--real DIR] [--json]
+    python scripts/bench_enrol.py [--boards N] [--layouts N] [--size WxH] [--seed S]
+        [--real DIR] [--rerank] [--night] [--json]
+
+``--rerank`` also reads every board with issue 28 item 2's local-feature re-ranker; ``--night``
+measures item 6 (the first half of the boards is game 1, confirmed and learnt; the second
+half is game 2, read before and after).
 """
 
 from __future__ import annotations
@@ -87,14 +92,19 @@ def sparse_rows(labels: list[str]) -> list[list[str]]:
     return rows
 
 
-def read_boards(pack: Path | None, photos: list[tuple[bytes, list[list[str]]]]) -> dict:
+def read_boards(
+    pack: Path | None, photos: list[tuple[bytes, list[list[str]]]], post=None, reader=None
+) -> dict:
+    """Read every photo with ``pack`` (the bundled stand-in gallery when None) or ``reader``;
+    ``post(read, reader)`` may change a read before it is scored (a re-ranker)."""
     from vision.errors import GridNotFoundError
     from vision.reptile_tank.reader import TerrariumReader
 
-    reader = TerrariumReader(pack=None if pack is None else str(pack))
+    if reader is None:
+        reader = TerrariumReader(pack=None if pack is None else str(pack))
     found = right_boards = cells = wrong = silent = flagged_wrong = right_flagged = 0
-    right_cells = 0
-    ms = []
+    right_cells = doubt_boards = 0
+    ms, post_ms = [], []
     for data, truth in photos:
         start = time.process_time()
         try:
@@ -102,8 +112,14 @@ def read_boards(pack: Path | None, photos: list[tuple[bytes, list[list[str]]]]) 
         except GridNotFoundError:
             continue
         ms.append(1000 * (time.process_time() - start))
+        if post is not None:
+            start = time.process_time()
+            read = post(read, reader)
+            post_ms.append(1000 * (time.process_time() - start))
         found += 1
-        check = np.asarray(read.check, bool) | bool(read.grid_doubt)
+        doubt = bool(read.grid_doubt)
+        doubt_boards += int(doubt)
+        check = np.asarray(read.check, bool)
         board_wrong = 0
         for r, row in enumerate(truth):
             for c, label in enumerate(row):
@@ -111,7 +127,7 @@ def read_boards(pack: Path | None, photos: list[tuple[bytes, list[list[str]]]]) 
                 if read.rows[r][c] != label:
                     wrong += 1
                     board_wrong += 1
-                    if check[r, c]:
+                    if check[r, c] or doubt:
                         flagged_wrong += 1
                     else:
                         silent += 1
@@ -119,18 +135,84 @@ def read_boards(pack: Path | None, photos: list[tuple[bytes, list[list[str]]]]) 
                     right_cells += 1
                     right_flagged += int(check[r, c])
         right_boards += int(board_wrong == 0)
-    n = len(photos)
-    return {
-        "photos": n,
+    out = {
+        "photos": len(photos),
         "found": found,
         "fully_right": right_boards,
         "cells_read": cells,
-        "card_error": wrong / max(cells, 1),
+        "wrong_cells": wrong,
+        "card_error": round(wrong / max(cells, 1), 4),
         "silent_wrong": silent,
         "flagged_wrong": flagged_wrong,
-        "right_flagged": right_flagged / max(right_cells, 1),
-        "median_cpu_ms": float(np.median(ms)) if ms else None,
+        "right_flagged": round(right_flagged / max(right_cells, 1), 4),
+        "grid_doubt_boards": doubt_boards,
+        "median_cpu_ms": round(float(np.median(ms)), 1) if ms else None,
     }
+    if post_ms:
+        out["post_median_cpu_ms"] = round(float(np.median(post_ms)), 1)
+    return out
+
+
+RERANK_STATS: dict[str, int] = {}
+#: Whether a re-ranked cell whose face local features confirm clearly loses its check flag.
+UNFLAG_CONFIRMED = False
+
+
+def rerank(read, reader, unflag: bool | None = None):
+    """Issue 28 item 2: close calls between faces re-ranked by local features
+    (:func:`vision.reptile_tank.classifier.rerank_read`); a disagreement flags the cell.
+    Counts what it did in :data:`RERANK_STATS`."""
+    from vision.reptile_tank.classifier import LocalFeatureVerifier, rerank_read
+
+    verifier = getattr(reader, "_bench_verifier", None)
+    if verifier is None:
+        faces = reader.pack.faces if reader.pack is not None else bundled_faces()
+        verifier = LocalFeatureVerifier(faces)
+        reader._bench_verifier = verifier
+    out, summary = rerank_read(
+        read, verifier, unflag=UNFLAG_CONFIRMED if unflag is None else unflag
+    )
+    for key in ("cells", "changed", "disagree", "unflagged"):
+        RERANK_STATS[key] = RERANK_STATS.get(key, 0) + getattr(summary, key)
+    return out
+
+
+def rerank_unflag(read, reader):
+    """:func:`rerank`, and a cell whose face the fine comparison confirms is not flagged."""
+    return rerank(read, reader, unflag=True)
+
+
+def bundled_faces() -> dict[str, np.ndarray]:
+    from vision.reptile_tank.synth.deck import render_face
+
+    return {label: render_face(label, px_per_mm=4.0) for label in FACE_LABELS}
+
+
+def night_gain(pack: Path, game1, game2, folder: Path) -> dict:
+    """Issue 28 item 6: game 2 read before and after game 1's confirmed reads taught the night's
+    gallery (:class:`service.reptile_tank.learning.NightExamples`); game 1 is confirmed with
+    its truth (the players' corrections)."""
+    from service.reptile_tank.learning import NightExamples
+    from vision.errors import GridNotFoundError
+    from vision.reptile_tank.reader import TerrariumReader
+
+    reader = TerrariumReader(pack=str(pack))
+    base = reader.gallery
+    before = read_boards(None, game2, reader=reader)
+    night = NightExamples(folder)
+    learnt = 0
+    for data, truth in game1:
+        try:
+            read = reader.read(data)
+        except GridNotFoundError:
+            continue
+        margins = np.array([[cell.confidence for cell in row] for row in read.cells])
+        learnt += night.learn(read.crops, read.rows, truth, margins, reader.embedder).added
+    reader.gallery = night.gallery(base, reader.embedder)
+    after = read_boards(None, game2, reader=reader)
+    other = NightExamples(folder.with_name(folder.name + "-other")).gallery(base, reader.embedder)
+    return {"learnt": learnt, "game2_before": before, "game2_after": after,
+            "other_night_untouched": other is base}  # fmt: skip
 
 
 def build(path: Path, faces: dict, views: dict | None = None) -> Path:
@@ -144,81 +226,124 @@ def build(path: Path, faces: dict, views: dict | None = None) -> Path:
     return path
 
 
+def board_photos(
+    deck, seed: int, n: int, size: tuple[int, int], real_table: bool = False
+) -> list[tuple[bytes, list]]:
+    """``n`` boards of ``deck`` under the frozen ``hard`` set's conditions (strong tilt, hard
+    tables and light, 10 % empty cells), at most ``size``; ``real_table``: a game night too
+    (sleeves and glare, cards laid by hand, arm shadow, thumb, neighbours' cards)."""
+    from vision.reptile_tank.synth.dataset import FROZEN_SETS
+    from vision.reptile_tank.synth.scene import render_scene
+
+    options = {k: v for k, v in FROZEN_SETS["hard"].items() if k not in ("n", "seed")}
+    options["max_size"] = size
+    partial = options.pop("partial")
+    out = []
+    for k in range(n):
+        image, truth = render_scene(
+            np.random.default_rng([seed, 1000 + k]), deck, partial=partial,
+            real_table=real_table, **options
+        )  # fmt: skip
+        out.append((jpeg(image), truth["board"]["rows"]))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--boards", type=int, default=12, help="boards read per pack")
+    parser.add_argument("--boards", type=int, default=20, help="boards read per pack")
+    parser.add_argument("--layouts", type=int, default=3, help="layout photos per method")
     parser.add_argument("--seed", type=int, default=2811, help="deck and scene seed")
-    parser.add_argument("--size", default="2016x1512", help="board photo size bound WxH")
+    parser.add_argument("--size", default="4032x3024", help="layout photo size bound WxH")
+    parser.add_argument("--board-size", default=None, help="board photo size bound (--size)")
+    parser.add_argument(
+        "--real-table", action="store_true", help="boards and layouts on a game night's table"
+    )
+    parser.add_argument("--only-real", action="store_true", help="skip the synthetic deck")
     parser.add_argument("--real", default=None, help="folder with real_deck_layout.jpg, real_*")
+    parser.add_argument("--rerank", action="store_true", help="also read with item 2's re-ranker")
+    parser.add_argument("--night", action="store_true", help="item 6: the second-game gain")
+    parser.add_argument(
+        "--unflag", action="store_true", help="with --rerank: clear the flag of confirmed cells"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    global UNFLAG_CONFIRMED
+    UNFLAG_CONFIRMED = bool(args.unflag)
 
     from vision.reptile_tank.enrol import layout_cards, named_faces
     from vision.reptile_tank.lookalike import family_deck
-    from vision.reptile_tank.synth.scene import render_scene
 
-    w, h = (int(v) for v in args.size.lower().split("x"))
+    size = tuple(int(v) for v in args.size.lower().split("x"))
     deck = family_deck(np.random.default_rng(args.seed), px_per_mm=6.0)
     faces = {label: deck[label] for label in FACE_LABELS}
     results: dict[str, dict] = {}
-    timings: dict[str, float] = {}
+    laid_out = {"fill": (0.7, 0.95), "tilt_deg": (0.0, 45.0), "distractors": False}
+    if args.real_table:
+        laid_out["real_table"] = True
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        boards = []
-        for k in range(args.boards):
-            image, truth = render_scene(
-                np.random.default_rng([args.seed, 1000 + k]), deck, max_size=(w, h)
-            )
-            boards.append((jpeg(image), truth["board"]["rows"]))
+        board_size = (
+            size
+            if args.board_size is None
+            else tuple(int(v) for v in args.board_size.lower().split("x"))
+        )
+        if args.only_real:
+            args.boards = args.layouts = 0
+        boards = board_photos(deck, args.seed, args.boards, board_size, args.real_table)
+        files_pack = build(tmp / "files", faces) if boards else None
+        if boards:
+            results["files"] = read_boards(files_pack, boards)
+        if args.rerank and boards:
+            RERANK_STATS.clear()
+            results["files +rerank"] = read_boards(files_pack, boards, post=rerank)
+            results["files +rerank"].update(RERANK_STATS)
+            RERANK_STATS.clear()
+            results["files +rerank+unflag"] = read_boards(files_pack, boards, post=rerank_unflag)
+            results["files +rerank+unflag"].update(RERANK_STATS)
         grid_rows = [list(FACE_LABELS[r * 5 : r * 5 + 5]) for r in range(3)]
         grid_rows.append([FACE_LABELS[15], "empty", "empty", "empty", "empty"])
-        grid_photo = load(upright_scene(args.seed + 1, deck, grid_rows,
-                                        max_size=(w, h), fill=(0.6, 0.9), distractors=False))  # fmt: skip
         halves = [list(FACE_LABELS[:8]), list(FACE_LABELS[8:])]
-        loose_photos = [
-            load(
-                upright_scene(
-                    args.seed + 2 + i,
-                    deck,
-                    sparse_rows(half),
-                    max_size=(w, h),
-                    fill=(0.6, 0.9),
-                    distractors=False,
-                )
-            )  # fmt: skip
-            for i, half in enumerate(halves)
-        ]
-        packs: dict[str, Path] = {"files": build(tmp / "files", faces)}
-        try:
-            start = time.process_time()
-            cut = nominal_cells(grid_photo)
-            timings["grid-cells"] = time.process_time() - start
-            packs["grid-cells"] = build(tmp / "grid-cells", cut)
-        except Exception as error:  # noqa: BLE001 - a refusal is a result
-            results["grid-cells"] = {"refused": str(error)}
-        try:
-            start = time.process_time()
-            laid = layout_cards(grid_photo)
-            timings["grid-outlines"] = time.process_time() - start
-            packs["grid-outlines"] = build(tmp / "grid-outlines", laid.in_enrolment_order())
-        except Exception as error:  # noqa: BLE001
-            results["grid-outlines"] = {"refused": str(error)}
-        try:
-            start = time.process_time()
-            layouts = [layout_cards(photo) for photo in loose_photos]
-            timings["loose"] = time.process_time() - start
-            counts = [len(lc.cards) for lc in layouts]
-            if counts != [8, 8]:
-                raise ValueError(f"cards found {counts}, not [8, 8]")
-            names = [lab for half in halves for lab in half]
-            loose_faces, _ = named_faces(layouts, names)
-            packs["loose"] = build(tmp / "loose", loose_faces)
-        except Exception as error:  # noqa: BLE001
-            results["loose"] = {"refused": str(error)}
-        for name, pack in packs.items():
-            results[name] = read_boards(pack, boards)
-            if name in timings:
-                results[name]["cut_cpu_s"] = round(timings[name], 2)
+        for k in range(args.layouts):
+            seed = args.seed + 10 * k
+            photo = load(upright_scene(seed + 1, deck, grid_rows, max_size=size, **laid_out))
+            loose = [
+                load(
+                    upright_scene(seed + 2 + i, deck, sparse_rows(half), max_size=size, **laid_out)
+                )  # fmt: skip
+                for i, half in enumerate(halves)
+            ]
+            ways = {
+                f"grid-cells {k}": lambda photo=photo: nominal_cells(photo),
+                f"grid-outlines {k}": lambda photo=photo: layout_cards(photo).in_enrolment_order(),
+                f"loose {k}": lambda loose=loose: named_faces(
+                    [layout_cards(p) for p in loose], [lab for half in halves for lab in half]
+                )[0],
+            }
+            for name, cut in ways.items():
+                start = time.process_time()
+                try:
+                    cut_faces = cut()
+                except Exception as error:  # noqa: BLE001 - a refusal is a result
+                    results[name] = {"refused": str(error)}
+                    continue
+                seconds = time.process_time() - start
+                pack = build(tmp / name.replace(" ", "_"), cut_faces)
+                results[name] = read_boards(pack, boards)
+                results[name]["cut_cpu_s"] = round(seconds, 2)
+                if args.rerank:
+                    RERANK_STATS.clear()
+                    results[name + " +rerank"] = read_boards(pack, boards, post=rerank)
+                    results[name + " +rerank"].update(RERANK_STATS)
+                    RERANK_STATS.clear()
+                    results[name + " +rerank+unflag"] = read_boards(
+                        pack, boards, post=rerank_unflag
+                    )
+                    results[name + " +rerank+unflag"].update(RERANK_STATS)
+                if args.night and name.startswith("grid-outlines"):
+                    half = len(boards) // 2
+                    results[name + " night"] = night_gain(
+                        pack, boards[:half], boards[half:], tmp / f"night-{k}"
+                    )
         if args.real:
             real = Path(args.real)
             truth = json.loads((real / "real_deck_layout.json").read_text())
@@ -239,6 +364,13 @@ def main(argv: list[str] | None = None) -> int:
                     results[name] = {"refused": str(error)}
                     continue
                 results[name] = read_boards(pack, reads)
+                if args.rerank:
+                    RERANK_STATS.clear()
+                    results[name + " +rerank"] = read_boards(pack, reads, post=rerank)
+                    results[name + " +rerank"].update(RERANK_STATS)
+                    RERANK_STATS.clear()
+                    results[name + " +rerank+unflag"] = read_boards(pack, reads, post=rerank_unflag)
+                    results[name + " +rerank+unflag"].update(RERANK_STATS)
             # the same photos with the bundled stand-in gallery (the deck they show)
             results["real bundled gallery"] = read_boards(None, reads)
     if args.json:

@@ -51,10 +51,12 @@ BOARDS = {
 }
 
 
-def seed(url: str) -> None:
-    """Two scored games on one game night, so the leaderboard has something to show."""
+def seed(url: str) -> str:
+    """Two scored games on one game night, so the leaderboard has something to show; returns
+    the night's uid (its invite link lets the browser in: nights are private)."""
     store = Store(url)
-    night = store.create_session("Friday at Chloé's").id
+    session = store.create_session("Friday at Chloé's")
+    night, uid = session.id, session.uid
     rules = load_rules()
     for order in (("Ann", "Ben"), ("Ben", "Ann")):
         result = score_game([(n, Board.from_rows(BOARDS[n])) for n in order], rules)
@@ -68,6 +70,7 @@ def seed(url: str) -> None:
             )
         )
     store.close()
+    return uid
 
 
 def plain_table_jpeg() -> bytes:
@@ -121,6 +124,9 @@ def shoot(page, out: Path, name: str, width: str) -> None:
 
 
 def journey(page, out: Path, width: str, tmp: Path) -> None:
+    from table_photos import table_photos
+
+    photos = table_photos(tmp)[:2]  # one flagged cell each (a card blurred)
     box = page.locator(".st-key-setup_session input[role='combobox']").first
     box.click()
     page.get_by_role("option", name=re.compile("^Friday")).first.click()
@@ -128,35 +134,27 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     page.locator(".st-key-setup_players textarea").fill("Ann\nBen")
     page.locator(".st-key-setup_use_objectives label").first.click()
     wait_idle(page)
-    box = page.locator(".st-key-setup_objectives input").first
-    for number in ("3", "11"):
-        box.click()
-        box.fill(f"{number}:")
-        page.get_by_role("option", name=re.compile(f"^{number}:")).first.click()
+    for number in (3, 11):
+        button(page, f"setup_objective_{number}").click()
         wait_idle(page)
-    page.keyboard.press("Escape")
-    page.locator("h1").first.click()  # close the options list
     shoot(page, out, "1-setup", width)
-    button(page, "setup_start").click()
+    button(page, "setup_start").click()  # opens Photograph for Ann
     wait_idle(page)
-    page.get_by_text("Game started with").first.wait_for()
-    goto_page(page, "Photograph")
-    for player in ("Ben", "Ann"):
-        pick_player(page, "photo_player", player)
-        page.locator(f".st-key-photo_upload_{player} input[type=file]").set_input_files(str(SAMPLE))
-        wait_idle(page)
-        page.get_by_text("Read in").first.wait_for(timeout=60_000)
-    shoot(page, out, "2-photograph", width)
-    goto_page(page, "Check the read")
-    for player in ("Ben", "Ann"):
-        pick_player(page, "check_player", player)
-        fill_empty_cells(page)
-    button(page, "check_cell_0_3").click()
+    page.locator(".st-key-photo_upload_Ann").first.wait_for()
+    page.locator(".st-key-photo_upload_Ann input[type=file]").set_input_files(str(photos[0][0]))
     wait_idle(page)
-    shoot(page, out, "3-check", width)
-    button(page, "check_pick_rock").click()  # a fix: the bar shows the pad line it moved
+    page.locator(".st-key-photo_upload_Ben").first.wait_for(timeout=60_000)
+    shoot(page, out, "2-photograph", width)  # on to Ben, Ann's read below
+    page.locator(".st-key-photo_upload_Ben input[type=file]").set_input_files(str(photos[1][0]))
+    wait_idle(page)
+    page.locator(".st-key-check_total").first.wait_for(timeout=60_000)
+    shoot(page, out, "3-check", width)  # the table's flagged cells, the totals
+    truth = photos[1][1][1][2]
+    button(page, f"check_flag_1_1_2_{truth}").click()  # a fix: the bar shows the pad line
     wait_idle(page)
     shoot(page, out, "3b-fixed", width)
+    button(page, f"check_flag_0_1_2_{photos[0][1][1][2]}").click()  # as read: checked
+    wait_idle(page)
     goto_page(page, "Score pad")
     summaries = page.locator('[data-testid="stExpander"] summary')
     texts = summaries.all_inner_texts()
@@ -201,6 +199,38 @@ def journey(page, out: Path, width: str, tmp: Path) -> None:
     wait_idle(page)
     page.get_by_text("No terrarium found").first.wait_for(timeout=60_000)
     shoot(page, out, "2b-corners", width)
+    nimalia(page, out, width)
+
+
+def nimalia(page, out: Path, width: str) -> None:
+    """The night switches to Nimalia: two cards laid at card speed, the grid grown up-left."""
+    goto_page(page, "Nimalia")
+    page.locator(".st-key-night_game button").filter(has_text="Nimalia").first.click()
+    wait_idle(page)
+    page.locator(".st-key-nim_players textarea").fill("Ann\nBen")
+    page.locator(".st-key-nim_players textarea").blur()
+    wait_idle(page)
+    button(page, "nim_draw").click()
+    wait_idle(page)
+    button(page, "nim_start").click()
+    wait_idle(page)
+    page.locator(".st-key-nim_mode button").filter(has_text="Lay cards").first.click()
+    wait_idle(page)
+    for card, turn, spot in ((36, 0, "nim_lay_2_2"), (12, 90, "nim_lay_0_0")):
+        field = page.locator(".st-key-nim_card input")
+        field.fill(str(card))
+        field.press("Enter")
+        wait_idle(page)
+        if turn:
+            button(page, f"nim_turn_{turn}").click()
+            wait_idle(page)
+        button(page, spot).click()
+        wait_idle(page)
+    field = page.locator(".st-key-nim_card input")
+    field.fill("7")
+    field.press("Enter")
+    wait_idle(page)
+    shoot(page, out, "10-nimalia", width)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -215,13 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as tmp_name:
             tmp = Path(tmp_name)
             url = f"sqlite:///{tmp / 'leaderboard.sqlite3'}"
-            seed(url)
+            uid = seed(url)
             env = {"REPTILE_TANK_DB_URL": url, "REPTILE_TANK_HOME": str(tmp / "home")}
             with serve_app(env) as base, sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 w, h = WIDTHS[width]
                 page = browser.new_page(viewport={"width": w, "height": h})
-                page.goto(base)
+                page.goto(f"{base}/?night={uid}")  # the night's invite link
                 wait_idle(page)
                 try:
                     journey(page, args.out, width, tmp)

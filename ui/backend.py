@@ -262,9 +262,56 @@ def _reader_for(pack: str | None, copies: tuple[tuple[str, int], ...]) -> Any:
     return TerrariumReader(pack=pack, copies=dict(copies))
 
 
+@st.cache_resource(show_spinner="Loading the card reader…", max_entries=8)
+def _night_reader_for(
+    pack: str | None, copies: tuple[tuple[str, int], ...], learnt: str, version: tuple[str, ...]
+) -> Any:
+    """A reader of its own for a night that has learnt (:mod:`service.reptile_tank.learning`):
+    the deck's gallery plus the night's examples; ``version`` (the examples' files) renews it."""
+    from service.reptile_tank.learning import NightExamples
+    from vision.reptile_tank.reader import TerrariumReader
+
+    del version  # part of the cache key
+    reader = TerrariumReader(pack=pack, copies=dict(copies))
+    reader.gallery = NightExamples(learnt).gallery(reader.gallery, reader.embedder)
+    return reader
+
+
+def night_learning_path(session_uid: str) -> Path:
+    """Where a game night's learnt examples live (its own folder; no other night reads it)."""
+    from common.safe_write import check_name, child_folder
+
+    check_name(session_uid, what="game night id")
+    return child_folder(
+        user_data_dir(), "learning", f"night-{session_uid}", what="the night's examples"
+    )
+
+
+def _night_examples() -> Any:
+    """This night's :class:`service.reptile_tank.learning.NightExamples`, or None."""
+    from service.reptile_tank.learning import NightExamples
+
+    session_uid = st.session_state.get(S.NIGHT_UID)
+    if session_uid is None:
+        return None
+    try:
+        return NightExamples(night_learning_path(session_uid))
+    except ValueError:
+        return None
+
+
+def _base_reader() -> Any:
+    pack = pack_dir()
+    rules = load_rules()
+    copies = tuple(sorted((cid, r.copies) for cid, r in rules.cards.items() if cid != "water"))
+    return _reader_for(str(pack) if pack else None, copies)
+
+
 def get_reader() -> Any:
     """The ONNX terrarium reader, loaded once per server process, deck pack and deck size.
 
+    A night that has learnt from its confirmed reads gets a reader of its own, with its
+    examples added to the deck's gallery (:func:`_night_reader_for`); no other night sees them.
     ``TerrariumReader.read`` is thread-safe for concurrent sessions (onnxruntime sessions are).
 
     Raises
@@ -272,10 +319,14 @@ def get_reader() -> Any:
     OSError
         The model file is missing (``vision.reptile_tank.classifier.ModelFileError``).
     """
+    night = _night_examples()
+    version = night.version() if night is not None else ()
+    if not version:
+        return _base_reader()
     pack = pack_dir()
     rules = load_rules()
     copies = tuple(sorted((cid, r.copies) for cid, r in rules.cards.items() if cid != "water"))
-    return _reader_for(str(pack) if pack else None, copies)
+    return _night_reader_for(str(pack) if pack else None, copies, str(night.folder), version)
 
 
 def reader_available() -> bool:
@@ -318,8 +369,9 @@ def _read_photo_cached(
     corners: tuple[tuple[float, float], ...] | None,
     star_cards_removed: bool,
     pack: str | None,
+    learnt: tuple[str, ...] = (),
 ) -> PhotoRead:
-    del pack  # part of the cache key: the same photo reads differently with another deck
+    del pack, learnt  # the cache key: the same photo reads differently with another gallery
     return read_photo(
         photo_bytes,
         corners=[tuple(c) for c in corners] if corners else None,
@@ -335,11 +387,13 @@ def read_photo_cached(
     """:func:`read_photo` memoised on the photo's bytes and the night's deck (a rerun never
     reads a photo twice)."""
     pack = pack_dir()
+    night = _night_examples()
     return _read_photo_cached(
         photo_bytes,
         tuple(tuple(c) for c in corners) if corners else None,
         bool(star_cards_removed),
         str(pack) if pack else None,
+        night.version() if night is not None else (),
     )
 
 
@@ -418,12 +472,11 @@ def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
     path = Path(path)
     replace_folder(
         path,
-        lambda new: DeckPack.create(
-            new, faces, embedder, np.random.default_rng(0), name=path.name
-        ),
+        lambda new: DeckPack.create(new, faces, embedder, np.random.default_rng(0), name=path.name),
         what="the night's deck",
     )
     _reader_for.clear()
+    _night_reader_for.clear()
     if st.session_state.get(S.SESSION_ID) is not None:
         use_deck("enrolled")
     return path
@@ -440,9 +493,11 @@ def learn_corrections(entries: Any) -> int:
     entries : iterable of ui.state.TerrariumEntry
         Confirmed terrariums; those read from a photo carry their cell crops.
     """
+    entries = list(entries)
+    _learn_tonight(entries)
     if pack_dir() is None:
         return 0
-    reader = get_reader()
+    reader = _base_reader()
     if reader.pack is None:
         return 0
     added = 0
@@ -453,6 +508,38 @@ def learn_corrections(entries: Any) -> int:
             for r, c in sorted(entry.corrected):
                 reader.pack.add_examples(entry.rows[r][c], entry.crops[r, c][None], reader.embedder)
                 added += 1
+    return added
+
+
+def _learn_tonight(entries: list) -> int:
+    """This night's gallery learns its confirmed photo reads' hard cells: the cells the players
+    corrected (unless the night's enrolled deck learns them itself) and the cells the reader
+    asked to check that they confirmed (:mod:`service.reptile_tank.learning`). Returns how
+    many examples were added; 0 without a night or a model."""
+    night = _night_examples()
+    if night is None:
+        return 0
+    try:
+        reader = _base_reader()
+    except OSError:
+        return 0
+    enrolled = pack_dir() is not None and getattr(reader, "pack", None) is not None
+    added = 0
+    for entry in entries:
+        if entry.crops is None:
+            continue
+        check = np.asarray(entry.check, bool) if entry.check is not None else None
+        cells = []
+        for r, row in enumerate(entry.rows):
+            for c, _ in enumerate(row):
+                corrected = (r, c) in entry.corrected
+                flagged = check is not None and bool(check[r, c])
+                if (corrected and not enrolled) or (flagged and not corrected):
+                    cells.append((r, c))
+        if cells:
+            crops = np.asarray(entry.crops)
+            added += night.learn(crops, entry.rows, entry.rows, None, reader.embedder,
+                                 cells=cells).added  # fmt: skip
     return added
 
 

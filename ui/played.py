@@ -28,12 +28,16 @@ def played_games(game_id: str) -> Any:
     return _played_for(db_url(), game_id)
 
 
-def game_rows(found: Any, timezone: str | None = None) -> list[dict[str, Any]]:
-    """Saved games as table rows, "Played" in the viewer's local time."""
+def game_rows(
+    found: Any, timezone: str | None = None, describe: Any = None
+) -> list[dict[str, Any]]:
+    """Saved games as table rows, "Played" in the viewer's local time; ``describe(document)``
+    (the game's ``describe_game``) adds the game's own columns before the result."""
     return [
         {
             "Game": g.id,
             "Played": local_time(g.played_at, timezone),
+            **(describe(g.document) if describe else {}),
             "Result": " · ".join(
                 f"{p.rank}. {p.name} {p.total}"
                 for p in sorted(g.players, key=lambda p: (p.rank, p.seat))
@@ -83,8 +87,11 @@ def standings_ui(game_id: str, session_id: int | None) -> None:
         return
     st.dataframe(rows, hide_index=True, key=f"{key}_standings")
     found = store.list_games(session_id)
+    describe = games.resolve(entry.describe_game) if entry.describe_game else None
     st.caption(f"{entry.name} games ({len(found)})")
-    st.dataframe(game_rows(found, st.context.timezone), hide_index=True, key=f"{key}_games")
+    st.dataframe(
+        game_rows(found, st.context.timezone, describe), hide_index=True, key=f"{key}_games"
+    )
     st.download_button(
         f"Download {entry.name} games (JSON)",
         lambda: json.dumps(

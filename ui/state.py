@@ -205,6 +205,15 @@ def set_cell(state: MutableMapping[str, Any], player: str, row: int, col: int, l
     return True
 
 
+def night_params(state: MutableMapping[str, Any]) -> dict[str, str]:
+    """The page's ``?night=`` to carry on a link or a page switch: without it the next page
+    adds it itself, a second history entry (Back then needed two presses)."""
+    from ui.persist import NIGHT_PARAM
+
+    uid = state.get(NIGHT_UID)
+    return {NIGHT_PARAM: uid} if uid else {}
+
+
 def go_to(state: MutableMapping[str, Any], url_path: str) -> None:
     """Ask for page ``url_path`` (e.g. ``"photo"``) to open on the next run (from a callback)."""
     state[GOTO] = url_path

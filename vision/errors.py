@@ -20,8 +20,8 @@ class GridNotFoundError(ValueError):
     reason : str
         One line saying why (shown to the user, who is then asked for the four corners).
     attempted_fit : object, optional
-        The best :class:`vision.reptile_tank.grid.GridFit` that was tried and rejected, if any, so a
-        failure gallery or the app can draw it.
+        The best grid fit (the game's grid finder's ``GridFit``) that was tried and rejected,
+        if any, so a failure gallery or the app can draw it.
     """
 
     def __init__(self, reason: str, attempted_fit: Any = None) -> None:

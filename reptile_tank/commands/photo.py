@@ -63,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--names",
         default=None,
         help="with --from-layout: the card id of every card found, comma-separated, photo after "
-        "photo, each row by row from the far side (- leaves a card out)",
+        "photo, each row by row from the far side (skip leaves a card out)",
     )
     enroll.add_argument("--out", required=True, help="the pack folder to write")
     enroll.add_argument("--name", default=None, help="the deck's name (default: folder name)")

@@ -85,10 +85,11 @@ def at(cell: Cell) -> str:
 
 
 def at_many(cells: Sequence[Cell]) -> str:
-    """Several squares as (row, column), 1-based: ``squares (1,2), (1,3)``; one as :func:`at`."""
+    """Several squares as players say them, as :func:`at` does one (one wording in every
+    reason): ``squares row 1, column 2; row 1, column 3``."""
     if len(cells) == 1:
         return at(cells[0])
-    return "squares " + ", ".join(f"({r + 1},{c + 1})" for r, c in sorted(cells))
+    return "squares " + "; ".join(at(cell) for cell in sorted(cells))
 
 
 # ------------------------------------------------------------------------------ board view

@@ -276,7 +276,7 @@ def set_square(game: dict[str, Any], player: str, row: int, col: int, token: str
         raise ValueError(f"unknown square {token!r}")
     rows, cols = size()
     if not (0 <= row < rows and 0 <= col < cols):
-        raise ValueError(f"square ({row + 1}, {col + 1}) is outside the {rows}x{cols} reserve")
+        raise ValueError(f"{position_name(row, col)} is outside the {rows}x{cols} reserve")
     grid = reserve_of(game, player)
     game["check"][player] = [[r, c] for r, c in checks_of(game, player) if (r, c) != (row, col)]
     if grid[row][col] == token:
@@ -309,6 +309,77 @@ def place_card(
     return spots
 
 
+def _shifted(grid: list[list[str]], down: int, right: int) -> list[list[str]] | None:
+    """``grid`` moved ``down``/``right`` squares within the frame, or None when a square would
+    fall off it."""
+    rows, cols = size()
+    out = empty_reserve()
+    for r, line in enumerate(grid):
+        for c, token in enumerate(line):
+            if token == EMPTY:
+                continue
+            if not (0 <= r + down < rows and 0 <= c + right < cols):
+                return None
+            out[r + down][c + right] = token
+    return out
+
+
+def grown_positions(game: dict[str, Any], player: str) -> list[tuple[int, int]]:
+    """Where the next card may go as the reserve grows: top-left squares in the reserve's
+    frame, ``-1`` for one square above or left of it (the reserve is moved down or right to
+    make room, as long as it still fits the 6 x 6 area). Anywhere on an empty reserve."""
+    grid = reserve_of(game, player)
+    found: set[tuple[int, int]] = set()
+    for down, right in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        moved = _shifted(grid, down, right)
+        if moved is None:
+            continue
+        for r, c in nimalia_service.next_positions({"squares": moved}):
+            found.add((int(r) - down, int(c) - right))
+    if all(token == EMPTY for line in grid for token in line):
+        found = {(r, c) for r, c in found if r >= 0 and c >= 0}
+    return sorted(found)
+
+
+def shift_reserve(game: dict[str, Any], player: str, down: int, right: int) -> None:
+    """Move the player's reserve this round (and its flagged squares) within the 6 x 6 frame.
+
+    Raises
+    ------
+    ValueError
+        When a square would leave the frame.
+    """
+    grid = reserve_of(game, player)
+    moved = _shifted(grid, down, right)
+    if moved is None:
+        raise ValueError("the reserve would leave the 6 x 6 area")
+    game["reserves"][player][game["round"] - 1] = moved
+    game["check"][player] = [[r + down, c + right] for r, c in checks_of(game, player)]
+    likely = game.get("likely", {}).get(player)
+    if likely:
+        game["likely"][player] = {
+            f"{int(k.split(',')[0]) + down},{int(k.split(',')[1]) + right}": v
+            for k, v in likely.items()
+        }
+
+
+def lay_card(
+    game: dict[str, Any], player: str, card_id: int, row: int, col: int, degrees: int = 0
+) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+    """Lay a card with its top-left square at a place of :func:`grown_positions` (``-1`` moves
+    the reserve down or right first); returns the 4 squares covered (in the frame after the
+    move) and the move ``(down, right)``."""
+    if (row, col) not in grown_positions(game, player):
+        raise ValueError(
+            f"a card cannot go with its top-left square at {position_name(row, col)}: it must "
+            "cover at least one square already there, and the reserve must fit 6 x 6"
+        )
+    down, right = int(row < 0), int(col < 0)
+    if down or right:
+        shift_reserve(game, player, down, right)
+    return place_card(game, player, card_id, row + down, col + right, degrees), (down, right)
+
+
 def set_read(
     game: dict[str, Any],
     player: str,
@@ -335,6 +406,94 @@ def set_read(
     game["reserves"][player][game["round"] - 1] = grid
     game["check"][player] = [[int(r), int(c)] for r, c in flagged if r < rows and c < cols]
     return warnings
+
+
+def merge_read(
+    game: dict[str, Any],
+    player: str,
+    squares: Sequence[Sequence[str]],
+    flagged: Sequence[tuple[int, int]] = (),
+) -> dict[str, Any]:
+    """Put a photo read onto the player's reserve this round, changing only the squares newly
+    covered this round: the read is lined up with the reserve as it was before this round (the
+    offset where most of its squares agree), then a square takes the read's kind when it was
+    empty before this round, or when it lies in a 2 x 2 block with such a square (a card laid
+    this round over an older one). Older squares that read differently are kept, and counted.
+
+    Returns
+    -------
+    dict
+        ``changed``: ``[(row, col, old, new)]``; ``kept``: older squares the photo reads
+        differently, kept as they were; ``warnings``: sentences (squares beyond the frame).
+    """
+    for line in squares:
+        for token in line:
+            if token not in TOKENS:
+                raise ValueError(f"the reader gave an unknown square {token!r}")
+    rows, cols = size()
+    number = game["round"]
+    before = reserve_of(game, player, number - 1) if number > 1 else empty_reserve()
+    current = reserve_of(game, player)
+    height = len(squares)
+    width = max((len(line) for line in squares), default=0)
+    reference = before if any(t != EMPTY for line in before for t in line) else current
+
+    def agreement(down: int, right: int) -> int:
+        return sum(
+            1
+            for r, line in enumerate(squares)
+            for c, token in enumerate(line)
+            if 0 <= r + down < rows
+            and 0 <= c + right < cols
+            and reference[r + down][c + right] != EMPTY
+            and reference[r + down][c + right] == token
+        )
+
+    offsets = [
+        (d, e) for d in range(max(1, rows - height + 1)) for e in range(max(1, cols - width + 1))
+    ]
+    down, right = max(offsets, key=lambda o: (agreement(*o), -o[0] - o[1]))
+    read = empty_reserve()
+    dropped = 0
+    for r, line in enumerate(squares):
+        for c, token in enumerate(line):
+            if 0 <= r + down < rows and 0 <= c + right < cols:
+                read[r + down][c + right] = token
+            elif token != EMPTY:
+                dropped += 1
+    fresh = {
+        (r, c)
+        for r in range(rows)
+        for c in range(cols)
+        if before[r][c] == EMPTY and read[r][c] != EMPTY
+    }
+    new_blocks = {
+        (r + dr, c + dc)
+        for r in range(rows - 1)
+        for c in range(cols - 1)
+        if any((r + dr, c + dc) in fresh for dr in (0, 1) for dc in (0, 1))
+        for dr in (0, 1)
+        for dc in (0, 1)
+    }
+    changed, kept = [], []
+    for r in range(rows):
+        for c in range(cols):
+            new = read[r][c]
+            if new == EMPTY or new == current[r][c]:
+                continue
+            if (r, c) in fresh or (r, c) in new_blocks:
+                changed.append((r, c, current[r][c], new))
+                current[r][c] = new
+            elif before[r][c] != EMPTY:
+                kept.append((r, c))
+    changed_at = {(r, c) for r, c, _o, _n in changed}
+    game["check"][player] = [
+        [r + down, c + right] for r, c in flagged if (r + down, c + right) in changed_at
+    ]
+    warnings = []
+    if dropped:
+        warnings.append(f"{dropped} squares read beyond the {rows}x{cols} frame were left out")
+    return {"changed": changed, "kept": kept, "warnings": warnings, "offset": (down, right)}
 
 
 def next_round(game: dict[str, Any]) -> int:

@@ -100,6 +100,10 @@ class NightExamples:
             np.concatenate([f["labels"].astype(str) for f in files]),
         )
 
+    def version(self) -> tuple[str, ...]:
+        """The names of the night's example files: changes whenever the night learns."""
+        return tuple(p.name for p in self._files())
+
     def counts(self) -> dict[str, int]:
         """Examples held per label."""
         _, labels = self.load()
@@ -115,6 +119,7 @@ class NightExamples:
         embedder,
         *,
         margin: float = LEARN_MARGIN,
+        cells: list[tuple[int, int]] | None = None,
     ) -> Learnt:
         """Add the cells a confirmed board teaches (:func:`cells_to_learn`).
 
@@ -128,6 +133,8 @@ class NightExamples:
             Each cell's margin (``CellRead.confidence``).
         embedder : vision.reptile_tank.classifier.CardEmbedder
             Names the model the examples are for (its id is stored with them).
+        cells : list of (row, col), optional
+            The cells to learn, instead of :func:`cells_to_learn`'s (the caller's choice).
 
         Raises
         ------
@@ -146,7 +153,9 @@ class NightExamples:
                     raise ValueError(f"unknown label {label!r}")
         have = self.counts()
         picked, labels = [], []
-        for r, c in cells_to_learn(read_rows, confirmed_rows, confidences, margin):
+        if cells is None:
+            cells = cells_to_learn(read_rows, confirmed_rows, confidences, margin)
+        for r, c in cells:
             label = confirmed_rows[r][c]
             if have.get(label, 0) >= MAX_PER_LABEL:
                 continue

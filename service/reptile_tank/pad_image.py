@@ -74,7 +74,12 @@ def _category(label: str) -> str:
 
 def scoring_cells(pad: Any) -> set[tuple[int, int]]:
     """Cells that belong to at least one group scoring more than 0 VP."""
-    return {tuple(cell) for g in pad.groups if g.vp > 0 for cell in g.cells}
+    return {
+        tuple(cell)
+        for g in pad.groups
+        if g.vp > 0 and getattr(g, "column", None) != "objectives"
+        for cell in g.cells
+    }
 
 
 def _outline(draw: ImageDraw.ImageDraw, cells: set[tuple[int, int]], colour, inset: int) -> None:
@@ -144,7 +149,7 @@ def draw_board(rows: Sequence[Sequence[str]], pad: Any, names: dict[str, str]) -
                 w = draw.textlength(line, font=small)
                 draw.text((x0 + (CELL_W - w) / 2, ty), line, font=small, fill=colour)
                 ty += 22
-    groups = [g for g in pad.groups if g.vp > 0]
+    groups = [g for g in pad.groups if g.vp > 0 and not is_objective(g)]
     for i, group in enumerate(groups):
         colour = GROUP_COLOURS[i % len(GROUP_COLOURS)]
         cells = {tuple(cell) for cell in group.cells}
@@ -155,7 +160,26 @@ def draw_board(rows: Sequence[Sequence[str]], pad: Any, names: dict[str, str]) -
         w = draw.textlength(text, font=bold)
         draw.rounded_rectangle([x0, y0, x0 + w + 10, y0 + 24], radius=6, fill=colour)
         draw.text((x0 + 5, y0 + 2), text, font=bold, fill="white")
+    # Objectives are not scoring groups: no outline, a grey tag on each cell they rest on
+    # ("O10"), their VP in the Objectives column only.
+    tiny = font(13, bold=True)
+    for group in (g for g in pad.groups if g.vp > 0 and is_objective(g)):
+        tag = "O" + str(group.card_type).removeprefix("objective_")
+        for r, c in sorted({tuple(cell) for cell in group.cells}):
+            x1, y1 = PAD + (c + 1) * CELL_W - 6, PAD + (r + 1) * CELL_H - 6
+            w = draw.textlength(tag, font=tiny)
+            draw.rounded_rectangle([x1 - w - 8, y1 - 18, x1, y1], radius=4, fill=OBJECTIVE_GREY)
+            draw.text((x1 - w - 4, y1 - 17), tag, font=tiny, fill="white")
     return image
+
+
+#: The tag of the cells an objective rests on (not a group colour).
+OBJECTIVE_GREY = (110, 110, 110)
+
+
+def is_objective(group: Any) -> bool:
+    """True for an objective card's line (its cells are what it looked at, not a group)."""
+    return getattr(group, "column", None) == "objectives"
 
 
 def png(image: Image.Image) -> bytes:

@@ -9,18 +9,17 @@ guesses per cell, the photo with the grid drawn, and a thumbnail.
 from __future__ import annotations
 
 import hashlib
-import io
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
 from service.photos import (  # noqa: F401 - also the pages' names for these
     DISPLAY_SIDE,
     THUMBNAIL_SIDE,
     display_jpeg,
+    fit_pixel_cap,
     png_bytes,
     thumbnail_jpeg,
 )
@@ -171,6 +170,8 @@ def read_photo(
     overlay = draw_overlay(
         read.image, read.fit, labels=[[names.get(x, x) for x in r] for r in rows]
     )
+    if getattr(getattr(read, "orientation", None), "rotation", 0) == 180:
+        overlay = np.ascontiguousarray(overlay[::-1, ::-1])  # shown as the board: owner's side down
     return PhotoRead(
         grid_found=True,
         rows=rows,
@@ -185,63 +186,3 @@ def read_photo(
         needs_check=needs_check,
         candidates=candidates,
     )
-
-
-#: Long side a photo over the pixel cap is reduced to (far above what the reader decodes to).
-REDUCED_SIDE = 4096
-#: Largest photo :func:`fit_pixel_cap` reduces (pixels, from the header): a 108 MP phone photo
-#: is reduced, a crafted 1-gigapixel header is left for the loader to refuse.
-REDUCE_UP_TO_PIXELS = 160_000_000
-
-
-def fit_pixel_cap(data: bytes, max_pixels: int | None = None) -> tuple[bytes, str]:
-    """A photo over the reader's pixel cap, reduced to just under it; ``(bytes, note)``.
-
-    Phones shoot 50-108 MP photos; the loader (``vision.loading``) refuses anything over its
-    cap (50 MP) from the header, so such a photo is decoded here (a JPEG at a reduced DCT
-    scale where it can be), turned upright from its EXIF orientation, scaled to a long side of
-    :data:`REDUCED_SIDE` (and under ``max_pixels``) and re-encoded as a JPEG (quality 92). Any other photo — within the cap,
-    over :data:`REDUCE_UP_TO_PIXELS`, or not one Pillow can open — is returned unchanged, with
-    an empty note, for the loader to read or refuse with its own message.
-
-    Returns
-    -------
-    (bytes, str)
-        The photo to read and, when it was reduced, a sentence saying so
-        (``"The photo is 8200 × 6200 px (51 MP): reduced to 49 MP to read it."``).
-    """
-    from PIL import ImageOps
-
-    from vision.loading import MAX_PIXELS, _register_heif, sniff_format
-
-    cap = MAX_PIXELS if max_pixels is None else int(max_pixels)
-    if sniff_format(data) in ("HEIF", "AVIF"):
-        _register_heif()
-    try:
-        image = Image.open(io.BytesIO(data))
-        width, height = image.size
-    except Exception:  # noqa: BLE001 - not ours to judge: the loader says what is wrong
-        return data, ""
-    if width * height <= cap or width * height > REDUCE_UP_TO_PIXELS:
-        return data, ""
-    scale = min((cap * 0.98 / (width * height)) ** 0.5, REDUCED_SIDE / max(width, height))
-    size = (max(1, int(width * scale)), max(1, int(height * scale)))
-    try:
-        if image.format in ("JPEG", "MPO"):
-            image.draft("RGB", size)  # decode at 1/2, 1/4 or 1/8 when that is still >= size
-        image = ImageOps.exif_transpose(image.convert("RGB"))
-        shrink = min(
-            (cap * 0.98 / (image.size[0] * image.size[1])) ** 0.5,
-            REDUCED_SIDE / max(image.size),
-        )
-        target = tuple(max(1, int(side * min(1.0, shrink))) for side in image.size)
-        image = image.resize(target, Image.Resampling.BOX)
-        out = io.BytesIO()
-        image.save(out, format="JPEG", quality=92)
-    except Exception:  # noqa: BLE001 - a photo Pillow cannot decode: the loader's message
-        return data, ""
-    note = (
-        f"The photo is {width} × {height} px ({width * height / 1e6:.0f} MP): reduced to "
-        f"{target[0] * target[1] / 1e6:.0f} MP to read it."
-    )
-    return out.getvalue(), note

@@ -95,11 +95,11 @@ def test_a_fix_is_two_taps_and_the_total_stays_in_view(tmp_path):
         page.locator('[data-testid="stExpandSidebarButton"]').click()
         nav = page.locator('[data-testid="stSidebarNav"]')
         nav.wait_for()
-        nav.locator("a", has_text="Check the read").first.click()
+        nav.locator("a", has_text="Check the read").first.click()  # Ann's board opens
         wait_idle(page)
         page.wait_for_timeout(500)
         assert not nav.is_visible()
-        total = page.locator(".st-key-check_total [data-testid='stMetricValue']")
+        total = page.locator(".st-key-check_total")  # every player's total, kept in view
         before = total.inner_text()
         # a misread card (whatever row 4, column 5 shows, the players say it is another)
         label, short = other_label(cell_text(page, 3, 4))

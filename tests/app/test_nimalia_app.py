@@ -124,22 +124,20 @@ def test_tapping_a_reserve_scores_the_rounds_goals_with_their_squares(app):
 
 def test_laying_cards_uses_the_card_its_turn_and_legal_places(app):
     at = start(app)
-    at.segmented_control(key="nim_mode").set_value("Place a card").run()
+    at.segmented_control(key="nim_mode").set_value("Lay cards").run()
     no_errors(at)
-    assert len(at.selectbox(key="nim_spot").options) == 25  # anywhere on an empty reserve
-    at.number_input(key="nim_card").set_value(36)
-    at.selectbox(key="nim_turn").set_value(90)
-    at.selectbox(key="nim_spot").set_value((1, 1)).run()
-    css = "".join(h.proto.body for h in at.get("html"))
-    for r, c in ((1, 1), (1, 2), (2, 1), (2, 2)):  # where the card would go is dotted
-        assert f".st-key-nim_sq_{r}_{c} button {{ outline: 3px dotted" in css
-    assert ".st-key-nim_sq_0_0 button { outline: 3px dotted" not in css
-    at.button(key="nim_place").click().run()
+    spots = [b for b in at.button if str(b.key).startswith("nim_lay_") and not b.disabled]
+    assert len(spots) == 25  # anywhere on an empty reserve
+    at.number_input(key="nim_card").set_value(36).run()
+    at.button(key="nim_turn_90").click().run()
+    at.button(key="nim_lay_1_1").click().run()
     no_errors(at)
     grid = at.session_state["nim_game"]["reserves"]["Ann"][0]
     assert [grid[1][1], grid[1][2], grid[2][1], grid[2][2]] == [s.token for s in turn(36, 90)]
     # the next card must cover a square already there: 9 places around the first card
-    assert len(at.selectbox(key="nim_spot").options) == 9
+    game = at.session_state["nim_game"]
+    assert len(N.grown_positions(game, "Ann")) == 9
+    assert len([b for b in at.button if str(b.key).startswith("nim_lay_") and not b.disabled]) == 9
 
 
 def test_five_rounds_totals_ranking_and_save(app, app_env):
@@ -206,6 +204,8 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     assert not [h for h in at.subheader if h.value.startswith("Games (")]  # Reptile Tank's
     assert list(standings["Player"]) == ["Ann", "Ben"]
     assert list(standings["Wins"]) == [1, 0]
+    listed = frame(at, "Game", "Goals", "Result")  # the game's own column (Game.describe_game)
+    assert list(listed["Goals"]) == [", ".join(str(g) for g in GOALS.values())]
     at.segmented_control(key="lb_kind").set_value("multi").run()
     assert any("No confirmed games" in i.value for i in at.info)
     # deleting it (with the confirmation ticked) empties Nimalia's standings
@@ -381,7 +381,7 @@ def test_flagged_squares_are_outlined_offer_likely_kinds_and_a_fix_clears_them(a
     monkeypatch.setattr(reader_module, "read_reserve", fake_read)
     at = start(app)
     at.segmented_control(key="nim_mode").set_value("Photo").run()
-    photo = _photo(np.full((60, 80, 3), 200, np.uint8))
+    photo = _photo(np.full((480, 640, 3), 200, np.uint8))
     at.file_uploader(key="nim_photo_0_1").upload("reserve.jpg", photo, "image/jpeg")
     at.run()
     no_errors(at)
@@ -538,7 +538,10 @@ def test_no_reserve_found_asks_for_one_cards_corners(app, monkeypatch):
     game = at.session_state["nim_game"]
     assert game["reserves"]["Ann"][0][0][:2] == ["I:bea", "J:pan"]
     assert N.checks_of(game, "Ann") == [(0, 1)]
-    assert any("one card's corners: 1 squares to check" in c.value for c in at.caption)
+    assert any(
+        "one card's corners: 2 square(s) newly covered" in c.value and "1 to check" in c.value
+        for c in at.caption
+    )
     at.run()  # the photo stays in its widget: read, not asked again
     assert len(calls) == 1
     assert at.button(key="nim_tap_card_0_1")

@@ -223,3 +223,51 @@ def test_sample_photo_is_not_overridden_by_a_kept_upload(app):
 
 def waits_for_corners(at) -> bool:
     return "Ann" in at.session_state["rt_pending_corners"]
+
+
+@needs_reader
+@pytest.mark.slow
+def test_a_night_learns_its_confirmed_fixes_and_only_that_night(app, tmp_path):
+    """Issue 28 item 6: on the bundled deck a confirmed fix teaches this night's own examples
+    (never the shared stand-in gallery); the night's next read uses them, another night not."""
+    from app_helpers import SECOND_BOARD, enter_by_hand
+
+    from service.reptile_tank.learning import NightExamples
+    from ui.backend import night_learning_path
+    from vision.reptile_tank.gallery import stand_in_gallery_path
+    from vision.reptile_tank.reader import TerrariumReader
+
+    reader = TerrariumReader()
+    shared_path = stand_in_gallery_path(reader.embedder)
+    shared = shared_path.read_bytes()
+    at = start_game(app)
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
+    at.file_uploader(key="photo_upload_Ann").upload("t.jpg", SAMPLE.read_bytes(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    at.switch_page("ui/reptile_tank/pages/check.py").run()
+    at.radio(key="check_player").set_value("Ann").run()
+    before = at.session_state["rt_entries"]["Ann"].rows[1][2]
+    fix = "neon_day_gecko" if before != "neon_day_gecko" else "rosy_boa"
+    at.button(key="check_cell_1_2").click().run()
+    at.button(key=f"check_pick_{fix}").click().run()
+    enter_by_hand(at, "Ben", SECOND_BOARD)
+    at.switch_page("ui/reptile_tank/pages/confirm.py").run()
+    at.button(key="confirm_save").click().run()
+    no_errors(at)
+    uid = at.session_state["rt_night_uid"]
+    night = NightExamples(night_learning_path(uid))
+    assert night.counts().get(fix, 0) == 1  # the fix (and any confirmed flagged cell)
+    other = NightExamples(night_learning_path("another-night"))
+    assert other.version() == ()
+    assert shared_path.read_bytes() == shared  # the stand-in gallery: never written
+    # the next read of this night is made with the stand-in gallery plus these examples
+    tonight = night.gallery(reader.gallery, reader.embedder)
+    assert len(tonight.embeddings) > len(reader.gallery.embeddings)
+    assert other.gallery(reader.gallery, reader.embedder) is reader.gallery
+    # and the app reads the night's next photo with its own reader (no error, the board read)
+    at.switch_page("ui/reptile_tank/pages/photo.py").run()
+    at.file_uploader(key="photo_upload_Ben").upload("u.jpg", SAMPLE.read_bytes(), "image/jpeg")
+    at.run()
+    no_errors(at)
+    assert at.session_state["rt_entries"]["Ben"].source == "photo"

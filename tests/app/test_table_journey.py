@@ -49,12 +49,16 @@ def test_a_four_player_table_with_two_flagged_cells(tmp_path):
 
         night = page.locator(".st-key-setup_new_session input")
         act(lambda: night.fill("Friday"))
-        act(lambda: page.get_by_role("button", name="Create").click(),
-            page.locator(".st-key-setup_players textarea"))
+        act(
+            lambda: page.get_by_role("button", name="Create").click(),
+            page.locator(".st-key-setup_players textarea"),
+        )
         players = page.locator(".st-key-setup_players textarea")
         act(lambda: (players.fill("\n".join(PLAYERS)), players.blur()))
-        act(lambda: page.locator(".st-key-setup_start button").click(),
-            page.locator(".st-key-photo_upload_Ann"))  # Start opens Photograph for seat 1
+        act(
+            lambda: page.locator(".st-key-setup_start button").click(),
+            page.locator(".st-key-photo_upload_Ann"),
+        )  # Start opens Photograph for seat 1
         for seat, (name, (photo, _rows)) in enumerate(zip(PLAYERS, photos, strict=True)):
             box = page.locator(f".st-key-photo_upload_{name}")
             assert f"{name}'s terrarium ({seat + 1} of 4)" in box.inner_text()
@@ -63,12 +67,17 @@ def test_a_four_player_table_with_two_flagged_cells(tmp_path):
                 if seat + 1 < len(PLAYERS)
                 else page.locator(".st-key-check_total")  # the last one opens the check
             )
-            act(lambda box=box, photo=photo: box.locator("input[type=file]").set_input_files(
-                str(photo)), following)
+            act(
+                lambda box=box, photo=photo: box.locator("input[type=file]").set_input_files(
+                    str(photo)
+                ),
+                following,
+            )
         # the one check page: only the flagged cells, two of them, each with its two guesses
         keys = page.evaluate(
             """() => [...document.querySelectorAll('[class*="st-key-check_flag_"]')]
-                   .flatMap(e => [...e.classList]).filter(c => /^st-key-check_flag_\\d+_\\d+_\\d+$/.test(c))"""
+                   .flatMap(e => [...e.classList])
+                   .filter(c => /^st-key-check_flag_\\d+_\\d+_\\d+$/.test(c))"""
         )
         flagged = sorted({tuple(map(int, re.findall(r"\d+", k))) for k in keys})
         assert len(flagged) == 2, flagged
@@ -80,14 +89,24 @@ def test_a_four_player_table_with_two_flagged_cells(tmp_path):
         assert not page.locator('[class*="st-key-check_flag_"]').count()  # all checked
         totals = page.locator(".st-key-check_total").inner_text()
         assert all(name in totals for name in PLAYERS), totals
-        act(lambda: page.locator(".st-key-check_save button").first.tap(),
-            page.get_by_text("saved to the leaderboard"))
+        act(
+            lambda: page.locator(".st-key-check_save button").first.tap(),
+            page.get_by_text("saved to the leaderboard"),
+        )
         # Confirm shows every line of the pad, not only the totals
         page.locator("th[role=columnheader]").first.wait_for(state="attached")
         headers = page.locator("th[role=columnheader]").evaluate_all(
             "els => els.map(e => e.textContent.trim())"
         )
         assert {"Total", "Lizards", "Snakes"} <= set(headers), headers  # more scroll in
+        # "See the leaderboard", then one Back is the Confirm page again (it took two)
+        page.locator('[data-testid="stPageLink"] a', has_text="See the leaderboard").first.click()
+        settled(page)
+        page.locator("h1", has_text="Leaderboard").first.wait_for()
+        page.go_back()
+        settled(page)
+        page.locator("h1", has_text="Confirm & save").first.wait_for(timeout=10_000)
+        assert "night=" in page.url and "confirm" in page.url, page.url
 
     print(f"\nTABLE JOURNEY: {taps} taps, {waited:.1f} s waiting (4 players, 2 flagged cells)")
     assert taps <= MAX_TAPS, taps
@@ -98,7 +117,11 @@ def test_a_four_player_table_with_two_flagged_cells(tmp_path):
     saved = {p.name: p for p in store.get_game(game.id).players}
     rules = load_rules()
     result = score_game(
-        [(name, Board.from_rows(rows)) for name, (_photo, rows) in zip(PLAYERS, photos)], rules
+        [
+            (name, Board.from_rows(rows))
+            for name, (_photo, rows) in zip(PLAYERS, photos, strict=True)
+        ],
+        rules,
     )
     for name, (_photo, rows), line in zip(PLAYERS, photos, result.players, strict=True):
         assert saved[name].board == {"rows": rows}, name

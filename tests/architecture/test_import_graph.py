@@ -7,6 +7,7 @@ still a dependency); a ``"module:attribute"`` string in the game list is not an 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,6 +47,7 @@ def _layer(module: str) -> str:
     return module.split(".", 1)[0]
 
 
+@functools.cache
 def edges() -> list[tuple[str, str]]:
     found = []
     files = [p for pkg in RANK if (ROOT / pkg).is_dir() for p in (ROOT / pkg).rglob("*.py")]

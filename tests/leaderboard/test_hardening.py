@@ -422,7 +422,8 @@ def test_unreachable_server_is_a_storage_error() -> None:
 
 def test_standings_read_a_covering_index_not_the_wide_rows(tmp_path) -> None:
     """Player lines carry boards, pads and a thumbnail (~7 KB): scanning them for the standings
-    cost 0.45 s at 10 000 games. The standings read ``ix_game_players_standings`` only."""
+    cost 0.45 s at 10 000 games. The standings read ``ix_game_players_game_standings`` only
+    (schema version 5's, led by the game)."""
     with Store(tmp_path / "lb.sqlite3") as store:
         night = store.create_session("n")
         store.save_game(fixed_game(night.id, {"Ann": 3, "Bo": 1}))
@@ -445,5 +446,5 @@ def test_standings_read_a_covering_index_not_the_wide_rows(tmp_path) -> None:
                 ]
                 reads = [step for step in plan if "game_players" in step]
                 assert reads and all(
-                    "COVERING INDEX ix_game_players_standings" in r for r in reads
+                    "COVERING INDEX ix_game_players_game_standings" in r for r in reads
                 ), plan

@@ -94,7 +94,7 @@ def _columns(url: str) -> dict[str, dict[str, bool]]:
 
 def test_migration_steps_are_numbered_one_to_current() -> None:
     assert [version for version, _ in MIGRATIONS] == list(range(1, SCHEMA_VERSION + 1))
-    assert SCHEMA_VERSION == 4
+    assert SCHEMA_VERSION == 5
 
 
 def test_v1_database_opens_and_migrates(store_url: str, tmp_path) -> None:
@@ -127,13 +127,13 @@ def test_v1_database_opens_and_migrates(store_url: str, tmp_path) -> None:
         assert store.get_game(new_id).notes == "after the upgrade 🦎"
         with store._engine.connect() as conn:
             versions = conn.exec_driver_sql("SELECT version FROM schema_version").scalars()
-            assert sorted(versions) == [1, 2, 3, 4]
+            assert sorted(versions) == [1, 2, 3, 4, 5]
     # A migrated database has the same columns as a fresh one.
     fresh = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
     Store(fresh).close()
     assert _columns(store_url) == _columns(fresh)
     assert _indexes(store_url) == _indexes(fresh)
-    assert "ix_game_players_standings" in _indexes(fresh)["game_players"]
+    assert "ix_game_players_game_standings" in _indexes(fresh)["game_players"]  # version 4
 
 
 def _indexes(url: str) -> dict[str, set[str]]:

@@ -1,18 +1,20 @@
-"""Schema version 4 (issue 30): a database written by the code before it (the committed
+"""Schema versions 4 and 5 (issue 30): a database written by the code before them (the committed
 ``data/v3_both_games.sqlite3``, made by ``data/make_v3_fixture.py``) opens, and every stored game
 and draft of both games is there; the played-games tables keep one game's rows apart from
-another's, on SQLite and PostgreSQL."""
+another's in the one table, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from lb_helpers import fixed_game
 
-from leaderboard import SCHEMA_VERSION, NotFoundError, Store
+from leaderboard import SCHEMA_VERSION, LeaderboardError, NotFoundError, Store
 from leaderboard.drafts import DraftStore
 from leaderboard.played import PlayedGames
 from service.settings import NightSettings
@@ -20,14 +22,14 @@ from service.settings import NightSettings
 FIXTURE = Path(__file__).parent / "data" / "v3_both_games.sqlite3"
 
 
-def _copy_fixture(url: str, tmp_path: Path) -> None:
+def _copy_fixture(url: str, tmp_path: Path, fixture: Path = FIXTURE) -> None:
     """The fixture's tables and rows, as they are, into the empty database at ``url``."""
     if url.startswith("sqlite"):
-        shutil.copyfile(FIXTURE, url.removeprefix("sqlite:///"))
+        shutil.copyfile(fixture, url.removeprefix("sqlite:///"))
         return
     from leaderboard.store import resolve_url
 
-    source = sa.create_engine(f"sqlite:///{FIXTURE}")
+    source = sa.create_engine(f"sqlite:///{fixture}")
     target = sa.create_engine(resolve_url(url))
     old = sa.MetaData()
     old.reflect(source)
@@ -79,7 +81,7 @@ def test_the_fixture_is_a_version_3_database_with_both_games(store_url, tmp_path
 def test_a_version_3_database_opens_with_every_game_and_draft_of_both_games(store_url, tmp_path):
     _copy_fixture(store_url, tmp_path)
     with Store(store_url) as store:
-        assert store.schema_version() == SCHEMA_VERSION == 4
+        assert store.schema_version() == SCHEMA_VERSION == 5
         nights = {s.name: s.id for s in store.list_sessions()}
         assert set(nights) == {"Friday", "Saturday"}
         # Reptile Tank: every game (table and solo) and the open draft
@@ -89,7 +91,11 @@ def test_a_version_3_database_opens_with_every_game_and_draft_of_both_games(stor
         assert any(p.photo_thumbnail for g in rt for p in g.players)
         drafts = DraftStore(store)
         draft = drafts.current(nights["Friday"])
-        assert draft is not None and draft.document["note"] == "in progress"
+        assert draft is not None and draft.document["notes"] == "in progress"
+        from service.reptile_tank.drafts import from_document
+
+        table = from_document(draft.document, drafts.get_blob)  # the app resumes it
+        assert table.players == ["Ann", "Ben"] and table.entries["Ann"].rows[0][2] == "corn_snake"
         # night settings (house rule, decks, the game) as they were
         friday = NightSettings.from_json(drafts.settings(nights["Friday"])[0])
         assert (
@@ -129,13 +135,59 @@ def test_played_games_keep_each_game_apart(store):
     one, two = PlayedGames(store, "nimalia"), PlayedGames(store, "other_game")
     result = {"players": [{"name": "Ann", "total": 7, "rank": 1}]}
     one.save_game(night, {"uid": "u1"}, result)
-    two.save_game(night, {"uid": "u1"}, {"players": [{"name": "Ann", "total": 3, "rank": 1}]})
+    two.save_game(night, {"uid": "u2"}, {"players": [{"name": "Ann", "total": 3, "rank": 1}]})
+    with pytest.raises(LeaderboardError, match="another game's"):
+        two.save_game(night, {"uid": "u1"}, result)  # one table: a uid names one game
     assert [s.total for s in one.standings()] == [7]
     assert [s.total for s in two.standings()] == [3]
+    # the record game's store (Reptile Tank's) sees none of them, and they none of its
+    store.save_game(fixed_game(night, {"Ann": 50, "Bo": 40}))
+    assert [g.uid for g in store.list_games()] != ["u1"] and len(store.list_games()) == 1
+    assert {r.player: r.total_vp for r in store.leaderboard()} == {"Ann": 50, "Bo": 40}
+    assert store.list_games_page().total == 1
+    assert [s.total for s in one.standings()] == [7]
     assert one.put_draft(night, {"a": 1}, expected_revision=0) == 1
     assert two.draft(night) == (None, 0)
     (game,) = two.list_games()
     with pytest.raises(NotFoundError):
         one.delete_game(game.id)  # another game's id: not this game's to delete
+    with pytest.raises(NotFoundError):
+        store.delete_game(game.id)  # nor the record store's
+    with pytest.raises(NotFoundError):
+        store.get_game(game.id)
     two.delete_game(game.id)
     assert two.list_games() == [] and len(one.list_games()) == 1
+    store.rename_player("Ann", "Anna")  # one players table: renamed for every game
+    assert [s.player for s in one.standings()] == ["Anna"]
+
+
+V4_FIXTURE = Path(__file__).parent / "data" / "v4_played_games.sqlite3"
+
+
+def test_a_version_4_database_of_main_folds_its_played_games_into_the_one_table(
+    store_url, tmp_path
+):
+    """``data/v4_played_games.sqlite3`` was written by main's code at 4a2a53b (schema 4: the
+    played-games tables; ``data/make_v4_fixture.py``): version 5 moves its rows into ``games``."""
+    url = store_url
+    _copy_fixture(url, tmp_path, V4_FIXTURE)
+    assert _raw(url, "SELECT MAX(version) FROM schema_version") == [(4,)]
+    before = _raw(url, "SELECT game, uid, document, result FROM played_games ORDER BY id")
+    with Store(url) as store:
+        assert store.schema_version() == 5
+        for game, uid, document, result in before:
+            played = PlayedGames(store, game)
+            found = {g.uid: g for g in played.list_games()}[uid]
+            assert found.document == json.loads(document)
+            assert found.result == json.loads(result)
+        other = PlayedGames(store, "other_game")
+        assert [(s.player, s.wins, s.total) for s in other.standings()] == [
+            ("Zoe", 1, 12),
+            ("Dev", 0, 5),
+        ]
+        night = next(s.id for s in store.list_sessions() if s.name == "Saturday")
+        assert other.draft(night) == ({"cells": [3]}, 1)
+        assert len(PlayedGames(store, "nimalia").list_games()) == 3
+        assert sorted(g.uid for g in store.list_games()) == ["rt-1", "rt-2", "rt-3", "rt-solo"]
+        assert "Zoe" in store.list_players()  # one players table
+    assert not {"played_games", "played_game_players"} & _tables(url)

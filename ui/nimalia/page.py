@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import io
 import json
 
 import streamlit as st
@@ -21,6 +20,7 @@ from games import nimalia as NIMALIA
 from leaderboard.drafts import ConflictError
 from service.errors import STORAGE_ERRORS, storage_message
 from service.nimalia import game as N
+from service.photos import PHOTO_TYPES
 from service.shared import Written, describe, reapply, write_merged
 from ui import state as S
 from ui.backend import (
@@ -40,6 +40,7 @@ from ui.nimalia.widgets import (
     REVISION,
     SELECTED,
     get_nimalia_store,
+    lay_window,
     picker_ui,
     reserve_ui,
 )
@@ -52,11 +53,21 @@ KEY_MODE = "nim_mode"
 KEY_SHOW = "nim_show"
 KEY_CARD = "nim_card"
 KEY_TURN = "nim_turn"
-KEY_SPOT = "nim_spot"
 KEY_VIEW = "nim_view"
 KEY_GOAL12 = "nim_goal12"
 KEY_TIEBREAK = "nim_tiebreak"
-MODES = ("Tap squares", "Place a card", "Photo")
+MODES = ("Tap squares", "Lay cards", "Photo")
+#: The lay grid's square buttons: ``f"{KEY_LAY}_{i}_{j}"`` in the window shown.
+KEY_LAY = "nim_lay"
+#: Constant CSS of the lay grid (no user text).
+LAY_CSS = """<style>
+div[class*="st-key-nim_lay_"] button {
+  min-height: 3.1rem; padding: 0.1rem 0; line-height: 1.1; color: #111;
+  border: 1px solid rgba(0, 0, 0, 0.25);
+}
+div[class*="st-key-nim_lay_"] button p { font-size: 1.35rem; }
+div[class*="st-key-nim_turn_"] button p { font-size: 1.2rem; white-space: pre; }
+</style>"""
 
 
 def goal_key(colour: str) -> str:
@@ -431,41 +442,95 @@ def tap_ui(game: dict, player: str) -> None:
 
 
 def place_ui(game: dict, player: str) -> None:
-    """Lay a card by its number, turn and place (where the rules allow the next card)."""
-    spots = N.card_positions(game, player)
-    cols = st.columns(2)
-    cols[0].number_input("Card number", 1, 60, key=KEY_CARD, step=1)
-    cols[1].selectbox(
-        "Turn (clockwise)", [0, 90, 180, 270], key=KEY_TURN, format_func=lambda d: f"{d}°"
-    )
-    if st.session_state.get(KEY_SPOT) not in spots:
-        st.session_state[KEY_SPOT] = spots[0] if spots else None
-    st.selectbox(
-        "Top-left square of the card",
-        spots,
-        key=KEY_SPOT,
-        format_func=lambda s: N.position_name(*s),
-    )
+    """Lay cards at card speed: type the card's number, tap its turn (0° unless tapped), then
+    tap where its top-left square goes on the reserve — up to 3 taps a card. The grid shows
+    the reserve with one square around it wherever the next card may go (up and left too:
+    the reserve moves to make room, within 6 x 6); the turn goes back to 0° for the next card.
+    """
     from scoring.nimalia.cards import turn
 
-    card, degrees = int(st.session_state[KEY_CARD]), int(st.session_state[KEY_TURN])
-    squares = [N.square_text(s.token) for s in turn(card, degrees)]
-    st.caption(
-        f"Card {card} turned {degrees}°: {squares[0]} {squares[1]} / {squares[2]} {squares[3]}"
-    )
+    if st.session_state.get(KEY_TURN) not in (0, 90, 180, 270):
+        st.session_state[KEY_TURN] = 0
+    cols = st.columns([1, 2], vertical_alignment="bottom")
+    cols[0].number_input("Card number", 1, 60, value=None, key=KEY_CARD, step=1)
+    card = st.session_state.get(KEY_CARD)
+    degrees = int(st.session_state[KEY_TURN])
+    if card is None:
+        cols[1].caption("Type the card's number, then tap where its top-left square goes.")
+    else:
+        cols[1].caption(f"Card {int(card)}: tap its turn, then where its top-left square goes.")
 
-    def place() -> None:  # the widgets' values now (not the ones this run drew)
-        card, degrees = int(st.session_state[KEY_CARD]), int(st.session_state[KEY_TURN])
-        spot = st.session_state.get(KEY_SPOT)
+    def set_turn(d: int) -> None:
+        st.session_state[KEY_TURN] = d
+
+    turns = st.grid(4, wrap=False, min_column_width=60, gap="xxsmall")
+    for d in (0, 90, 180, 270):  # the card as it would lie, each turn one tap
+        if card is not None and 1 <= int(card) <= 60:
+            sq = [N.square_text(x.token) for x in turn(int(card), d)]
+            label = f"{sq[0]}{sq[1]}\n{sq[2]}{sq[3]}"
+        else:
+            label = f"↻ {d}°"
+        turns.button(
+            label,
+            key=f"nim_turn_{d}",
+            help=f"Turned {d}° clockwise",
+            type="primary" if d == degrees else "secondary",
+            on_click=set_turn,
+            args=(d,),
+            width="stretch",
+        )
+    top, left, height, width = lay_window(game, player)
+    grid = N.reserve_of(game, player)
+    spots = set(N.grown_positions(game, player))
+
+    def token_at(r: int, c: int) -> str:
+        return grid[r][c] if 0 <= r < len(grid) and 0 <= c < len(grid[0]) else "."
+
+    def lay(r: int, c: int) -> None:
+        number = st.session_state.get(KEY_CARD)
+        if number is None:
+            st.session_state[S.FLASH] = "Type the card's number first, then tap the grid."
+            return
+        d = int(st.session_state.get(KEY_TURN) or 0)
         before = snapshot(game, player)
         try:
-            N.place_card(game, player, card, *spot, degrees)
+            _squares, moved = N.lay_card(game, player, int(number), r, c, d)
         except (ValueError, TypeError) as error:
             st.session_state[S.FLASH] = str(error)
             return
-        remember_change(game, player, f"Card {card} laid at {N.position_name(*spot)}", before)
+        where = N.position_name(r + moved[0], c + moved[1])
+        note = " (the reserve moved to make room)" if any(moved) else ""
+        remember_change(
+            game, player, f"Card {int(number)} turned {d}° laid at {where}{note}", before
+        )
+        st.session_state[KEY_TURN] = 0  # the next card starts unturned
+        st.session_state[KEY_CARD] = None
 
-    st.button("Lay the card", key="nim_place", type="primary", on_click=place)
+    window = [[token_at(top + i, left + j) for j in range(width)] for i in range(height)]
+    from ui.nimalia.widgets import reserve_css
+
+    st.html(
+        LAY_CSS
+        + reserve_css(
+            window,
+            key=KEY_LAY,
+            footprint=[(r - top, c - left) for r, c in spots],
+        )
+    )
+    board = st.grid(width, wrap=False, min_column_width=40, gap="xxsmall")
+    for i in range(height):
+        for j in range(width):
+            r, c = top + i, left + j
+            board.button(
+                N.square_text(window[i][j]),
+                key=f"{KEY_LAY}_{i}_{j}",
+                help="Lay the card with its top-left square here" if (r, c) in spots else None,
+                on_click=lay,
+                args=(r, c),
+                width="stretch",
+                disabled=(r, c) not in spots,
+            )
+    st.caption("Dotted: where a card's top-left square may go.")
 
 
 def reader():
@@ -492,29 +557,49 @@ CARD_PROMPT = (
 
 
 def _decode(data: bytes):
-    """The photo as the reader takes it (``(H, W, 3)`` RGB, EXIF orientation applied), or None."""
-    import numpy as np
-    from PIL import Image, ImageOps
+    """The photo as the reader takes it (``(H, W, 3)`` RGB, EXIF orientation applied), or None.
+
+    The same photos as Reptile Tank's (JPEG, PNG, WebP, HEIC/HEIF, AVIF, TIFF, up to 64 MB),
+    through the same loader; one over its pixel cap is reduced first."""
+    from service.photos import fit_pixel_cap
+    from vision.loading import load_image
 
     try:
-        image = ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")
+        return load_image(fit_pixel_cap(data)[0], max_side=None).rgb
     except Exception:  # noqa: BLE001 - a file that is not a picture
         return None
-    return np.asarray(image)
 
 
 def put_read(game: dict, player: str, read, where: str, digest: str, text: str) -> None:
-    """A photo read (automatic or from a card's corners) onto the player's reserve."""
+    """A photo read (automatic or from a card's corners) onto the player's reserve: only the
+    squares newly covered this round change, and the page says which."""
     game.setdefault("photos", {})[where] = digest
     flagged = N.flagged_squares(read)
     before = snapshot(game, player)
-    warnings = N.set_read(game, player, read.squares, flagged)
+    merged = N.merge_read(game, player, read.squares, flagged)
+    down, right = merged["offset"]
     game.setdefault("likely", {})[player] = {
-        f"{r},{c}": [t for t, _s in read.cells[r][c].top][:3] for r, c in flagged
+        f"{r + down},{c + right}": [t for t, _s in read.cells[r][c].top][:3] for r, c in flagged
     }
     card = [r for r in read.reasons if "card tapped" in r]
-    text = f"{text}: {len(flagged)} squares to check"
-    remember_change(game, player, "; ".join([text, *card, *warnings]), before)
+    changes = merged["changed"]
+    what = "; ".join(
+        f"{N.position_name(r, c)}: {N.square_text(old)} → {N.square_text(new)}"
+        for r, c, old, new in changes[:8]
+    )
+    more = f" and {len(changes) - 8} more" if len(changes) > 8 else ""
+    text = (
+        f"{text}: {len(changes)} square(s) newly covered this round"
+        + (f" ({what}{more})" if changes else "")
+        + f", {len(N.checks_of(game, player))} to check"
+    )
+    notes = list(merged["warnings"])
+    if merged["kept"]:
+        notes.append(
+            f"{len(merged['kept'])} square(s) laid in earlier rounds read differently and were "
+            "kept as they were (tap one to change it)"
+        )
+    remember_change(game, player, "; ".join([text, *card, *notes]), before)
 
 
 def _read_or_explain(label: str, read_photo):
@@ -642,7 +727,7 @@ def photo_ui(game: dict, player: str) -> None:
     else:
         upload = st.file_uploader(
             "Photo of the reserve, from your seat",
-            type=["jpg", "jpeg", "png"],
+            type=PHOTO_TYPES,
             key=f"nim_photo_{seat}",
         )
         if upload is None:
@@ -712,7 +797,12 @@ def finish_ui(game: dict, result: dict) -> None:
     changed = found is not None and found[1] != game
     if found is not None and not changed:
         st.success(f"Nimalia game {found[0]} is saved to the leaderboard.")
-        st.page_link(page_path("leaderboard.py"), label="See the leaderboard", icon="🏆")
+        st.page_link(
+            page_path("leaderboard.py"),
+            query_params=S.night_params(st.session_state),
+            label="See the leaderboard",
+            icon="🏆",
+        )
         if st.button("New Nimalia game", key="nim_new"):
             st.session_state[GAME] = None
             st.rerun()
@@ -774,23 +864,19 @@ def game_ui(game: dict) -> None:
     def select(r: int, c: int) -> None:
         st.session_state[SELECTED] = None if st.session_state.get(SELECTED) == (r, c) else (r, c)
 
-    footprint = []
-    if mode == MODES[1] and st.session_state.get(KEY_SPOT):
-        r, c = st.session_state[KEY_SPOT]
-        footprint = [(r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1)]
-    reserve_ui(
-        N.reserve_of(game, player, view),
-        footprint=footprint,
-        flagged=N.checks_of(game, player) if playing else (),
-        highlight=highlight,
-        selected=st.session_state.get(SELECTED) if playing else None,
-        on_select=select if playing else None,
-    )
+    if mode == MODES[1]:  # the lay grid is the reserve, with room to grow
+        place_ui(game, player)
+    else:
+        reserve_ui(
+            N.reserve_of(game, player, view),
+            flagged=N.checks_of(game, player) if playing else (),
+            highlight=highlight,
+            selected=st.session_state.get(SELECTED) if playing else None,
+            on_select=select if playing else None,
+        )
     if playing and (mode == MODES[0] or st.session_state.get(SELECTED) is not None):
         tap_ui(game, player)
-    if mode == MODES[1]:
-        place_ui(game, player)
-    elif mode == MODES[2]:
+    if mode == MODES[2]:
         photo_ui(game, player)
     reasons_list_ui(goals, options, labels)
     totals_ui(result)
@@ -814,7 +900,12 @@ def nimalia_ui() -> None:
     st.title("🦦 Nimalia")
     if st.session_state[S.SESSION_ID] is None:
         st.info("Pick or create a game night first.")
-        st.page_link(page_path("setup.py"), label="Game setup", icon="🎲")
+        st.page_link(
+            page_path("setup.py"),
+            query_params=S.night_params(st.session_state),
+            label="Game setup",
+            icon="🎲",
+        )
         return
     try:
         chosen = game_choice_ui()

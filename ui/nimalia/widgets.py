@@ -137,6 +137,18 @@ def reserve_ui(
             )
 
 
+def lay_window(game: dict, player: str) -> tuple[int, int, int, int]:
+    """``(top, left, rows, cols)`` of the lay grid: the reserve and every place the next card
+    may go (one square up or left of it too), so the window follows the reserve as it grows."""
+    grid = N.reserve_of(game, player)
+    cells = [(r, c) for r, line in enumerate(grid) for c, t in enumerate(line) if t != "."]
+    for r, c in N.grown_positions(game, player):
+        cells += [(r, c), (r + 1, c + 1)]
+    top, left = min(r for r, _ in cells), min(c for _, c in cells)
+    bottom, right = max(r for r, _ in cells), max(c for _, c in cells)
+    return top, left, bottom - top + 1, right - left + 1
+
+
 def picker_ui(
     current: str, on_pick: Callable[[str], None], *, likely: list[str] | None = None
 ) -> None:

@@ -62,14 +62,17 @@ def label_from_file_name(name: str) -> str | None:
     return label if label in FACE_LABELS else None
 
 
-def cards_in_photo(name: str, data: bytes) -> PhotoCards:
+def cards_in_photo(name: str, data: bytes, reader=None) -> PhotoCards:
     """Find the cards in one uploaded photo (or scan).
 
     A file named after a card id is one card, cut out of its photo. Otherwise every card laid
     out is one card, cut by its own outline, row by row
     (:func:`vision.reptile_tank.enrol.layout_cards`: the terrarium's grid, or cards laid
-    anywhere); when none is found the photo is taken as one card. Never raises: a file that
-    cannot be used has ``problem`` set and no cards.
+    anywhere); when none is found the photo is taken as one card. With a ``reader``
+    (:class:`vision.reptile_tank.reader.TerrariumReader`) the grid the reader finds (what
+    Photograph reads, its non-empty places the cards) is taken when it holds more cards than
+    the grid finder's or the loose outlines. Never raises: a file that cannot be used has
+    ``problem`` set and no cards.
     """
     from vision.errors import GridNotFoundError
     from vision.loading import load_image
@@ -95,6 +98,12 @@ def cards_in_photo(name: str, data: bytes) -> PhotoCards:
     try:
         laid = layout_cards(rgb, size=CELL_CUT)
     except GridNotFoundError:
+        laid = None
+    if reader is not None:
+        by_reader = _reader_layout(reader, rgb)
+        if by_reader is not None and (laid is None or len(by_reader.cards) > len(laid.cards)):
+            laid = by_reader
+    if laid is None:
         found.cards = [crop_to_card(rgb)]
         found.suggested = [None]
         found.how = (
@@ -118,6 +127,27 @@ def cards_in_photo(name: str, data: bytes) -> PhotoCards:
         where = "in the grid" if laid.source == "grid" else "laid out"
         found.how = f"{name}: {count} card(s) found {where}"
     return found
+
+
+def _reader_layout(reader, rgb: np.ndarray):
+    """The cards in the grid the reader finds in ``rgb`` (its non-empty places), or None."""
+    from dataclasses import replace
+
+    from vision.errors import GridNotFoundError
+    from vision.reptile_tank.enrol import layout_cards
+
+    try:
+        read = reader.read_image(rgb)
+    except (GridNotFoundError, ValueError):
+        return None
+    occupied = np.array([[label != "empty" for label in row] for row in read.rows])
+    if not occupied.any():
+        return None
+    fit = replace(read.fit, occupied=occupied)
+    try:
+        return layout_cards(read.image, size=CELL_CUT, fit=fit)
+    except GridNotFoundError:
+        return None
 
 
 def faces_from_names(

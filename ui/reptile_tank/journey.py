@@ -46,6 +46,7 @@ PAD_COLUMNS: tuple[tuple[str, str], ...] = (
     ("objectives", "Objectives"),
 )
 
+
 def is_complete(rows: Sequence[Sequence[str]]) -> bool:
     """True when no cell is ``empty`` (a finished terrarium, not "score so far")."""
     return _is_complete(rows)
@@ -147,6 +148,27 @@ def game_rows(games: Sequence[Any], timezone: str | None = None) -> list[dict[st
                 "Scores": ", ".join(f"{p.name} {p.total}" for p in game.players),
                 "Played": local_time(game.played_at, timezone),
                 "Mode": game.mode,
+            }
+        )
+    return out
+
+
+def solo_game_rows(games: Sequence[Any], timezone: str | None = None) -> list[dict[str, Any]]:
+    """Saved solo games as rows: when, the player and their VP, the Master's VP, who won."""
+
+    out = []
+    for game in games:
+        line = game.players[0]
+        master = (game.extra or {}).get("master", {}).get("pad", {}) or {}
+        winner = (game.extra or {}).get("winner")
+        out.append(
+            {
+                "Game": game.id,
+                "Played": local_time(game.played_at, timezone),
+                "Player": line.name,
+                "VP": int(line.total),
+                "Master VP": master.get("total"),
+                "Winner": {"player": line.name, "master": "the Master"}.get(winner, "tie"),
             }
         )
     return out

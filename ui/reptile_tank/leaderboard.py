@@ -12,7 +12,13 @@ import streamlit as st
 from ui import nights
 from ui import state as S
 from ui.navigation import page_path
-from ui.reptile_tank.journey import escape_markdown, game_rows, solo_standings_rows, standings_rows
+from ui.reptile_tank.journey import (
+    escape_markdown,
+    game_rows,
+    solo_game_rows,
+    solo_standings_rows,
+    standings_rows,
+)
 
 KEY_RENAME_OLD = "lb_rename_old"
 KEY_RENAME_NEW = "lb_rename_new"
@@ -38,6 +44,8 @@ def _view(store, session_id: int | None, kind: str) -> None:
     standings_ui(store, session_id, kind)
     if session_id is None and not nights.passphrase_set():
         st.caption("Pick one of your game nights above to see (and edit) its games.")
+    elif kind == "solo":
+        solo_games_ui(store, session_id)
     else:
         games_ui(store, session_id)
     rename_ui(store)
@@ -102,6 +110,29 @@ def games_ui(store, session_id: int | None) -> None:
             i for i in store.out_of_range_games(session_id) if i not in {g.id for g in found.games}
         ]
         st.selectbox("Game", ids, key=KEY_DELETE_GAME, format_func=lambda i: f"Game {i}")
+        sure = st.checkbox("Yes, delete this game for good", key=KEY_DELETE_SURE)
+        st.button(
+            "Delete game",
+            key="lb_delete",
+            disabled=not sure,
+            type="primary",
+            on_click=delete_game,
+            args=(store,),
+        )
+
+
+def solo_games_ui(store, session_id: int | None) -> None:
+    """Solo games only (never the table's), newest first, each with the Master's score and who
+    won; one can be deleted (with confirmation)."""
+    games = [g for g in reversed(store.list_games(session_id)) if g.mode == "solo"]
+    st.subheader(f"Solo games ({len(games)})")
+    if not games:
+        return
+    st.dataframe(solo_game_rows(games, st.context.timezone), hide_index=True, key="lb_solo_games")
+    with st.expander("Delete a game"):
+        st.selectbox(
+            "Game", [g.id for g in games], key=KEY_DELETE_GAME, format_func=lambda i: f"Game {i}"
+        )
         sure = st.checkbox("Yes, delete this game for good", key=KEY_DELETE_SURE)
         st.button(
             "Delete game",

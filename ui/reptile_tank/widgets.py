@@ -320,10 +320,12 @@ def flag_fix_ui(
         )
         if thumbnails:
             st.html(picture_button_css(key, guesses), width="content")
-        grid = st.grid(3, wrap=False, min_column_width=96, gap="xsmall", vertical_alignment="center")
+        grid = st.grid(
+            3, wrap=False, min_column_width=96, gap="xsmall", vertical_alignment="center"
+        )
         crop = entry.crops[r, c] if entry.crops is not None else None
         if crop is not None:
-            grid.image(crop, caption="In the photo", width="stretch")
+            grid.image(crop, caption="In the photo", width=150)  # a card, not the screen
         else:
             grid.caption("(no picture after a reload)")
         for label in guesses:

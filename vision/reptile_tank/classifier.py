@@ -343,3 +343,274 @@ def classify_cells(
         label_scores=label_scores.reshape(ROWS, COLS, -1).astype(np.float32),
         rotation_scores=rotation_scores.reshape(ROWS, COLS, len(labels), 4).astype(np.float32),
     )
+
+
+# ------------------------------------------------------------ local-feature re-ranking
+
+#: Cells whose two best face labels are closer than this (cosine units) are re-ranked.
+RERANK_MAX_MARGIN = 0.10
+#: The crop is aligned to the best of the embedder's first this many candidate faces.
+RERANK_TOP = 3
+#: Crops and faces are compared at this size (width, height): 4 px/mm of a card.
+RERANK_SIZE = (252, 352)
+#: Keypoint matches that must agree on one homography to align a crop to a face.
+RERANK_MIN_INLIERS = 12
+#: The crop may show the card moved by up to this share of its width (laid off its place).
+RERANK_MAX_SHIFT = 0.3
+#: Where two candidate faces differ by more than this (Lab units, any channel) the pixel tells
+#: them apart; the comparison is made there only.
+RERANK_DIFFERENT = 30.0
+#: A candidate replaces the embedder's choice when its correlation there is higher by this...
+RERANK_WIN = 0.10
+#: ... and a label is confirmed when it beats every other candidate by this much.
+RERANK_CONFIRM = 0.20
+
+
+@dataclass(frozen=True)
+class LocalCheck:
+    """What the fine comparison says about one cell.
+
+    Attributes
+    ----------
+    label : str
+        The label after re-ranking (the embedder's unless a candidate clearly won).
+    embedder_label : str
+    scores : dict label -> float
+        Correlation (-1..1) of the aligned crop with each candidate face over the pixels where
+        the candidates differ; ``-1`` for a candidate it could not be compared with.
+    aligned : bool
+        Whether the crop could be aligned to the faces (enough keypoint inliers).
+    agree : bool
+        The best-scoring face is the embedder's choice (True when nothing could be compared).
+    """
+
+    label: str
+    embedder_label: str
+    scores: dict[str, float]
+    aligned: bool
+    agree: bool
+
+    @property
+    def confirmed(self) -> bool:
+        """The label's face matches clearly better than every other candidate."""
+        if not self.aligned or len(self.scores) < 2:
+            return False
+        own = self.scores.get(self.label, -1.0)
+        others = [v for k, v in self.scores.items() if k != self.label]
+        return own - max(others) >= RERANK_CONFIRM
+
+
+class LocalFeatureVerifier:
+    """Sees the fine differences between look-alike faces.
+
+    The crop is aligned to the enrolled faces by ORB keypoint matches that one RANSAC
+    homography close to the identity explains (the frame look-alike faces share aligns them
+    well; the homography may move the card by up to :data:`RERANK_MAX_SHIFT` of its width, a
+    card laid off its place being cut off-centre). The aligned crop is then compared with each
+    candidate face only where the candidates differ (motif, name, numbers: the pixels where
+    two of them differ by :data:`RERANK_DIFFERENT` in Lab), by normalised correlation per Lab
+    channel: light and colour cast cancel out, the shared frame does not dilute the difference.
+
+    Parameters
+    ----------
+    faces : mapping label -> (H, W, 3) uint8 RGB
+        The enrolled faces (``DeckPack.faces``), upright.
+    features : int
+        ORB keypoints per image.
+    """
+
+    def __init__(self, faces: Mapping[str, np.ndarray], *, features: int = 800) -> None:
+        self._orb = cv2.ORB_create(nfeatures=features, scaleFactor=1.2, nlevels=6,
+                                   edgeThreshold=15, patchSize=15)  # fmt: skip
+        self._matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
+        self._faces: dict[str, tuple] = {}
+        self._lab: dict[str, np.ndarray] = {}
+        for label, face in faces.items():
+            small = cv2.resize(np.asarray(face), RERANK_SIZE, interpolation=cv2.INTER_AREA)
+            self._faces[label] = self._describe(small)
+            self._lab[label] = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
+
+    @property
+    def labels(self) -> list[str]:
+        """The enrolled faces' labels."""
+        return list(self._faces)
+
+    def _describe(self, rgb: np.ndarray):
+        if rgb.shape[:2] != (RERANK_SIZE[1], RERANK_SIZE[0]):
+            rgb = cv2.resize(rgb, RERANK_SIZE, interpolation=cv2.INTER_AREA)
+        gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+        gray = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(4, 4)).apply(gray)
+        keypoints, descriptors = self._orb.detectAndCompute(gray, None)
+        points = np.array([k.pt for k in keypoints], np.float32).reshape(-1, 2)
+        return points, descriptors
+
+    def align(self, described, label: str) -> tuple[np.ndarray | None, int]:
+        """``(crop -> face homography or None, inliers)`` from keypoint matches."""
+        points, descriptors = described
+        face_points, face_descriptors = self._faces[label]
+        if (
+            descriptors is None
+            or face_descriptors is None
+            or min(len(points), len(face_points)) < 4
+        ):
+            return None, 0
+        pairs = self._matcher.knnMatch(descriptors, face_descriptors, k=2)
+        good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < 0.8 * p[1].distance]
+        if len(good) < RERANK_MIN_INLIERS:
+            return None, 0
+        src = points[[m.queryIdx for m in good]]
+        dst = face_points[[m.trainIdx for m in good]]
+        near = np.linalg.norm(src - dst, axis=1) < RERANK_MAX_SHIFT * RERANK_SIZE[0]
+        if near.sum() < RERANK_MIN_INLIERS:
+            return None, 0
+        homography, mask = cv2.findHomography(src[near], dst[near], cv2.RANSAC,
+                                              0.03 * RERANK_SIZE[0])  # fmt: skip
+        if homography is None or mask is None or int(mask.sum()) < RERANK_MIN_INLIERS:
+            return None, 0
+        w, h = RERANK_SIZE
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32).reshape(-1, 1, 2)
+        moved = cv2.perspectiveTransform(corners, homography).reshape(-1, 2)
+        if np.abs(moved - corners.reshape(-1, 2)).max() > RERANK_MAX_SHIFT * w:
+            return None, 0  # not the same card seen upright
+        return homography, int(mask.sum())
+
+    def check(
+        self, crop_rgb: np.ndarray, candidates: list[str] | None, embedder_label: str
+    ) -> LocalCheck:
+        """Re-rank ``candidates`` (face labels, best first; every enrolled face when None) for
+        one crop the embedder read as ``embedder_label``: the crop is aligned to the first
+        :data:`RERANK_TOP` and compared with all."""
+        if candidates is None:
+            candidates = self.labels
+        candidates = [c for c in dict.fromkeys([embedder_label, *candidates]) if c in self._faces]
+        if len(candidates) < 2:
+            return LocalCheck(embedder_label, embedder_label, {}, False, True)
+        crop = cv2.resize(np.asarray(crop_rgb), RERANK_SIZE, interpolation=cv2.INTER_AREA)
+        described = self._describe(crop)
+        # one alignment: of the first RERANK_TOP candidates, the face the crop's keypoints
+        # agree with best (look-alike faces share the frame that aligns them)
+        best_h, best_n = None, 0
+        for label in candidates[:RERANK_TOP]:
+            homography, inliers = self.align(described, label)
+            if homography is not None and inliers > best_n:
+                best_h, best_n = homography, inliers
+        if best_h is None:
+            return LocalCheck(embedder_label, embedder_label, {}, False, True)
+        w, h = RERANK_SIZE
+        aligned = cv2.warpPerspective(crop, best_h, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        lab = cv2.cvtColor(aligned, cv2.COLOR_RGB2LAB).astype(np.float32)
+        faces = np.stack([self._lab[c] for c in candidates])  # (K, h, w, 3)
+        inside = _telling_pixels(faces)
+        if inside.sum() < 50:
+            return LocalCheck(embedder_label, embedder_label, {}, True, True)
+        seen = lab[inside]  # (P, 3)
+        scores = {}
+        for label, face in zip(candidates, faces, strict=True):
+            scores[label] = _correlation(seen, face[inside])
+        best = max(scores, key=lambda k: scores[k])
+        label = embedder_label
+        if best != embedder_label:
+            # the two settle it where they differ from each other (not where a third does)
+            pair = np.stack([self._lab[best], self._lab[embedder_label]])
+            between = _telling_pixels(pair)
+            if between.sum() >= 50:
+                mine = _correlation(lab[between], self._lab[embedder_label][between])
+                theirs = _correlation(lab[between], self._lab[best][between])
+                if theirs - mine >= RERANK_WIN:
+                    label = best
+        return LocalCheck(label, embedder_label, scores, True, agree=best == embedder_label)
+
+
+def _telling_pixels(faces: np.ndarray) -> np.ndarray:
+    """``(h, w)`` bool: where the Lab faces ``(K, h, w, 3)`` differ by over
+    :data:`RERANK_DIFFERENT` in some channel (eroded by one pixel: alignment is not exact)."""
+    spread = (faces.max(axis=0) - faces.min(axis=0)).max(axis=2)
+    mask = cv2.erode((spread > RERANK_DIFFERENT).astype(np.uint8), np.ones((3, 3), np.uint8))
+    return mask.astype(bool)
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean over channels of the normalised correlation of two ``(P, C)`` pixel sets (a flat
+    channel -- no variation in one of them -- counts as 0)."""
+    out = []
+    for k in range(a.shape[1]):
+        x, y = a[:, k] - a[:, k].mean(), b[:, k] - b[:, k].mean()
+        denominator = float(np.sqrt((x * x).sum() * (y * y).sum()))
+        out.append(float((x * y).sum()) / denominator if denominator > 1e-6 else 0.0)
+    return float(np.mean(out))
+
+
+def close_face_calls(
+    cells: list[list[CellRead]], max_margin: float = RERANK_MAX_MARGIN, top: int = RERANK_TOP
+) -> dict[tuple[int, int], list[str]]:
+    """The cells whose best labels include two faces within ``max_margin``: cell -> the face
+    candidates (best first, the cell's label first among them)."""
+    out = {}
+    for r, row in enumerate(cells):
+        for c, cell in enumerate(row):
+            if cell.label == EMPTY:
+                continue
+            faces = [(label, score) for label, score in cell.top[:top] if label != EMPTY]
+            rivals = [label for label, score in faces
+                      if label != cell.label and cell.score - score < max_margin]  # fmt: skip
+            if rivals:
+                out[(r, c)] = [cell.label, *rivals]
+    return out
+
+
+@dataclass(frozen=True)
+class RerankSummary:
+    """What :func:`rerank_read` did: close calls looked at, labels changed, disagreements
+    (flagged), confirmed cells unflagged."""
+
+    cells: int = 0
+    changed: int = 0
+    disagree: int = 0
+    unflagged: int = 0
+
+
+def rerank_read(read, verifier: LocalFeatureVerifier, *, unflag: bool = False):
+    """A board read with its close calls between faces re-ranked by ``verifier``.
+
+    Every cell of :func:`close_face_calls` is cut again from the photo at :data:`RERANK_SIZE`
+    (the read's own grid) and compared with every enrolled face (the embedder's candidates
+    first); a clear winner replaces the label, a disagreement flags the cell for a check, and
+    with ``unflag`` a cell whose face the comparison confirms clearly is no longer flagged.
+
+    Parameters
+    ----------
+    read : vision.reptile_tank.reader.BoardRead
+    verifier : LocalFeatureVerifier
+
+    Returns
+    -------
+    (BoardRead, RerankSummary)
+        A new read (``read`` is left as it was).
+    """
+    from dataclasses import replace
+
+    from vision.reptile_tank.grid import rectify_cells
+
+    calls = close_face_calls(read.cells)
+    if not calls:
+        return read, RerankSummary()
+    big = rectify_cells(read.image, read.fit, cell_size=RERANK_SIZE)
+    rows = [row[:] for row in read.rows]
+    check = np.asarray(read.check, bool).copy()
+    changed = disagree = unflagged = 0
+    for (r, c), candidates in calls.items():
+        rest = [label for label in verifier.labels if label not in candidates]
+        result = verifier.check(big[r, c], candidates + rest, rows[r][c])
+        changed += int(result.label != rows[r][c])
+        rows[r][c] = result.label
+        if not result.agree:
+            disagree += 1
+            check[r, c] = True
+        elif unflag and result.confirmed and check[r, c]:
+            unflagged += 1
+            check[r, c] = False
+    confidence = read.confidence
+    if confidence is not None:
+        confidence = replace(confidence, check=check, needs_check=bool(check.any()))
+    summary = RerankSummary(len(calls), changed, disagree, unflagged)
+    return replace(read, rows=rows, confidence=confidence), summary

@@ -305,6 +305,7 @@ def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
             and cos <= _LOOSE_MAX_COS
         ):
             shaped.append((order_quad_clockwise(quad), view, quad_area(view)))
+    shaped = [s for s in shaped if np.isfinite(s[2]) and s[2] > 0 and np.all(np.isfinite(s[1]))]
     if not shaped:
         return []
     areas = np.array([a for _, _, a in shaped])
@@ -326,6 +327,8 @@ def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
         )
         if not inside:
             kept.append((quad, view, area))
+    if not kept:
+        return []
     # reading order along the cards' own mean direction
     angles = []
     for _, view, _ in kept:
@@ -387,6 +390,8 @@ class LayoutCards:
         Whether each card was cut by its own outline (False: the grid's nominal cell).
     grid_shape : (rows, cols) or None
         The grid's shape (``"grid"`` only).
+    given_fit : bool
+        The grid (and which places hold a card) was given by the caller (the reader).
     """
 
     cards: list[np.ndarray]
@@ -395,16 +400,22 @@ class LayoutCards:
     cells: list[tuple[int, int]] | None = None
     own_outline: list[bool] = field(default_factory=list)
     grid_shape: tuple[int, int] | None = None
+    given_fit: bool = False
 
     @property
     def documented_layout(self) -> bool:
-        """Whether the first 16 places of the grid (row by row) hold a card each: the faces
-        laid out in the enrolment order (:data:`FACE_LABELS`), the last 4 places empty."""
+        """Whether the first 16 places of the grid (row by row) hold a card each and no place
+        after them a card's own outline: the faces laid out in the enrolment order
+        (:data:`FACE_LABELS`), the last 4 places empty."""
         if self.source != "grid" or self.cells is None or len(self.cells) < len(FACE_LABELS):
             return False
         cols = self.grid_shape[1] if self.grid_shape else 5
         first = [(k // cols, k % cols) for k in range(len(FACE_LABELS))]
-        return self.cells[: len(FACE_LABELS)] == first
+        # past the 16th place nothing with a card's own outline (a full board is no layout;
+        # a play mat's pattern taken for a card there is)
+        extra = self.own_outline[len(FACE_LABELS) :]
+        extra_cards = any(extra) or (self.given_fit and len(extra) > 0)
+        return self.cells[: len(FACE_LABELS)] == first and not extra_cards
 
     def in_enrolment_order(self) -> dict[str, np.ndarray]:
         """The 16 faces of a :attr:`documented_layout`, by label (extra places left out)."""
@@ -433,7 +444,10 @@ def _outline_in_cell(cell: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray
 
 
 def layout_cards(
-    image_rgb: np.ndarray, size: tuple[int, int] = (252, 352), grid: bool = True
+    image_rgb: np.ndarray,
+    size: tuple[int, int] = (252, 352),
+    grid: bool = True,
+    fit=None,
 ) -> LayoutCards:
     """Every card of a photo of cards laid out, each cut by its own outline.
 
@@ -451,6 +465,9 @@ def layout_cards(
         Size of each card cut.
     grid : bool
         Whether to try the grid finder at all.
+    fit : vision.reptile_tank.grid.GridFit, optional
+        A grid already found in ``image_rgb`` (e.g. by the reader, judged by the recogniser);
+        used instead of the grid finder's, turned so that its top is the photo's top.
 
     Raises
     ------
@@ -460,21 +477,26 @@ def layout_cards(
     from vision.errors import GridNotFoundError
 
     outlines = find_loose_cards(image_rgb)
-    fit = None
-    if grid:
+    given = fit is not None
+    if fit is not None:
+        top = (fit.corners[0, 1] + fit.corners[1, 1]) / 2
+        bottom = (fit.corners[2, 1] + fit.corners[3, 1]) / 2
+        if top > bottom:  # the photographer's side is the photo's bottom
+            fit = fit.rotated_180()
+    elif grid:
         from vision.reptile_tank.grid import find_grid
 
         try:
             fit = find_grid(image_rgb)
         except GridNotFoundError:
             fit = None
-    if fit is not None and int(fit.occupied.sum()) >= len(outlines):
+    if fit is not None and (given or int(fit.occupied.sum()) >= len(outlines)):
         from vision.reptile_tank.grid import rectify_cells
 
         crops = rectify_cells(image_rgb, fit, cell_size=size)
         rows, cols = fit.occupied.shape
         cells = [(r, c) for r in range(rows) for c in range(cols) if bool(fit.occupied[r, c])]
-        found = LayoutCards([], [], "grid", cells=cells, grid_shape=(rows, cols))
+        found = LayoutCards([], [], "grid", cells=cells, grid_shape=(rows, cols), given_fit=given)
         for r, c in cells:
             own = _outline_in_cell(fit.cell_quads[r, c], outlines)
             found.own_outline.append(own is not None)
@@ -510,7 +532,7 @@ def named_faces(
         The cards of each photo (:func:`layout_cards`), photos in order.
     names : list of str, optional
         One name per card found, photo after photo in each photo's reading order (a face
-        label, or ``-`` to leave the card out). Without names every photo must be the
+        label, or ``skip`` (or ``-``) to leave the card out). Without names every photo must be the
         documented layout (:attr:`LayoutCards.documented_layout`).
 
     Returns
@@ -518,7 +540,7 @@ def named_faces(
     faces : dict label -> (H, W, 3) uint8 RGB
         The first card given each name.
     views : dict label -> list of (H, W, 3) uint8 RGB
-        Every later card given the same name (a second photo's view of the face).
+        Every later card given the same name (added to the gallery as views of the face).
 
     Raises
     ------
@@ -538,13 +560,13 @@ def named_faces(
             raise ValueError(
                 f"{len(names)} name(s) given for {sum(counts)} card(s) found "
                 f"({' + '.join(map(str, counts))} in the photos, each row by row from the far "
-                "side); give one name per card, - to leave one out"
+                "side); give one name per card, skip to leave one out"
             )
         unknown = [n for n in names if n not in FACE_LABELS and n not in SKIP_NAMES]
         if unknown:
             raise ValueError(
                 f"unknown card id(s): {', '.join(unknown[:5])} (card ids: "
-                f"{', '.join(FACE_LABELS)}; - leaves a card out)"
+                f"{', '.join(FACE_LABELS)}; skip leaves a card out)"
             )
         for layout in layouts:
             cards.extend(layout.cards)

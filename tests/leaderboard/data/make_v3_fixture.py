@@ -2,10 +2,13 @@
 storage change wrote it (schema version 3 plus the side tables of drafts, night settings and
 Nimalia's own ``nimalia_games`` / ``nimalia_game_players`` / ``nimalia_drafts``).
 
-It was made by running this script on commit b543c5c (main before the one-storage-model
-change), from the repository root::
+It was made by running this script on the code of commit b543c5c (main before the
+one-storage-model change), exported read-only and run from its root::
 
-    python tests/leaderboard/data/make_v3_fixture.py tests/leaderboard/data/v3_both_games.sqlite3
+    mkdir -p /tmp/old/tests/leaderboard/data && git archive b543c5c | tar -x -C /tmp/old && \
+        cp tests/leaderboard/data/make_v3_fixture.py /tmp/old/tests/leaderboard/data/ && \
+        cd /tmp/old && PYTHONPATH=. \
+        python tests/leaderboard/data/make_v3_fixture.py v3_both_games.sqlite3
 
 The script uses that code's API (``leaderboard.nimalia_games.NimaliaStore``), so it only runs on
 such a checkout; the database it wrote is committed beside it and read by
@@ -14,7 +17,8 @@ such a checkout; the database it wrote is committed beside it and read by
 What it holds (two game nights):
 
 * night 1 "Friday": 2 Reptile Tank table games (one with a thumbnail), 1 solo game, an open
-  Reptile Tank draft, night settings (house rule, enrolled deck), 2 saved Nimalia games
+  Reptile Tank draft (the app's draft document: Ann's board entered by hand, a note), night
+  settings (house rule, enrolled deck), 2 saved Nimalia games
   (2 and 3 players) and a Nimalia game in progress (revision 3);
 * night 2 "Saturday": 1 Reptile Tank table game, 1 saved Nimalia game, settings playing Nimalia.
 """
@@ -28,11 +32,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/leaderboard: lb_helpers
 
 from lb_helpers import THUMBNAIL, fixed_game, make_game  # noqa: E402
+from leaderboard.nimalia_games import NimaliaStore  # noqa: E402
 
 from leaderboard import GamePlayer, GameRecord, Store  # noqa: E402
 from leaderboard.drafts import DraftStore  # noqa: E402
-from leaderboard.nimalia_games import NimaliaStore  # noqa: E402
 from service.nimalia import game as N  # noqa: E402
+from service.reptile_tank.drafts import GameInProgress, to_document  # noqa: E402
+from service.reptile_tank.game import TerrariumEntry  # noqa: E402
 
 
 def nimalia_game(players: list[str], goals: list[int], seed: int, rounds: int) -> dict:
@@ -63,17 +69,30 @@ def main(path: str) -> None:
     solo = GameRecord(
         session_id=friday.id,
         mode="solo",
-        players=(GamePlayer(name="Ann", board={"rows": [["rock"] * 5] * 4}, pad={"total": 31}, rank=1),),
+        players=(
+            GamePlayer(name="Ann", board={"rows": [["rock"] * 5] * 4}, pad={"total": 31}, rank=1),
+        ),
         objectives=[3, 11],
         extra={"master": {"cards": {"rock": 2}}, "winner": "player"},
         uid="rt-solo",
     )
     store.save_game(solo)
     store.save_game(fixed_game(saturday.id, {"Dev": 55, "Ann": 48}, uid="rt-3"))
-    drafts.create(friday.id, {"players": ["Ann", "Ben"], "boards": {}, "note": "in progress"})
+    board = [["rock", "water", "corn_snake", "empty", "empty"]] + [["empty"] * 5] * 3
+    table = GameInProgress(
+        players=["Ann", "Ben"],
+        entries={"Ann": TerrariumEntry(rows=board, source="manual")},
+        notes="in progress",
+    )
+    drafts.create(friday.id, to_document(table, drafts.put_blob))
     drafts.put_settings(
-        friday.id, {"game": "reptile_tank", "house": {"tiers": [["rock", "basic", 3]]},
-                    "deck": "enrolled", "nimalia_deck": "bundled"}
+        friday.id,
+        {
+            "game": "reptile_tank",
+            "house": {"tiers": [["rock", "basic", 3]]},
+            "deck": "enrolled",
+            "nimalia_deck": "bundled",
+        },
     )
     drafts.put_settings(saturday.id, {"game": "nimalia", "nimalia_deck": "bundled"})
 

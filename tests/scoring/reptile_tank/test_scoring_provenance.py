@@ -243,7 +243,8 @@ def test_solo_anole_reading_is_recorded_as_assumed_with_the_other_reading_named(
     # the rulebook's example: 4 dry-land kinds, the maximum, so the reading changes nothing
     master, *_ = score_master(SOLO_MASTER, RULES, pairs=[("rock", "hollow_log")])
     (anole,) = [g for g in master.groups if g.card_type == "brown_anole"]
-    assert anole.vp == 8 and not anole.assumed
+    # 1 VP per kind is the worked example's value, not the sentence's (8 VP): assumed, marked †
+    assert anole.vp == 8 and anole.assumed
     assert "Golden Pothos, Hollow Log, Rock, Silver Inch Plant" in anole.reason
     # two dry-land kinds and flipped cards: the readings differ and the line says so
     cards = {"brown_anole": 2, "rock": 1, "hollow_log": 1, "rosy_boa": 1, "corn_snake": 1}

@@ -169,7 +169,12 @@ def table_check_ui(rules) -> None:
         label = "Save the game" + (f" ({len(todo)} unchecked)" if todo else "")
         st.button(label, type="primary", key=KEY_SAVE, on_click=save_and_show, icon="✅")
     else:
-        st.page_link(page_path("confirm.py"), label=f"Game {saved}: confirm & save", icon="✅")
+        st.page_link(
+            page_path("confirm.py"),
+            query_params=S.night_params(st.session_state),
+            label=f"Game {saved}: confirm & save",
+            icon="✅",
+        )
 
 
 def check_ui() -> None:
@@ -193,7 +198,12 @@ def check_ui() -> None:
         if st.button("Enter this board by hand", key="check_manual", type="primary"):
             S.start_manual(st.session_state, player)
             st.rerun()
-        st.page_link(page_path("photo.py"), label="Photograph it", icon="📷")
+        st.page_link(
+            page_path("photo.py"),
+            query_params=S.night_params(st.session_state),
+            label="Photograph it",
+            icon="📷",
+        )
         return
 
     def typed(r: int, c: int, label: str) -> None:
@@ -218,7 +228,12 @@ def check_ui() -> None:
     with st.expander("Type the whole board (no photo needed)", expanded=entry.source == "manual"):
         grid_editor_ui(entry.rows, typed, key=KEY_GRID)
     next_player_hint_ui(player)
-    st.page_link(page_path("pad.py"), label="See the score pad with every reason", icon="🧮")
+    st.page_link(
+        page_path("pad.py"),
+        query_params=S.night_params(st.session_state),
+        label="See the score pad with every reason",
+        icon="🧮",
+    )
 
 
 check_ui()

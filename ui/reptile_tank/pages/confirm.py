@@ -58,8 +58,13 @@ def saved_ui(saved: int) -> bool:
     cols = st.columns(2)
     cols[0].button("Undo: remove it again", key=KEY_UNDO, on_click=undo, width="stretch")
     if cols[1].button("Start the next game", key=KEY_NEXT, on_click=next_game, width="stretch"):
-        st.switch_page(page_path("setup.py"))
-    st.page_link(page_path("leaderboard.py"), label="See the leaderboard", icon="🏆")
+        st.switch_page(page_path("setup.py"), query_params=S.night_params(st.session_state))
+    st.page_link(
+        page_path("leaderboard.py"),
+        query_params=S.night_params(st.session_state),
+        label="See the leaderboard",
+        icon="🏆",
+    )
     return True
 
 
@@ -77,7 +82,12 @@ def confirm_ui() -> None:
             key="confirm_status",
         )
         st.info("Every player's terrarium must be in before the table is scored.")
-        st.page_link(page_path("photo.py"), label="Photograph the missing ones", icon="📷")
+        st.page_link(
+            page_path("photo.py"),
+            query_params=S.night_params(st.session_state),
+            label="Photograph the missing ones",
+            icon="📷",
+        )
         return
     rules = load_rules()
     table = score_table(

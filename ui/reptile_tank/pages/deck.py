@@ -16,8 +16,10 @@ from ui import state as S
 from ui.backend import (
     enroll_deck,
     face_thumbnail,
+    get_reader,
     night_pack_path,
     pack_dir,
+    reader_available,
     use_deck,
     user_pack_path,
 )
@@ -34,7 +36,11 @@ PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _cards_in_photo(name: str, data: bytes) -> PhotoCards:
-    return cards_in_photo(name, data)
+    try:  # the grid Photograph reads, for photos where the grid finder alone finds none
+        reader = get_reader() if reader_available() else None
+    except OSError:  # no model installed: the cards' own outlines and the grid finder only
+        reader = None
+    return cards_in_photo(name, data, reader=reader)
 
 
 def name_key(photo: PhotoCards, index: int) -> str:

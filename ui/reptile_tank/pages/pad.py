@@ -13,7 +13,7 @@ from ui import state as S
 from ui.backend import load_rules
 from ui.navigation import page_path
 from ui.pages_common import require_game, saved_state_ui
-from ui.reptile_tank.journey import is_complete, score_entry
+from ui.reptile_tank.journey import escape_markdown, is_complete, score_entry
 from ui.reptile_tank.widgets import score_pad_ui, share_button_ui
 
 
@@ -26,7 +26,12 @@ def pad_ui() -> None:
     entries = st.session_state[S.ENTRIES]
     if not entries:
         st.info("No terrarium entered yet.")
-        st.page_link(page_path("photo.py"), label="Photograph a terrarium", icon="📷")
+        st.page_link(
+            page_path("photo.py"),
+            query_params=S.night_params(st.session_state),
+            label="Photograph a terrarium",
+            icon="📷",
+        )
         return
     for i, player in enumerate(st.session_state[S.PLAYERS]):
         entry = entries.get(player)
@@ -45,10 +50,26 @@ def pad_ui() -> None:
             score_pad_ui(player, pad, key=f"pad_{i}", partial=partial, rows=entry.rows)
             share_button_ui(player, entry.rows, pad, key=f"pad_share_{i}")
     missing = S.missing_players(st.session_state)
-    if missing:
+    if missing:  # never a dead end: on to the next photo
         st.caption(f"Still to enter: {len(missing)} player(s).")
+
+        def photograph(name: str = missing[0]) -> None:
+            st.session_state[S.ACTIVE_PLAYER] = name
+            S.go_to(st.session_state, "photo")
+
+        st.button(
+            escape_markdown(f"Next: photograph {missing[0]}'s terrarium"),
+            key="pad_next_photo",
+            icon="📷",
+            on_click=photograph,
+        )
     else:
-        st.page_link(page_path("confirm.py"), label="Everyone is in: score the table", icon="✅")
+        st.page_link(
+            page_path("confirm.py"),
+            query_params=S.night_params(st.session_state),
+            label="Everyone is in: score the table",
+            icon="✅",
+        )
 
 
 pad_ui()

@@ -22,7 +22,7 @@ from ui.backend import get_reader, read_photo_cached, reader_available, sample_p
 from ui.camera import back_camera_ui, camera_ui
 from ui.corners import corners_ui
 from ui.navigation import page_path
-from ui.pages_common import player_picker_ui, require_game
+from ui.pages_common import PHOTO_TYPES, player_picker_ui, require_game
 from ui.reptile_tank.journey import escape_markdown
 
 KEY_CAMERA = "photo_camera"
@@ -46,7 +46,6 @@ KEY_REDUCED = "photo_reduced"
 KEY_LAST_READ = "photo_last_read"
 #: The corner request's reason when the player asked for it.
 REGRID_REASON = "You said the grid is in the wrong place: tap its four outer corners."
-PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif"]
 #: The largest photo the server takes (``server.maxUploadSize`` in .streamlit/config.toml, and
 #: the loader's ``common.safe_io.MAX_PHOTO_BYTES``), as the page says it.
 UPLOAD_LIMIT_MB = 64
@@ -120,16 +119,35 @@ def read_summary(player: str) -> str:
     return f"{player}'s terrarium is read ({what})."
 
 
-def move_on(player: str) -> None:
+def capture_line(photo: bytes) -> str:
+    """The camera's "Camera photo: 1600 × 1200 px (1.9 MP)." line for a capture."""
+    from ui.camera import capture_size, check_capture
+
+    try:
+        return check_capture(*capture_size(photo)).message
+    except ValueError:
+        return ""
+
+
+def camera_too_small(photo: bytes) -> bool:
+    from ui.camera import capture_size, check_capture
+
+    try:
+        return check_capture(*capture_size(photo)).small
+    except ValueError:
+        return False
+
+
+def move_on(player: str, *, capture: str = "") -> None:
     """After a read with its grid: the next player's photo, or the table's check when everyone
-    is in (this ends the run)."""
+    is in (this ends the run). ``capture`` is the camera's size line, said in the message."""
     st.session_state[KEY_LAST_READ] = player
     reduced = st.session_state.pop(KEY_REDUCED, "")
-    summary = f"{reduced} {read_summary(player)}" if reduced else read_summary(player)
+    summary = " ".join(x for x in (capture, reduced, read_summary(player)) if x)
     following = S.next_missing(st.session_state, player)
     if following is None:
         st.session_state[S.FLASH] = summary + " Everyone is in: check the table."
-        st.switch_page(page_path("check.py"))
+        st.switch_page(page_path("check.py"), query_params=S.night_params(st.session_state))
     st.session_state[S.ACTIVE_PLAYER] = following
     st.session_state[S.SELECTED_CELL] = None
     st.session_state[S.FLASH] = summary + f" Now {following}'s."
@@ -162,8 +180,7 @@ def photo_ui() -> None:
     with tab_upload:
         upload = st.file_uploader(
             escape_markdown(
-                f"📷 Photo of {player}'s terrarium "
-                f"({players.index(player) + 1} of {len(players)})"
+                f"📷 Photo of {player}'s terrarium ({players.index(player) + 1} of {len(players)})"
             ),
             type=PHOTO_TYPES,
             key=f"{KEY_UPLOAD}_{player}",
@@ -189,8 +206,8 @@ def photo_ui() -> None:
     )
     if cols[1].button("Enter the board by hand", key=KEY_MANUAL, width="stretch"):
         S.start_manual(st.session_state, player)
-        st.switch_page(page_path("check.py"))
-    photo = None
+        st.switch_page(page_path("check.py"), query_params=S.night_params(st.session_state))
+    photo, source = None, "file"
     if use_sample and samples:
         photo = samples[0].read_bytes()
     else:  # only a newly uploaded or taken photo counts: a kept upload must not win again
@@ -211,11 +228,13 @@ def photo_ui() -> None:
         st.session_state.pop(f"{KEY_FAILED}_{player}", None)
         if S.photo_is_new(st.session_state, player, photo):
             take_read(player, photo)
+            small = source == "photo" and camera_too_small(photo)
             if (
-                f"{KEY_FAILED}_{player}" not in st.session_state
+                not small
+                and f"{KEY_FAILED}_{player}" not in st.session_state
                 and S.pending_corners(st.session_state, player) is None
-            ):
-                move_on(player)
+            ):  # a capture too small to trust stays here, its warning beside the read
+                move_on(player, capture=capture_line(photo) if source == "photo" else "")
     if st.session_state.get(KEY_REDUCED):  # the photo stayed on this page (corners, refusal)
         st.info(st.session_state[KEY_REDUCED])
     failed = st.session_state.get(f"{KEY_FAILED}_{player}")
@@ -227,8 +246,9 @@ def photo_ui() -> None:
         corners = corners_ui(pending.read, key=f"corners_{player}")
         if corners is not None:
             take_read(player, pending.photo, corners)
-            if S.pending_corners(st.session_state, player) is None and player in (
-                st.session_state[S.ENTRIES]
+            if (
+                S.pending_corners(st.session_state, player) is None
+                and player in (st.session_state[S.ENTRIES])
             ):
                 move_on(player)
             st.rerun()
@@ -240,7 +260,12 @@ def photo_ui() -> None:
             still = ", ".join(S.missing_players(st.session_state))
             st.caption(escape_markdown(f"Still to photograph: {still}."))
         else:
-            st.page_link(page_path("check.py"), label="Next: check the table", icon="🔎")
+            st.page_link(
+                page_path("check.py"),
+                query_params=S.night_params(st.session_state),
+                label="Next: check the table",
+                icon="🔎",
+            )
     last = st.session_state.get(KEY_LAST_READ)
     if last != player and last in st.session_state[S.ENTRIES]:
         previous = st.session_state[S.ENTRIES][last]

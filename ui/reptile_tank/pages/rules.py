@@ -91,6 +91,27 @@ def reset_values() -> None:
     st.session_state[S.FLASH] = "This game night is back to the default rules."
 
 
+def mask_text(cells) -> str:
+    """A mask as 4 lines of 5 squares (■ marked, · not), row 1 (farthest from you) first."""
+    return "\n".join(" ".join("■" if marked else "·" for marked in row) for row in cells)
+
+
+def marked_cells_ui(rules) -> None:
+    """The marked cells points rest on (the Ringneck's and the Pothos's areas, objectives
+    16-19), each drawn, the assumed ones said so: the rulebook shows them only as pictures."""
+    masks = getattr(rules, "mask_rules", {})
+    if not masks:
+        return
+    assumed = [m for m in masks.values() if m.provenance == "assumed"]
+    with st.expander("Marked cells" + (" ⚠" if assumed else "")):
+        st.caption(
+            "Which cells count as marked, drawn as on your terrarium (row 1 farthest from you). "
+            "Compare them with your cards' pictures."
+        )
+        for mask in masks.values():
+            st.text(f"{mask.text} ({provenance_text(mask.provenance)})\n{mask_text(mask.cells)}")
+
+
 def rules_ui() -> None:
     st.title("📜 Rules")
     flash_ui(st.session_state)
@@ -132,6 +153,7 @@ def rules_ui() -> None:
                 objective.vp,
                 objective.provenance,
             )
+    marked_cells_ui(rules)
     if st.session_state[S.SESSION_ID] is None:
         return
     cols = st.columns(2)

@@ -189,7 +189,12 @@ def current_game_ui() -> None:
     if saved is not None:
         st.success(f"Game {saved} is saved. Start the next game below when you are ready.")
     else:
-        st.page_link(page_path("photo.py"), label="Next: photograph each terrarium", icon="📷")
+        st.page_link(
+            page_path("photo.py"),
+            query_params=S.night_params(st.session_state),
+            label="Next: photograph each terrarium",
+            icon="📷",
+        )
 
 
 def setup_ui() -> None:
@@ -256,7 +261,9 @@ def setup_ui() -> None:
                         "switch it on if you did."
                     )
                 st.session_state[S.FLASH] = f"Game started with {len(players)} players.{note}"
-                st.switch_page(page_path("photo.py"))  # the table's photos come next
+                st.switch_page(
+                    page_path("photo.py"), query_params=S.night_params(st.session_state)
+                )  # the table's photos come next
 
 
 setup_ui()

@@ -582,7 +582,10 @@ def _candidates_once(
     small, gray, factor, quads, card_quads, lattices = search
     reason = "no card-shaped outlines found"
     if card_quads:
-        reason = "only one card found (no 3 cards in a lattice); give the grid's corners"
+        reason = (  # a table's pattern or a die makes outlines too: never say "one card"
+            f"no 3 cards in a grid ({len(card_quads)} card-shaped outline"
+            f"{'s' * (len(card_quads) != 1)} seen); give the grid's corners"
+        )
     attempted = None
     accepted: list[GridFit] = []
     doubtful: list[GridFit] = []

@@ -1,0 +1,67 @@
+"""Enrolment from photos of cards laid out (vision.reptile_tank.enrol): each card found by its
+own outline wherever it lies, names given card by card, the clearest view taken as the face."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.errors import GridNotFoundError
+from vision.reptile_tank.enrol import LayoutCards, find_loose_cards, layout_cards, named_faces
+
+
+def table_with_cards(labels: list[str], centres, angles, size=(1200, 900)) -> np.ndarray:
+    """A plain grey table with each face pasted at ``centre`` (px) turned ``angle`` degrees."""
+    from vision.reptile_tank.synth.deck import render_face
+
+    w, h = size
+    rng = np.random.default_rng(0)
+    canvas = np.clip(rng.normal(120, 6, (h, w, 3)), 0, 255).astype(np.uint8)
+    for label, (cx, cy), angle in zip(labels, centres, angles, strict=True):
+        face = render_face(label, px_per_mm=2.5)
+        fh, fw = face.shape[:2]
+        turn = cv2.getRotationMatrix2D((fw / 2, fh / 2), angle, 1.0)
+        turn[:, 2] += (cx - fw / 2, cy - fh / 2)
+        warped = cv2.warpAffine(face, turn, (w, h))
+        mask = cv2.warpAffine(np.full((fh, fw), 255, np.uint8), turn, (w, h))
+        canvas[mask > 128] = warped[mask > 128]
+    return canvas
+
+
+def test_cards_laid_anywhere_are_found_by_their_outlines_in_reading_order():
+    labels = ["rock", "water", "corn_snake", "hollow_log"]
+    centres = [(300, 200), (800, 230), (320, 640), (850, 660)]  # two rows, a little askew
+    photo = table_with_cards(labels, centres, angles=[12, -8, 5, -15])
+    quads = find_loose_cards(photo)
+    assert len(quads) == 4
+    found = [q.mean(axis=0) for q in quads]
+    assert np.allclose(found, centres, atol=8)  # row by row, left to right
+    for quad in quads:  # TL, TR, BR, BL of the card upright: the top edge on top
+        assert quad[0, 1] < quad[3, 1] and quad[1, 1] < quad[2, 1]
+        assert np.linalg.norm(quad[1] - quad[0]) < np.linalg.norm(quad[3] - quad[0])
+    laid = layout_cards(photo, grid=False)
+    assert laid.source == "loose" and len(laid.cards) == 4
+    assert all(card.shape == (352, 252, 3) for card in laid.cards)
+
+
+def test_a_bare_table_has_no_card():
+    with pytest.raises(GridNotFoundError, match="no card found"):
+        layout_cards(table_with_cards([], [], []), grid=False)
+
+
+def cards(n: int, value: int = 100) -> list[np.ndarray]:
+    rng = np.random.default_rng(value)
+    return [rng.integers(0, 255, (352, 252, 3), dtype=np.uint8) for _ in range(n)]
+
+
+def test_names_are_one_per_card_and_say_what_is_wrong():
+    photos = [LayoutCards(cards(3), [], "loose"), LayoutCards(cards(2), [], "loose")]
+    faces, views = named_faces(photos, ["rock", "-", "water", "skip", "rock"])
+    assert sorted(faces) == ["rock", "water"] and len(views["rock"]) == 1
+    with pytest.raises(ValueError, match=r"4 name\(s\) given for 5 card\(s\) found \(3 \+ 2"):
+        named_faces(photos, ["rock"] * 4)
+    with pytest.raises(ValueError, match="unknown card id.*dragon"):
+        named_faces(photos, ["rock", "dragon", "-", "-", "-"])
+    with pytest.raises(ValueError, match="not the documented layout"):
+        named_faces(photos)  # loose cards need names

@@ -1,0 +1,109 @@
+"""Issue 28 item 2: local features (ORB + a RANSAC homography near the identity) tell
+look-alike faces apart where the embedder's scores are a close call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring.reptile_tank.cards import EMPTY
+from vision.reptile_tank.classifier import CellRead, LocalFeatureVerifier, close_face_calls
+
+
+@pytest.fixture(scope="module")
+def family() -> dict[str, np.ndarray]:
+    """Four faces sharing one frame, layout and banner (another game's look-alike art)."""
+    from dataclasses import replace
+
+    from vision.reptile_tank.lookalike import family_variant
+    from vision.reptile_tank.synth.deck import random_design, render_design
+
+    rng = np.random.default_rng(2811)
+    base = random_design(rng)
+    names = ["a", "b", "c", "d"]
+    return {
+        n: render_design(replace(family_variant(base, rng, fine=True), back=False), px_per_mm=4.0)
+        for n in names
+    }
+
+
+def photographed(face: np.ndarray, seed: int) -> np.ndarray:
+    """The face as a photo's cell shows it: cut off-centre and turned a little, blurred, in
+    another light."""
+    rng = np.random.default_rng(seed)
+    h, w = face.shape[:2]
+    shift = rng.uniform(-0.08, 0.08, 2) * w
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), float(rng.uniform(-3, 3)), 1.0)
+    turn[:, 2] += shift
+    out = cv2.warpAffine(face, turn, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.GaussianBlur(out, (3, 3), 0).astype(np.float32)
+    out = out * rng.uniform(0.8, 1.1, 3) + rng.normal(0, 4, out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def test_the_right_look_alike_face_wins_and_disagreement_is_reported(family):
+    verifier = LocalFeatureVerifier(family)
+    for k, truth in enumerate(family):
+        crop = photographed(family[truth], seed=k)
+        wrong = next(n for n in family if n != truth)
+        fixed = verifier.check(crop, None, wrong)  # the embedder said a sibling
+        assert fixed.label == truth and not fixed.agree, fixed.scores
+        kept = verifier.check(crop, None, truth)
+        assert kept.label == truth and kept.agree, kept.scores
+
+
+def test_a_crop_of_no_enrolled_face_changes_nothing(family):
+    verifier = LocalFeatureVerifier(family)
+    table = np.random.default_rng(5).integers(90, 110, (352, 252, 3), dtype=np.uint8)
+    result = verifier.check(table, None, "a")
+    assert result.label == "a" and not result.confirmed
+
+
+def test_close_calls_are_cells_whose_two_best_faces_are_near():
+    def cell(label, top):
+        return CellRead(label, 0, top[0][1] - top[1][1], top[0][1], tuple(top))
+
+    cells = [[
+        cell("a", [("a", 0.80), ("b", 0.75), (EMPTY, 0.2)]),  # a close call: re-ranked
+        cell("a", [("a", 0.80), ("b", 0.50), ("c", 0.4)]),  # clear
+        cell(EMPTY, [(EMPTY, 0.9), ("a", 0.88), ("b", 0.1)]),  # empty: not a face call
+        cell("c", [("c", 0.60), (EMPTY, 0.59), ("d", 0.55)]),  # face rival within 0.1
+    ]]  # fmt: skip
+    assert close_face_calls(cells) == {(0, 0): ["a", "b"], (0, 3): ["c", "d"]}
+
+
+MODEL = Path(__file__).resolve().parents[3] / "models" / "card_embedder_v2.onnx"
+SAMPLE = Path(__file__).resolve().parents[3] / "reptile_tank" / "samples" / "sample_1"
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the reader's model is missing")
+def test_a_board_read_has_a_wrong_look_alike_call_put_right_and_flagged():
+    """A read whose turtle was called the other turtle by a hair: re-ranking cuts the cell
+    again from the photo, names it right and flags it; the read given is left as it was."""
+    import json
+    from dataclasses import replace
+
+    from vision.reptile_tank.classifier import rerank_read
+    from vision.reptile_tank.reader import TerrariumReader
+    from vision.reptile_tank.synth.deck import render_face
+
+    truth = json.loads(SAMPLE.with_suffix(".json").read_text())
+    reader = TerrariumReader()
+    read = reader.read(SAMPLE.with_suffix(".jpg").read_bytes(),
+                       corners=np.array(truth["grid_corners"]))  # fmt: skip
+    assert read.rows == truth["board"]["rows"] and read.rows[0][0] == "three_toed_box_turtle"
+    wrong = CellRead("common_box_turtle", 0, 0.01, 0.80,
+                     (("common_box_turtle", 0.80), ("three_toed_box_turtle", 0.79)))  # fmt: skip
+    cells = [row[:] for row in read.cells]
+    cells[0][0] = wrong
+    rows = [row[:] for row in read.rows]
+    rows[0][0] = "common_box_turtle"
+    doubtful = replace(read, cells=cells, rows=rows)
+    faces = {label: render_face(label, px_per_mm=4.0) for label in truth["board"]["rows"][0]}
+    fixed, summary = rerank_read(doubtful, LocalFeatureVerifier(faces))
+    assert fixed.rows[0][0] == "three_toed_box_turtle" and bool(fixed.check[0, 0])
+    assert summary.changed == 1 and summary.disagree == 1
+    assert doubtful.rows[0][0] == "common_box_turtle"  # the read given: untouched
