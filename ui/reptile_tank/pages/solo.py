@@ -15,8 +15,8 @@ import streamlit as st
 
 from scoring.reptile_tank.cards import CARD_IDS, DRY_LAND_IDS
 from service.errors import STORAGE_ERRORS, storage_message
-from ui import state as S
-from ui.backend import get_store, load_rules, read_photo_cached, rules_fingerprint
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import get_store, load_rules, read_photo_cached, rules_fingerprint
 from ui.reptile_tank.journey import escape_markdown, score_solo_entry, solo_record
 from ui.reptile_tank.labels import full_name, picker_text
 from ui.reptile_tank.widgets import board_fix_ui, flash_ui, grid_editor_ui, score_pad_ui
