@@ -317,11 +317,11 @@ def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
         symbolic link; the previous deck is kept), each one message.
     """
     from common.safe_write import replace_folder
-    from vision.reptile_tank.classifier import CardEmbedder
+    from vision.reptile_tank.classifier import READER_MODEL, CardEmbedder
     from vision.reptile_tank.gallery import DeckPack
 
     try:
-        embedder = CardEmbedder()
+        embedder = CardEmbedder(READER_MODEL)  # the reader's model: no rebuild on load
     except OSError as error:
         raise ValueError(f"the card reader's model is not installed: {error}") from None
     path = Path(path)
