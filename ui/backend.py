@@ -19,8 +19,6 @@ from ui import state as S
 
 #: Environment variable naming the database (any SQLAlchemy URL); SQLite file by default.
 DB_URL_ENV = "REPTILE_TANK_DB_URL"
-#: Environment variable naming the user's rules file (house values for their printing).
-RULES_PATH_ENV = "REPTILE_TANK_RULES"
 #: Environment variable naming the user's enrolled deck pack folder.
 PACK_DIR_ENV = "REPTILE_TANK_PACK"
 

@@ -103,6 +103,7 @@ def test_pad_columns_sum_to_the_total_and_carry_every_group():
     columns = pad_columns(pad)
     assert sum(c.vp for c in columns) == pad.total
     assert sum(len(c.reasons) for c in columns) == len(pad.groups)
+    assert [c.header for c in columns] == [h for _key, h in load_rules().pad_columns]
     row = pad_row("Ann", pad)
     assert row["Total"] == pad.total and row["Player"] == "Ann"
 

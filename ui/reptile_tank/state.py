@@ -21,7 +21,7 @@ from scoring.reptile_tank.rules import default_layout
 from service.reptile_tank.drafts import GameInProgress, PendingPhoto
 from service.reptile_tank.game import (  # noqa: F401 - the pages' names
     MAX_NAME_LENGTH,
-    MAX_TABLE_PLAYERS,
+    TABLE_OBJECTIVES,
     TerrariumEntry,
     check_rows,
     clean_name,
@@ -83,9 +83,6 @@ LAST_FIX = "rt_last_fix"
 #: Kept for callers that pass a threshold; the cells to check are the reader's ``check`` flags.
 LOW_CONFIDENCE = 0.1
 
-#: Most players in a game (the base game seats 1-4; solo is its own page).
-MAX_PLAYERS = MAX_TABLE_PLAYERS
-
 
 def empty_rows() -> list[list[str]]:
     """A board of ``empty`` cells in the terrarium's layout (a terrarium not started yet)."""
@@ -145,8 +142,8 @@ def start_game(
         The game night the game belongs to.
     """
     init_state(state)
-    if objectives and len(objectives) != 2:
-        raise ValueError("a game uses exactly 2 objective cards, or none")
+    if objectives and len(objectives) != TABLE_OBJECTIVES:
+        raise ValueError(f"a game uses exactly {TABLE_OBJECTIVES} objective cards, or none")
     state[PLAYERS] = list(players)
     state[STAR_CARDS_OUT] = bool(star_cards_out)
     state[OBJECTIVES] = sorted(int(o) for o in objectives)
