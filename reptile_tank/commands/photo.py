@@ -258,8 +258,7 @@ def faces_from_layouts(
 
 
 def run_enroll(args: argparse.Namespace) -> int:
-    from vision.reptile_tank.classifier import READER_MODEL, CardEmbedder
-    from vision.reptile_tank.gallery import DeckPack, to_face_size
+    from service.reptile_tank.deck import create_pack, reader_embedder
 
     views: dict[str, list[np.ndarray]] = {}
     if args.names is not None and args.from_layout is None:
@@ -271,15 +270,11 @@ def run_enroll(args: argparse.Namespace) -> int:
     missing = [label for label in FACE_LABELS if label not in faces]
     if missing:
         raise PhotoInputError(f"no card named {', '.join(missing)}: a deck needs every face")
-    embedder = CardEmbedder(READER_MODEL)
+    embedder = reader_embedder()
     start = time.perf_counter()
-    pack = DeckPack.create(
-        args.out, faces, embedder, np.random.default_rng(args.seed), name=args.name
+    pack, added = create_pack(
+        args.out, faces, views=views, seed=args.seed, name=args.name, embedder=embedder
     )
-    added = 0
-    for label, crops in views.items():
-        pack.add_examples(label, np.stack([to_face_size(c) for c in crops]), embedder)
-        added += len(crops)
     seconds = time.perf_counter() - start
     print(
         f"wrote deck pack {pack.path} ({len(pack.faces)} faces"

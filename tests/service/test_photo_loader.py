@@ -83,3 +83,18 @@ def test_the_cli_takes_the_one_list_of_photo_types():
     assert photo.IMAGE_SUFFIXES == tuple(f".{t}" for t in photos.PHOTO_TYPES)
     assert nimalia_photo.is_photo("reserve.AVIF") and not nimalia_photo.is_photo("game.json")
     assert photo.PhotoInputError is photos.PhotoInputError
+
+
+def test_the_cli_and_the_app_enrol_through_one_service_function():
+    """``reptile-tank enroll`` and the app's deck page build packs with
+    service.reptile_tank.deck.create_pack, embedded with the reader's model."""
+    import inspect
+
+    from reptile_tank.commands import photo
+    from service.reptile_tank import deck
+    from ui.reptile_tank import backend
+
+    for caller in (photo.run_enroll, backend.enroll_deck):
+        source = inspect.getsource(caller)
+        assert "create_pack(" in source and "DeckPack.create" not in source
+    assert "READER_MODEL" in inspect.getsource(deck.reader_embedder)

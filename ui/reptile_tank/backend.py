@@ -317,17 +317,16 @@ def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
         symbolic link; the previous deck is kept), each one message.
     """
     from common.safe_write import replace_folder
-    from vision.reptile_tank.classifier import READER_MODEL, CardEmbedder
-    from vision.reptile_tank.gallery import DeckPack
+    from service.reptile_tank.deck import create_pack, reader_embedder
 
     try:
-        embedder = CardEmbedder(READER_MODEL)  # the reader's model: no rebuild on load
+        embedder = reader_embedder()  # the reader's model: the pack needs no rebuild on load
     except OSError as error:
         raise ValueError(f"the card reader's model is not installed: {error}") from None
     path = Path(path)
     replace_folder(
         path,
-        lambda new: DeckPack.create(new, faces, embedder, np.random.default_rng(0), name=path.name),
+        lambda new: create_pack(new, faces, seed=0, name=path.name, embedder=embedder),
         what="the night's deck",
     )
     _reader_for.clear()
