@@ -14,10 +14,9 @@ from __future__ import annotations
 import streamlit as st
 
 from service.reptile_tank.deck_check import deck_conflicts
-from ui import state as S
-from ui.backend import load_rules
 from ui.navigation import page_path
-from ui.pages_common import next_player_hint_ui, player_picker_ui, require_game, saved_state_ui
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import load_rules
 from ui.reptile_tank.journey import (
     cell_name,
     escape_markdown,
@@ -27,6 +26,12 @@ from ui.reptile_tank.journey import (
     score_table,
 )
 from ui.reptile_tank.labels import full_name
+from ui.reptile_tank.page_helpers import (
+    next_player_hint_ui,
+    player_picker_ui,
+    require_game,
+    saved_state_ui,
+)
 from ui.reptile_tank.saving import save
 from ui.reptile_tank.widgets import board_fix_ui, flag_fix_ui, grid_editor_ui, table_totals_ui
 
