@@ -1,17 +1,19 @@
-"""Reptile Tank companion: photograph each terrarium, check the read, score, save, compare.
+"""Game-night companion: photograph each board, check the read, score, save, compare.
 
-Run with ``streamlit run app.py``. This file only sets the page up and lists the pages; each page
-lives in ``ui/pages/`` and all logic in importable modules of :mod:`ui`, :mod:`service` and the
-backends. Around every page run, the game in progress is resumed from (and written to) the
-database, so a reload, a server restart or another app server continues the same game.
+Run with ``streamlit run app.py``. This file only sets the page up and lists the pages (every
+game's, from the game list :mod:`games`, and the shared ones); each page lives in its game's
+folder below ``ui/`` and all logic in importable modules of :mod:`ui`, :mod:`service` and the
+backends. Around every page run, each game's game in progress is resumed from (and written to)
+the database (:mod:`ui.persist`), so a reload, a server restart or another app server
+continues the same game.
 """
 
 import streamlit as st
 
+from ui.kit import close_menu_on_phone_ui, flash_ui, storage_banner_ui
 from ui.navigation import build_navigation, layout_for, page_path
 from ui.nights import cookie_ui, passphrase_ok
-from ui.persist import MET_ANOTHER, offer_ui, resume, show_night_in_url, sync
-from ui.reptile_tank.widgets import close_menu_on_phone_ui, flash_ui, storage_banner_ui
+from ui.persist import offer_ui, resume, show_night_in_url, sync, wants_rerun
 from ui.state import GOTO, LAST_PAGE, init_state, night_params
 
 page = build_navigation()
@@ -40,5 +42,5 @@ finally:
 if finished and not stored:
     storage_banner_ui(st.session_state, retry=sync, toast=True)
 cookie_ui(st.session_state)  # this browser's nights, remembered for its next visit
-if finished and st.session_state.get(MET_ANOTHER):
+if finished and wants_rerun(st.session_state):
     st.rerun()  # another device wrote too: show the merged game and say so

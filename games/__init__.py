@@ -67,6 +67,30 @@ class LeaderboardView:
 
 
 @dataclass(frozen=True)
+class AppSession:
+    """A game's part in every run of the app's frame (``app.py``), for a game that keeps its
+    game in progress in the session and the database around every page run (each hook takes
+    the session state; ``None`` = nothing to do):
+
+    * ``init(state)`` gives the game's session keys their defaults;
+    * ``night_chosen(state, night)`` loads the game in progress of the night just chosen;
+    * ``resume(state)`` at the start of a run picks up another device's change;
+    * ``sync(state) -> bool`` at the end of a run writes the game's change (False: not
+      stored, the storage error is in the shared state);
+    * ``offer_ui(state)`` draws, before the page, what the game offers after a write that met
+      another device's (e.g. "put mine back");
+    * ``rerun(state) -> bool``: this run met another device's write, run again to show it.
+    """
+
+    init: Callable[[Any], None] | None = None
+    night_chosen: Callable[[Any, Any], None] | None = None
+    resume: Callable[[Any], None] | None = None
+    sync: Callable[[Any], bool] | None = None
+    offer_ui: Callable[[Any], None] | None = None
+    rerun: Callable[[Any], bool] | None = None
+
+
+@dataclass(frozen=True)
 class Game:
     """One game the companion scores.
 
@@ -100,6 +124,9 @@ class Game:
     describe_game: Callable[[Any], dict[str, str]] | str | None = None
     #: Key of the night settings document holding this game's deck choice (``None``: no deck).
     deck_setting: str | None = None
+    #: ``"module:attribute"`` of the game's :class:`AppSession` (``None``: its pages keep
+    #: their own state and the app's frame does nothing for it).
+    app_session: str | None = None
     #: Anything else a game's own layers want to find from its entry.
     extra: Mapping[str, Any] = field(default_factory=dict)
 

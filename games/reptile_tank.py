@@ -88,4 +88,5 @@ GAME = Game(
         LeaderboardView("solo", "Solo vs the Master", f"{_BOARD}:solo_standings_ui"),
     ),
     deck_setting="deck",
+    app_session="ui.reptile_tank.persist:APP_SESSION",
 )

@@ -102,6 +102,7 @@ def read_boards(
 
     if reader is None:
         reader = TerrariumReader(pack=None if pack is None else str(pack))
+        reader.rerank = False  # the re-ranker is measured as ``post`` (--rerank), beside
     found = right_boards = cells = wrong = silent = flagged_wrong = right_flagged = 0
     right_cells = doubt_boards = 0
     ms, post_ms = [], []
@@ -197,6 +198,7 @@ def night_gain(pack: Path, game1, game2, folder: Path) -> dict:
     from vision.reptile_tank.reader import TerrariumReader
 
     reader = TerrariumReader(pack=str(pack))
+    reader.rerank = False  # learning measured alone
     base = reader.gallery
     before = read_boards(None, game2, reader=reader)
     night = NightExamples(folder)

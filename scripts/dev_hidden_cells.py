@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 
 from scoring.reptile_tank.cards import EMPTY  # noqa: E402
 from vision.errors import GridNotFoundError  # noqa: E402
-from vision.reptile_tank.coverage import hidden_shares  # noqa: E402
+from vision.reptile_tank.coverage import hidden_cells, hidden_shares  # noqa: E402
 from vision.reptile_tank.reader import TerrariumReader  # noqa: E402
 from vision.reptile_tank.synth.dataset import parse_size, scene_seed  # noqa: E402
 from vision.reptile_tank.synth.deck import stand_in_deck  # noqa: E402
@@ -37,7 +37,7 @@ def main() -> None:
     args = parser.parse_args()
     deck = stand_in_deck()
     reader = TerrariumReader()
-    faces = reader.face_images()
+    faces = reader.face_colours()
     rows = []
     crops = []
     for i in range(args.n):
@@ -50,9 +50,7 @@ def main() -> None:
         except GridNotFoundError:
             continue
         true_rows = truth["board"]["rows"]
-        shares = hidden_shares(
-            read.crops, read.rows, [[c.rotation for c in row] for row in read.cells], faces
-        )
+        foreign, skin = hidden_shares(read.crops, read.rows, faces)
         covered = {(r, c): s for r, c, s in truth["covered_cells"]}
         glared = {(r, c): s for r, c, s in truth["glared_cells"]}
         for r in range(4):
@@ -66,30 +64,31 @@ def main() -> None:
                         "rotation": read.cells[r][c].rotation,
                         "scene": i,
                         "cell": [r, c],
-                        "share": round(float(shares[r, c]), 3),
+                        "foreign": round(float(foreign[r, c]), 3),
+                        "skin": round(float(skin[r, c]), 3),
                         "wrong": read.rows[r][c] != true_rows[r][c],
                         "flagged": bool(read.check[r, c]),
                         "covered": covered.get((r, c), 0.0),
                         "glared": glared.get((r, c), 0.0),
                     }
                 )
-    share = np.array([row["share"] for row in rows])
-    hidden = np.array([max(row["covered"], row["glared"]) >= 0.15 for row in rows])
+    foreign = np.array([row["foreign"] for row in rows])
+    skin = np.array([row["skin"] for row in rows])
+    covered = np.array([row["covered"] >= 0.15 for row in rows])
     wrong = np.array([row["wrong"] for row in rows])
-    clean = ~hidden & ~wrong
-    print(
-        f"{len(rows)} face cells; hidden (truth share >= 0.15): {hidden.sum()}; wrong {wrong.sum()}"
-    )
-    for name, mask in (("clean right", clean), ("hidden", hidden), ("wrong", wrong)):
+    clean = ~covered & ~wrong & ~np.array([row["glared"] >= 0.3 for row in rows])
+    print(f"{len(rows)} face cells; covered >= 0.15: {covered.sum()}; wrong {wrong.sum()}")
+    for name, mask in (("clean right", clean), ("covered", covered), ("wrong", wrong)):
         if mask.any():
-            print(name, np.round(np.percentile(share[mask], [5, 25, 50, 75, 95, 99]), 3))
-    for limit in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
-        flagged = share >= limit
-        print(
-            f"limit {limit}: clean flagged {flagged[clean].mean():.3%}, hidden caught "
-            f"{flagged[hidden].mean() if hidden.any() else float('nan'):.1%}, wrong caught "
-            f"{flagged[wrong].mean() if wrong.any() else float('nan'):.1%}"
-        )
+            for what, values in (("foreign", foreign), ("skin", skin)):
+                print(name, what, np.round(np.percentile(values[mask], [5, 25, 50, 75, 95, 99]), 3))
+    flagged = hidden_cells(foreign, skin)
+    already = np.array([row["flagged"] for row in rows])
+    print(
+        f"hidden: clean flagged {flagged[clean].mean():.2%}, covered flagged "
+        f"{(flagged | already)[covered].sum()} of {covered.sum()} "
+        f"(by the hidden check {flagged[covered].sum()})"
+    )
     if args.out:
         with open(args.out, "w") as handle:
             json.dump(rows, handle)

@@ -1,16 +1,86 @@
-"""Photos as the app shows and keeps them, for every game: PNG and JPEG encodings, the
-display-size photo and the stored thumbnail (game-blind)."""
+"""Photos for every game (game-blind): the one photo loader of the app and the command line
+(:func:`load_photo`, :func:`read_photo_file`: a photo decoded and hashed once per read), the
+one list of accepted types, and the PNG and JPEG encodings the app shows and keeps (the
+display-size photo, the stored thumbnail)."""
 
 from __future__ import annotations
 
+import hashlib
 import io
+import os
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
-#: Photo types the app's upload boxes take, for every game: what the one loader
-#: (``vision.loading``) reads.
+from vision.loading import DEFAULT_MAX_SIDE
+
+#: Photo types the app's upload boxes and the command line take, for every game: what the one
+#: loader (``vision.loading``) reads.
 PHOTO_TYPES = ["jpg", "jpeg", "png", "webp", "heic", "heif", "avif", "tif", "tiff"]
+#: The same list as file suffixes (``.jpg``, ...), for a command telling a photo from a document.
+PHOTO_SUFFIXES = tuple(f".{kind}" for kind in PHOTO_TYPES)
+
+
+class PhotoInputError(ValueError):
+    """A photo file given on the command line cannot be used (one line naming it)."""
+
+
+@dataclass(frozen=True)
+class Photo:
+    """One photo as read: its bytes, their SHA-256 and the decoded, upright image.
+
+    ``image`` is a :class:`vision.loading.LoadedImage` (``rgb``, ``scale``, ...), decoded once
+    with the ``max_side`` the photo was loaded with; ``sha256`` is the hex digest of ``data``.
+    """
+
+    data: bytes
+    sha256: str
+    image: Any
+
+
+def is_photo_path(path: str | os.PathLike[str]) -> bool:
+    """Whether a file name ends in one of :data:`PHOTO_SUFFIXES` (a photo, not a document)."""
+    return os.fspath(path).lower().endswith(PHOTO_SUFFIXES)
+
+
+def load_photo(
+    data: bytes, *, max_side: int | None = DEFAULT_MAX_SIDE, name: str | None = None
+) -> Photo:
+    """Decode and hash photo bytes once (``vision.loading.load_image``: ``max_side`` as there,
+    ``None`` = full size). ``vision.errors.ImageLoadError`` (a ``ValueError``, one line,
+    starting with ``name`` when given) when they are not a usable photo."""
+    from vision.errors import ImageLoadError
+    from vision.loading import load_image
+
+    try:
+        image = load_image(data, max_side=max_side)
+    except ImageLoadError as error:
+        raise ImageLoadError(f"{name}: {error}" if name else str(error)) from None
+    return Photo(data=data, sha256=hashlib.sha256(data).hexdigest(), image=image)
+
+
+def read_photo_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A photo file's bytes: a regular file of at most ``common.safe_io.MAX_PHOTO_BYTES``
+    (devices, FIFOs, folders and links to them refused before any byte is read), else
+    :class:`PhotoInputError`."""
+    from common.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
+
+    try:
+        return read_bytes(path, max_bytes=MAX_PHOTO_BYTES, what="photo")
+    except SafeFileError as error:
+        raise PhotoInputError(str(error)) from None
+
+
+def read_photo_file(
+    path: str | os.PathLike[str], *, max_side: int | None = DEFAULT_MAX_SIDE
+) -> Photo:
+    """Read a photo file (:func:`read_photo_bytes`) and decode and hash it once
+    (:func:`load_photo`); every refusal is a ``ValueError`` whose one line names the file."""
+    return load_photo(read_photo_bytes(path), max_side=max_side, name=os.fspath(path))
+
+
 #: Long side of the photo thumbnail stored with a game (JPEG, pixels).
 THUMBNAIL_SIDE = 320
 #: Long side of the photo shown on the check page (JPEG, pixels); a phone screen needs no more.

@@ -252,7 +252,7 @@ def corners_ui(
 
     Parameters
     ----------
-    read : ui.backend.PhotoRead or alike
+    read : a game's photo read (e.g. Reptile Tank's PhotoRead) or alike
         The photo to tap on: its ``overlay_jpeg`` is the plain photo, ``image_size`` its frame
         (the corners' pixels), ``photo_sha256`` tells one photo from another.
     key : str

@@ -1,9 +1,10 @@
-"""The app's shared UI kit (game-blind): the one-off message of the last action, the night's
-game choice (every game of the list, one tap) and the link to a game's own page."""
+"""The app's shared UI kit (game-blind): the one-off message of the last action, the "Not
+saved" banner, the night's game choice (every game of the list, one tap), the link to a game's
+own page and the phone menu that closes itself."""
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import streamlit as st
@@ -12,6 +13,7 @@ import games
 from ui import state as S
 from ui.backend import night_settings, save_night_settings
 from ui.navigation import PAGES_DIR
+from ui.text import escape_markdown
 
 #: Widget key of the night's game choice.
 KEY_GAME_CHOICE = "night_game"
@@ -23,6 +25,30 @@ def flash_ui(state: MutableMapping[str, Any]) -> None:
     if message:
         st.success(message)
         state[S.FLASH] = None
+
+
+def storage_banner_ui(
+    state: MutableMapping[str, Any],
+    *,
+    retry: Callable[[MutableMapping[str, Any]], Any] | None = None,
+    toast: bool = False,
+) -> None:
+    """Say "Not saved: …" when the database failed, with a retry (the game stays on the page).
+
+    ``retry(state)`` runs when the button is tapped, before the page runs again.
+    """
+    message = state.get(S.STORAGE_ERROR)
+    if not message:
+        return
+    if toast:
+        st.toast(escape_markdown(message), icon="⚠️")
+    st.error(escape_markdown(f"{message}. Your game is kept on this page; nothing is lost yet."))
+    st.button(
+        "Retry saving",
+        key="storage_retry_end" if toast else "storage_retry",
+        on_click=retry,
+        args=(state,) if retry else None,
+    )
 
 
 def game_names() -> dict[str, str]:
@@ -66,3 +92,28 @@ def game_page_link_ui(game_id: str) -> None:
     if entry.pages:
         page = entry.pages[0]
         st.page_link(str(PAGES_DIR / page.script), label=f"Play {entry.name}", icon=entry.icon)
+
+
+#: Constant script (no user text): on a phone, picking a page in the side menu closes the menu,
+#: so it never stays open over the page (Streamlit leaves it open). Installed once per tab.
+CLOSE_MENU_JS = """<script>
+(() => {
+  const doc = window.parent ? window.parent.document : document;
+  const win = doc.defaultView || window;
+  if (win.__rtCloseMenu) return;
+  win.__rtCloseMenu = true;
+  doc.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest('[data-testid="stSidebarNav"] a');
+    if (!link || win.innerWidth >= 640) return;
+    setTimeout(() => {
+      const close = doc.querySelector('[data-testid="stSidebarCollapseButton"] button');
+      if (close) close.click();
+    }, 150);
+  }, true);
+})();
+</script>"""
+
+
+def close_menu_on_phone_ui() -> None:
+    """Install :data:`CLOSE_MENU_JS` (in the side menu, where it takes no room on the page)."""
+    st.sidebar.html(CLOSE_MENU_JS, unsafe_allow_javascript=True)

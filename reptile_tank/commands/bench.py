@@ -27,10 +27,9 @@ import numpy as np
 
 from scoring.reptile_tank.cards import EMPTY, FACE_LABELS
 from scoring.reptile_tank.rules import load_rules
+from service.photos import PHOTO_SUFFIXES as IMAGE_SUFFIXES  # noqa: E402 - the one list
 
 from .photo import copies_from_rules
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic")
 
 
 class BenchDataError(ValueError):

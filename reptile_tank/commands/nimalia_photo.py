@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 from scoring.nimalia.cards import cards
-
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif")
+from service.photos import PHOTO_SUFFIXES as IMAGE_SUFFIXES  # noqa: F401 - the one list
+from service.photos import is_photo_path, read_photo_file
 
 
 def register(inner: argparse._SubParsersAction) -> None:
@@ -44,17 +44,16 @@ def register(inner: argparse._SubParsersAction) -> None:
 
 def is_photo(path: str) -> bool:
     """Whether a command-line argument names a photo (by suffix) rather than a document."""
-    return Path(path).suffix.lower() in IMAGE_SUFFIXES
+    return is_photo_path(path)
 
 
 def read_photo(path: str, pack: str | None = None):
     """``(ReserveRead, scale)`` for a photo file; ``scale`` maps the read's image to the photo."""
     import cv2
 
-    from vision.loading import load_image_file
     from vision.nimalia.reader import read_reserve
 
-    loaded = load_image_file(path)
+    loaded = read_photo_file(path).image  # the service layer's one loader, decoded once
     try:
         return read_reserve(loaded.rgb, pack), loaded.scale
     except cv2.error as error:  # never a traceback: one line naming the photo

@@ -17,13 +17,12 @@ import numpy as np
 from scoring.reptile_tank.cards import CARD_IDS, FACE_LABELS
 from scoring.reptile_tank.rules import Rules, load_rules
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".heic", ".heif")
+# Photos are read through the service layer's one loader and one list of accepted types.
+from service.photos import PHOTO_SUFFIXES as IMAGE_SUFFIXES  # noqa: E402,I001
+from service.photos import PhotoInputError, read_photo_bytes, read_photo_file  # noqa: E402,F401
+
 # The card cropping of enrolment lives in vision.reptile_tank.enrol (the app enrols the same way).
 from vision.reptile_tank.enrol import CARD_ASPECT, crop_to_card  # noqa: E402,F401,I001  (re-exported)
-
-
-class PhotoInputError(ValueError):
-    """A photo or folder given on the command line cannot be used."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -94,20 +93,6 @@ def parse_corners(text: str | None) -> np.ndarray | None:
     return np.array(values, float).reshape(4, 2)
 
 
-def read_photo_bytes(path: str) -> bytes:
-    """The photo file's bytes: a regular file of at most ``MAX_PHOTO_BYTES``, else one line.
-
-    Devices, FIFOs, folders and links to them are refused before any byte is read (see
-    :mod:`common.safe_io`).
-    """
-    from common.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
-
-    try:
-        return read_bytes(path, max_bytes=MAX_PHOTO_BYTES, what="photo")
-    except SafeFileError as error:
-        raise PhotoInputError(str(error)) from None
-
-
 def format_read(read) -> str:
     """The board as a table of labels with confidences, then orientation and timings."""
     width = max(len(cell.label) for row in read.cells for cell in row) + 8
@@ -146,8 +131,7 @@ def run_score(args: argparse.Namespace) -> int:
     from scoring.reptile_tank.board import Board
     from scoring.reptile_tank.engine import Variant, score_board
     from scoring.reptile_tank.objectives import parse_objectives
-    from vision.errors import ImageLoadError
-    from vision.loading import DEFAULT_MAX_SIDE, load_image
+    from vision.loading import DEFAULT_MAX_SIDE
     from vision.reptile_tank.reader import TerrariumReader
 
     from .score_grid import format_pad
@@ -156,14 +140,11 @@ def run_score(args: argparse.Namespace) -> int:
     objectives = parse_objectives(args.objectives, rules)
     corners = parse_corners(args.corners)
     started = (time.perf_counter(), time.process_time())
-    data = read_photo_bytes(args.photo)
-    try:  # a bad photo is refused before the model and gallery load (time and memory)
-        loaded = load_image(data, max_side=DEFAULT_MAX_SIDE)
-    except ImageLoadError as error:
-        raise ImageLoadError(f"{args.photo}: {error}") from None
+    # decoded once, and a bad photo refused before the model and gallery load (time, memory)
+    photo = read_photo_file(args.photo, max_side=DEFAULT_MAX_SIDE)
     reader = TerrariumReader(args.pack, copies=copies_from_rules(rules), max_side=DEFAULT_MAX_SIDE)
     read = reader.read_loaded(
-        loaded, corners=corners, star_cards_removed=args.stars_removed, started=started
+        photo.image, corners=corners, star_cards_removed=args.stars_removed, started=started
     )
     start = time.perf_counter()
     board = Board.from_json(read.board_json())
@@ -260,12 +241,11 @@ def faces_from_layouts(
     """Faces and extra views from layout photos (:func:`vision.reptile_tank.enrol.named_faces`);
     ``names`` as ``--names`` gives them. One :class:`PhotoInputError` per unusable photo."""
     from vision.errors import GridNotFoundError
-    from vision.loading import load_image
     from vision.reptile_tank.enrol import layout_cards, named_faces
 
     layouts = []
     for photo in photos:
-        loaded = load_image(read_photo_bytes(str(photo)), max_side=2400)
+        loaded = read_photo_file(photo, max_side=2400).image
         try:
             layouts.append(layout_cards(loaded.rgb))
         except GridNotFoundError as error:
@@ -278,8 +258,7 @@ def faces_from_layouts(
 
 
 def run_enroll(args: argparse.Namespace) -> int:
-    from vision.reptile_tank.classifier import READER_MODEL, CardEmbedder
-    from vision.reptile_tank.gallery import DeckPack, to_face_size
+    from service.reptile_tank.deck import create_pack, reader_embedder
 
     views: dict[str, list[np.ndarray]] = {}
     if args.names is not None and args.from_layout is None:
@@ -291,15 +270,11 @@ def run_enroll(args: argparse.Namespace) -> int:
     missing = [label for label in FACE_LABELS if label not in faces]
     if missing:
         raise PhotoInputError(f"no card named {', '.join(missing)}: a deck needs every face")
-    embedder = CardEmbedder(READER_MODEL)
+    embedder = reader_embedder()
     start = time.perf_counter()
-    pack = DeckPack.create(
-        args.out, faces, embedder, np.random.default_rng(args.seed), name=args.name
+    pack, added = create_pack(
+        args.out, faces, views=views, seed=args.seed, name=args.name, embedder=embedder
     )
-    added = 0
-    for label, crops in views.items():
-        pack.add_examples(label, np.stack([to_face_size(c) for c in crops]), embedder)
-        added += len(crops)
     seconds = time.perf_counter() - start
     print(
         f"wrote deck pack {pack.path} ({len(pack.faces)} faces"

@@ -159,10 +159,6 @@ def _plain_text(text: Any, width: int | None = None) -> str:
     return text if width is None or len(text) <= width else text[: width - 1] + "\u2026"
 
 
-def _vp_words(n: int) -> str:
-    return f"{n} VP"
-
-
 def edition_line(pad: ScorePad) -> str:
     """Which printing the rules describe (``[edition]`` of the rules data), or ``""``."""
     edition = pad.edition

@@ -40,10 +40,11 @@ from scoring.nimalia.cards import (
     turn,
 )
 from scoring.nimalia.rules import load_rules
+from service.players import MAX_TABLE_PLAYERS
 
 #: Players at a Nimalia table (the help text: 2 to 4; there is no solo mode).
 MIN_PLAYERS = 2
-MAX_PLAYERS = 4
+MAX_PLAYERS = MAX_TABLE_PLAYERS  # the one source: service.players
 #: The goal colours in the order a goal set lists them.
 COLOURS = ("blue", "green", "yellow", "red")
 LEVELS = ("easy", "difficult", "random")
@@ -528,21 +529,6 @@ def score(game: dict[str, Any]) -> dict[str, Any]:
     return nimalia_service.score_game(
         game_document(game), goal12=game.get("goal12"), tiebreak=game.get("tiebreak")
     )
-
-
-def round_rows(result: dict[str, Any], number: int) -> list[dict[str, Any]]:
-    """One row per player for round ``number``: each goal's points, the round's points and the
-    running total (floored at 0 after every goal)."""
-    names = {g["goal"]: g["name"] for g in catalogue().values()}
-    out = []
-    for player in result["players"]:
-        played = player["rounds"][number - 1]
-        row: dict[str, Any] = {"Player": player["name"]}
-        for goal in played["goals"]:
-            row[f"{goal['goal']}. {names[goal['goal']]}"] = goal["points"]
-        row["Total"] = played["goals"][-1]["total_after"] if played["goals"] else played["total"]
-        out.append(row)
-    return out
 
 
 def reason_lines(result: dict[str, Any], player: str, number: int) -> list[dict[str, Any]]:

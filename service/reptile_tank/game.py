@@ -14,11 +14,16 @@ from typing import Any
 
 from scoring.reptile_tank.cards import CELL_LABELS, EMPTY
 from scoring.reptile_tank.rules import default_layout
-from service.players import MAX_NAME_LENGTH, clean_name  # noqa: F401 - the pages' names
+from service.players import (  # noqa: F401 - the pages' names
+    MAX_NAME_LENGTH,
+    MAX_TABLE_PLAYERS,
+    clean_name,
+    parse_player_names,
+)
 
-#: Players at a table game (the base game seats 2-4; solo has its own page).
+#: Players at a table game (the base game seats 2-4, :data:`service.players.MAX_TABLE_PLAYERS`;
+#: solo has its own page).
 MIN_TABLE_PLAYERS = 2
-MAX_TABLE_PLAYERS = 4
 #: Objective cards in play: none, or this many (table game / solo).
 TABLE_OBJECTIVES = 2
 SOLO_OBJECTIVES = 3
@@ -105,42 +110,6 @@ def check_rows(rows: Sequence[Sequence[str]]) -> None:
         for label in row:
             if label not in CELL_LABELS:
                 raise ValueError(f"unknown cell label {label!r}")
-
-
-def parse_player_names(text: str) -> list[str]:
-    """Split a "one name per line" text into clean, distinct player names (at most 4).
-
-    Raises
-    ------
-    ValueError
-        If a name is invalid, two names are equal (ignoring case), or there are more than
-        :data:`MAX_TABLE_PLAYERS` or no names.
-    """
-    names = []
-    for number, line in enumerate(str(text).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            names.append(clean_name(line))
-        except ValueError as error:  # say which line: "line 2 (“Xxxxxxxx…”, 41 characters)"
-            shown = " ".join(line.split())
-            shown = shown if len(shown) <= 20 else shown[:20] + "…"
-            raise ValueError(
-                f"line {number} ({shown!r}, {len(' '.join(line.split()))} characters): {error}"
-            ) from None
-    if not names:
-        raise ValueError("enter at least one player name")
-    if len(names) > MAX_TABLE_PLAYERS:
-        raise ValueError(
-            f"a game seats at most {MAX_TABLE_PLAYERS} players (solo has its own page)"
-        )
-    seen: set[str] = set()
-    for name in names:
-        folded = name.casefold()
-        if folded in seen:
-            raise ValueError(f"two players are called {name!r}; give them different names")
-        seen.add(folded)
-    return names
 
 
 def check_table_setup(players: Sequence[str], objectives: Sequence[int], rules: Any) -> None:

@@ -8,7 +8,6 @@ guesses per cell, the photo with the grid drawn, and a thumbnail.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +17,10 @@ import numpy as np
 from service.photos import (  # noqa: F401 - also the pages' names for these
     DISPLAY_SIDE,
     THUMBNAIL_SIDE,
+    Photo,
     display_jpeg,
     fit_pixel_cap,
+    load_photo,
     png_bytes,
     thumbnail_jpeg,
 )
@@ -96,21 +97,30 @@ def _check_flags(read: Any) -> tuple[list[list[bool]] | None, bool]:
 
 
 def corner_request(
-    photo_bytes: bytes, reader: Any, message: str, *, started: float | None = None
+    photo_bytes: bytes,
+    reader: Any,
+    message: str,
+    *,
+    started: float | None = None,
+    photo: Photo | None = None,
 ) -> PhotoRead:
     """A read that asks for the grid's corners: the plain photo in the frame corners are given in.
 
     Used when no grid is found, and when the player says a found grid is in the wrong place.
+    ``photo`` is the photo already decoded and hashed for the reader (:func:`read_photo`
+    passes it, so a photo with no grid found is not decoded or hashed again).
     """
     start = time.perf_counter() if started is None else started
-    image = reader.load(photo_bytes).rgb  # the frame the user's corners are given in
+    if photo is None:
+        photo = load_photo(photo_bytes, max_side=reader.max_side)
+    image = photo.image.rgb  # the frame the user's corners are given in
     return PhotoRead(
         grid_found=False,
         rows=None,
         confidence=None,
         overlay_jpeg=display_jpeg(image),
         image_size=(int(image.shape[1]), int(image.shape[0])),
-        photo_sha256=hashlib.sha256(photo_bytes).hexdigest(),
+        photo_sha256=photo.sha256,
         thumbnail_jpeg=thumbnail_jpeg(image),
         read_ms=(time.perf_counter() - start) * 1000.0,
         message=message,
@@ -148,16 +158,20 @@ def read_photo(
     from vision.errors import GridNotFoundError
     from vision.reptile_tank.grid import draw_overlay
 
-    digest = hashlib.sha256(photo_bytes).hexdigest()
     start = time.perf_counter()
+    clocks = (start, time.process_time())
+    # decoded and hashed once (the service layer's one loader), with the reader's size limit
+    photo = load_photo(photo_bytes, max_side=reader.max_side)
+    digest = photo.sha256
     try:
-        read = reader.read(
-            photo_bytes,
+        read = reader.read_loaded(
+            photo.image,
             corners=None if corners is None else np.asarray(corners, dtype=float),
             star_cards_removed=star_cards_removed,
+            started=clocks,
         )
     except GridNotFoundError as error:
-        return corner_request(photo_bytes, reader, str(error), started=start)
+        return corner_request(photo_bytes, reader, str(error), started=start, photo=photo)
     elapsed = (time.perf_counter() - start) * 1000.0
     rows = [list(row) for row in read.rows]
     confidence = [[float(cell.confidence) for cell in row] for row in read.cells]

@@ -168,7 +168,7 @@ def test_enrol_two_photos_by_tapping_names_then_back_to_bundled(app, tmp_path):
     at.button(key="deck_build").click().run()
     no_errors(at)
     assert any("Deck enrolled" in s.value for s in at.success)
-    from ui.backend import night_pack_path
+    from ui.reptile_tank.backend import night_pack_path
 
     pack = night_pack_path(at.session_state["rt_night_uid"])
     assert (pack / "pack.json").is_file()
@@ -190,7 +190,7 @@ def test_enrol_two_photos_by_tapping_names_then_back_to_bundled(app, tmp_path):
 @needs_model
 @pytest.mark.slow
 def test_files_named_after_the_cards_need_no_tapping(app):
-    from ui.backend import png_bytes
+    from ui.reptile_tank.backend import png_bytes
     from vision.reptile_tank.synth.deck import render_face
 
     at = create_night(app)

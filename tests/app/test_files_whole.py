@@ -57,7 +57,8 @@ def test_replace_folder_keeps_the_old_folder_on_a_full_disk_then_swaps_whole(tmp
 
 
 def test_a_night_id_with_dots_or_a_symlinked_deck_folder_is_refused(tmp_path, monkeypatch):
-    from ui import backend
+    from ui.nimalia import backend as nimalia_backend
+    from ui.reptile_tank import backend
 
     monkeypatch.setenv("REPTILE_TANK_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("REPTILE_TANK_PACK", raising=False)
@@ -65,7 +66,7 @@ def test_a_night_id_with_dots_or_a_symlinked_deck_folder_is_refused(tmp_path, mo
         with pytest.raises(ValueError, match="cannot name a folder"):
             backend.night_pack_path(bad)
         with pytest.raises(ValueError, match="cannot name a folder"):
-            backend.nimalia_pack_path(bad)
+            nimalia_backend.nimalia_pack_path(bad)
     good = backend.night_pack_path("0123abcd")
     assert good == tmp_path / "home" / "decks" / "night-0123abcd"
     # another night's folder (or a folder outside) linked in: refused, never written through
@@ -78,7 +79,7 @@ def test_a_night_id_with_dots_or_a_symlinked_deck_folder_is_refused(tmp_path, mo
         replace_folder(tmp_path / "home" / "decks" / "night-linked", lambda p: p.mkdir())
     (tmp_path / "home" / "nimalia-decks").symlink_to(tmp_path)
     with pytest.raises(ValueError, match="symbolic link"):
-        backend.nimalia_pack_path("abc")
+        nimalia_backend.nimalia_pack_path("abc")
     with pytest.raises(FolderWriteError):
         child_folder(tmp_path, "..", "x")
 
@@ -92,7 +93,7 @@ def stand_in_faces() -> dict[str, np.ndarray]:
 def test_reptile_tank_enrolment_on_a_full_disk_says_so_and_keeps_the_deck(tmp_path, monkeypatch):
     import cv2
 
-    from ui import backend
+    from ui.reptile_tank import backend
 
     folder = tmp_path / "decks" / "night-abc"
     before = previous_deck(folder)
@@ -143,7 +144,7 @@ def test_nimalia_enrolment_on_a_full_disk_says_so_and_keeps_the_deck(
 def test_both_enrolments_succeed_once_space_returns(tmp_path, monkeypatch, nimalia_files):
     """The real builds after a failed one: the new deck replaces the old one whole."""
     from service.nimalia import deck as D
-    from ui import backend
+    from ui.reptile_tank import backend
     from vision.reptile_tank.gallery import DeckPack
 
     folder = tmp_path / "decks" / "night-abc"

@@ -336,7 +336,7 @@ def test_cells_to_check_are_listed_first_and_the_picker_offers_the_readers_guess
     from PIL import Image
 
     from service.reptile_tank.reading import PhotoRead
-    from ui import state as S
+    from ui.reptile_tank import state as S
 
     buffer = io.BytesIO()
     Image.new("RGB", (80, 60), "gray").save(buffer, format="JPEG")

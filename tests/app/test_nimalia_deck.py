@@ -137,7 +137,7 @@ def test_the_page_reads_with_the_nights_pack(app, monkeypatch):
     get the night's pack, one tap goes back to the stand-in deck (reads get ``None``)."""
     import vision.nimalia.manual as manual
     import vision.nimalia.reader as reader_module
-    from ui import backend
+    from ui.nimalia import backend
 
     calls: list = []
     monkeypatch.setattr(reader_module, "read_reserve", _fake_read(calls))

@@ -136,7 +136,7 @@ def test_enrolled_deck_learns_confirmed_fixes(app, tmp_path, monkeypatch):
     from app_helpers import SECOND_BOARD, enter_by_hand
 
     from scoring.reptile_tank.cards import FACE_LABELS
-    from ui.backend import enroll_deck
+    from ui.reptile_tank.backend import enroll_deck
     from vision.reptile_tank.synth.deck import render_face
 
     pack = tmp_path / "deck"
@@ -180,7 +180,7 @@ def test_my_deck_page_enrols_one_image_per_face(app, tmp_path, monkeypatch):
     from app_helpers import create_night
 
     from scoring.reptile_tank.cards import FACE_LABELS
-    from ui.backend import png_bytes
+    from ui.reptile_tank.backend import png_bytes
     from vision.reptile_tank.synth.deck import render_face
 
     pack = tmp_path / "my-deck"
@@ -233,7 +233,7 @@ def test_a_night_learns_its_confirmed_fixes_and_only_that_night(app, tmp_path):
     from app_helpers import SECOND_BOARD, enter_by_hand
 
     from service.reptile_tank.learning import NightExamples
-    from ui.backend import night_learning_path
+    from ui.reptile_tank.backend import night_learning_path
     from vision.reptile_tank.gallery import stand_in_gallery_path
     from vision.reptile_tank.reader import TerrariumReader
 

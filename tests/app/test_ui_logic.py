@@ -15,9 +15,9 @@ from scoring.reptile_tank.board import Board
 from scoring.reptile_tank.cards import CELL_LABELS
 from scoring.reptile_tank.engine import score_board
 from scoring.reptile_tank.rules import load_rules
-from ui import state as S
-from ui.backend import PhotoRead
 from ui.corners import check_corners, default_corners
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import PhotoRead
 from ui.reptile_tank.deck import faces_from_uploads
 from ui.reptile_tank.journey import escape_markdown, pad_columns, pad_row
 from ui.reptile_tank.labels import FULL_NAMES, ICONS, SHORT_NAMES
@@ -103,6 +103,7 @@ def test_pad_columns_sum_to_the_total_and_carry_every_group():
     columns = pad_columns(pad)
     assert sum(c.vp for c in columns) == pad.total
     assert sum(len(c.reasons) for c in columns) == len(pad.groups)
+    assert [c.header for c in columns] == [h for _key, h in load_rules().pad_columns]
     row = pad_row("Ann", pad)
     assert row["Total"] == pad.total and row["Player"] == "Ann"
 
@@ -208,7 +209,7 @@ def test_deck_uploads_map_file_names_to_faces():
 )
 def test_a_solo_record_ranks_the_player_against_the_master(master, rank):
     from ui.reptile_tank.journey import score_solo_entry, solo_record
-    from ui.state import TerrariumEntry
+    from ui.reptile_tank.state import TerrariumEntry
 
     entry = TerrariumEntry(rows=[list(row) for row in FULL_BOARD])
     rules = load_rules()

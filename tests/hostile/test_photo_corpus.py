@@ -1,6 +1,6 @@
 """Every hostile or odd photo through ``reptile-tank score`` (a bounded child) and the app's upload
-path (:func:`ui.backend.read_photo`): a correct read or one clear line, never a traceback, within
-seconds of CPU and a 3 GB address space.
+path (:func:`ui.reptile_tank.backend.read_photo`): a correct read or one clear line, never a
+traceback, within seconds of CPU and a 3 GB address space.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def test_cli_bomb_is_refused_before_decoding(corpus, embedder):
 
 @pytest.mark.parametrize("name", LOADER_REFUSED)
 def test_app_upload_refuses_with_a_load_error(name, corpus, reader):
-    from ui.backend import read_photo
+    from ui.reptile_tank.backend import read_photo
 
     with pytest.raises(ImageLoadError) as caught:
         read_photo(corpus[name].read_bytes(), reader=reader)
@@ -136,7 +136,7 @@ def test_app_upload_refuses_with_a_load_error(name, corpus, reader):
     ["no_cards", "single_card_far", "single_card_close"],
 )
 def test_app_upload_without_a_terrarium_asks_for_corners(name, corpus, reader):
-    from ui.backend import read_photo
+    from ui.reptile_tank.backend import read_photo
 
     read = read_photo(corpus[name].read_bytes(), reader=reader)
     assert read.grid_found is False
@@ -151,7 +151,7 @@ def test_app_upload_without_a_terrarium_asks_for_corners(name, corpus, reader):
 
 @pytest.mark.parametrize("name", [*READ, "two_terrariums"])
 def test_app_upload_reads_valid_photos(name, corpus, reader, reference_rows, model_reads_samples):
-    from ui.backend import read_photo
+    from ui.reptile_tank.backend import read_photo
 
     read = read_photo(corpus[name].read_bytes(), reader=reader)
     assert read.grid_found, read.message

@@ -23,15 +23,15 @@ from service.nimalia import game as N
 from service.photos import PHOTO_TYPES
 from service.shared import Written, describe, reapply, write_merged
 from ui import state as S
-from ui.backend import (
+from ui.kit import flash_ui, game_choice_ui, game_page_link_ui
+from ui.navigation import page_path
+from ui.nimalia.backend import (
     enroll_nimalia_deck,
     nimalia_deck_choice,
     nimalia_pack,
     nimalia_pack_path,
     use_nimalia_deck,
 )
-from ui.kit import flash_ui, game_choice_ui, game_page_link_ui
-from ui.navigation import page_path
 from ui.nimalia.widgets import (
     GAME,
     HASH,

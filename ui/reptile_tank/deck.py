@@ -74,19 +74,22 @@ def cards_in_photo(name: str, data: bytes, reader=None) -> PhotoCards:
     the grid finder's or the loose outlines. Never raises: a file that cannot be used has
     ``problem`` set and no cards.
     """
+    from service.photos import load_photo
     from vision.errors import GridNotFoundError
-    from vision.loading import load_image
     from vision.reptile_tank.enrol import crop_to_card
 
-    found = PhotoCards(name=name, digest=hashlib.sha256(data).hexdigest())
     if not data:
+        found = PhotoCards(name=name, digest=hashlib.sha256(data).hexdigest())
         found.problem = f"{name}: the file is empty (0 bytes)"
         return found
-    try:
-        rgb = load_image(data, max_side=LAYOUT_SIDE).rgb
+    try:  # the service layer's one loader: decoded and hashed once
+        photo = load_photo(data, max_side=LAYOUT_SIDE)
     except ValueError as error:
+        found = PhotoCards(name=name, digest=hashlib.sha256(data).hexdigest())
         found.problem = f"{name}: {error}"
         return found
+    found = PhotoCards(name=name, digest=photo.sha256)
+    rgb = photo.image.rgb
     label = label_from_file_name(name)
     if label is not None:
         found.cards = [crop_to_card(rgb)]
@@ -200,7 +203,7 @@ def faces_from_uploads(uploads: Mapping[str, bytes]) -> tuple[dict[str, np.ndarr
     problems : list of str
         One sentence per file that was not used (unknown name, unreadable, duplicate).
     """
-    from vision.loading import load_image
+    from service.photos import load_photo
 
     faces: dict[str, np.ndarray] = {}
     problems: list[str] = []
@@ -213,7 +216,7 @@ def faces_from_uploads(uploads: Mapping[str, bytes]) -> tuple[dict[str, np.ndarr
             problems.append(f"{name}: a second image for {label}; the first one is kept")
             continue
         try:
-            faces[label] = load_image(data).rgb
+            faces[label] = load_photo(data).image.rgb
         except ValueError as error:
             problems.append(f"{name}: {error}")
     return faces, problems

@@ -35,17 +35,6 @@ __all__ = [
     "tie_notes",
 ]
 
-#: Score pad columns in the rulebook's order: (ScorePad attribute, header).
-PAD_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("lizards", "Lizards"),
-    ("snakes", "Snakes"),
-    ("turtles", "Turtles"),
-    ("cockroach", "Cockroach"),
-    ("water", "Water"),
-    ("dry_land", "Dry-land"),
-    ("objectives", "Objectives"),
-)
-
 
 def is_complete(rows: Sequence[Sequence[str]]) -> bool:
     """True when no cell is ``empty`` (a finished terrarium, not "score so far")."""
@@ -87,7 +76,7 @@ def group_line(group: Any) -> str:
 def pad_columns(pad: Any) -> list[PadColumn]:
     """Split a ScorePad into its columns, each with the reasons (groups) that make it up."""
     columns = []
-    for key, header in PAD_COLUMNS:
+    for key, header in pad.headings.items():  # the rules data's [pad.columns], in pad order
         groups = [g for g in pad.groups if getattr(g, "column", None) == key]
         columns.append(
             PadColumn(
@@ -103,7 +92,7 @@ def pad_columns(pad: Any) -> list[PadColumn]:
 def pad_row(name: str, pad: Any) -> dict[str, Any]:
     """A pad as one table row: ``{"Player": name, "Total": 72, "Lizards": 13, …}``."""
     row: dict[str, Any] = {"Player": name, "Total": int(pad.total)}  # first: phones scroll
-    for key, header in PAD_COLUMNS:
+    for key, header in pad.headings.items():  # the rules data's [pad.columns], in pad order
         row[header] = int(getattr(pad, key))
     return row
 
@@ -113,11 +102,6 @@ def pad_notes(pad: Any) -> list[str]:
     notes = [f"Pending: {p}" for p in getattr(pad, "pending", ()) or ()]
     notes += [str(w) for w in getattr(pad, "warnings", ()) or ()]
     return notes
-
-
-def rows_to_text(rows: Sequence[Sequence[str]]) -> str:
-    """A board as 4 lines of 5 labels (for logs and test failure messages)."""
-    return "\n".join(" ".join(row) for row in rows)
 
 
 def standings_rows(standings: Sequence[Any]) -> list[dict[str, Any]]:

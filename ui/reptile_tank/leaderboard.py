@@ -10,8 +10,8 @@ import json
 import streamlit as st
 
 from ui import nights
-from ui import state as S
 from ui.navigation import page_path
+from ui.reptile_tank import state as S
 from ui.reptile_tank.journey import (
     escape_markdown,
     game_rows,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from service.errors import STORAGE_ERRORS, storage_message
-from ui import persist
-from ui import state as S
-from ui.backend import learn_corrections, load_rules, rules_fingerprint
+from ui.reptile_tank import persist
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import learn_corrections, load_rules, rules_fingerprint
 from ui.reptile_tank.journey import game_record, score_table
 
 

@@ -1,5 +1,6 @@
 """Reusable widgets: the board (tap to fix, or a grid of selectboxes), the label picker and the
-score pad. They read and write the per-user state through :mod:`ui.state`; no rules logic here.
+score pad. They read and write the per-user state through :mod:`ui.reptile_tank.state`; no rules
+logic here.
 
 Widget keys are explicit and derived from a ``key`` prefix, so two boards on one page never
 collide. Player names are only ever shown through ``st.text``/dataframes or escaped markdown.
@@ -7,15 +8,19 @@ collide. Player names are only ever shown through ``st.text``/dataframes or esca
 
 from __future__ import annotations
 
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from scoring.reptile_tank.cards import CELL_LABELS
-from ui import state as S
-from ui.backend import face_thumbnail
-from ui.kit import flash_ui  # noqa: F401 - the pages' name for the shared kit's
+from ui.kit import (  # noqa: F401 - the pages' names for the shared kit's
+    close_menu_on_phone_ui,
+    flash_ui,
+    storage_banner_ui,
+)
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import face_thumbnail
 from ui.reptile_tank.journey import cell_name, escape_markdown, pad_columns, pad_notes
 from ui.reptile_tank.labels import (
     PICKER_GROUPS,
@@ -70,30 +75,6 @@ div[class*="st-key-check_pick_"] button, div[class*="st-key-solo_pick_"] button 
   }
 }
 </style>"""
-
-
-def storage_banner_ui(
-    state: MutableMapping[str, Any],
-    *,
-    retry: Callable[[MutableMapping[str, Any]], Any] | None = None,
-    toast: bool = False,
-) -> None:
-    """Say "Not saved: …" when the database failed, with a retry (the game stays on the page).
-
-    ``retry(state)`` runs when the button is tapped, before the page runs again.
-    """
-    message = state.get(S.STORAGE_ERROR)
-    if not message:
-        return
-    if toast:
-        st.toast(escape_markdown(message), icon="⚠️")
-    st.error(escape_markdown(f"{message}. Your game is kept on this page; nothing is lost yet."))
-    st.button(
-        "Retry saving",
-        key="storage_retry_end" if toast else "storage_retry",
-        on_click=retry,
-        args=(state,) if retry else None,
-    )
 
 
 def flagged_css(key: str, cells: list[tuple[int, int]]) -> str:
@@ -494,28 +475,3 @@ def share_button_ui(name: str, rows: list[list[str]], pad: Any, *, key: str) -> 
         icon="📤",
         on_click="ignore",
     )
-
-
-#: Constant script (no user text): on a phone, picking a page in the side menu closes the menu,
-#: so it never stays open over the page (Streamlit leaves it open). Installed once per tab.
-CLOSE_MENU_JS = """<script>
-(() => {
-  const doc = window.parent ? window.parent.document : document;
-  const win = doc.defaultView || window;
-  if (win.__rtCloseMenu) return;
-  win.__rtCloseMenu = true;
-  doc.addEventListener("click", (event) => {
-    const link = event.target.closest && event.target.closest('[data-testid="stSidebarNav"] a');
-    if (!link || win.innerWidth >= 640) return;
-    setTimeout(() => {
-      const close = doc.querySelector('[data-testid="stSidebarCollapseButton"] button');
-      if (close) close.click();
-    }, 150);
-  }, true);
-})();
-</script>"""
-
-
-def close_menu_on_phone_ui() -> None:
-    """Install :data:`CLOSE_MENU_JS` (in the side menu, where it takes no room on the page)."""
-    st.sidebar.html(CLOSE_MENU_JS, unsafe_allow_javascript=True)

@@ -611,6 +611,16 @@ def rerank_read(read, verifier: LocalFeatureVerifier, *, unflag: bool = False):
             check[r, c] = False
     confidence = read.confidence
     if confidence is not None:
-        confidence = replace(confidence, check=check, needs_check=bool(check.any()))
+        needs = bool(check.any()) or (bool(confidence.needs_check) and not unflag)
+        confidence = replace(confidence, check=check, needs_check=needs)
+    cells = [
+        [
+            cell if cell.label == rows[r][c]
+            else replace(cell, label=rows[r][c],
+                         top=tuple(sorted(cell.top, key=lambda t: t[0] != rows[r][c])))
+            for c, cell in enumerate(row)
+        ]
+        for r, row in enumerate(read.cells)
+    ]  # fmt: skip
     summary = RerankSummary(len(calls), changed, disagree, unflagged)
-    return replace(read, rows=rows, confidence=confidence), summary
+    return replace(read, rows=rows, cells=cells, confidence=confidence), summary

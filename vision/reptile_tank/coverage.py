@@ -11,13 +11,16 @@ neighbouring one). Two shares per cell:
 
 - ``foreign``: the share of foreign pixels (something that is not this card lies on it, or the
   read named the wrong card);
-- ``skin``: the share of foreign pixels with a skin tone (a finger or thumb).
+- ``skin``: the share of foreign pixels with a skin tone in the photo's own colours (a finger or
+  thumb).
 
 A cell is *hidden* when ``skin >= SKIN_LIMIT`` or ``foreign >= FOREIGN_LIMIT``; the reader then
 flags it for a check whatever the recogniser's confidence. The limits were chosen on real-table
-development scenes of their own seed (``scripts/dev_hidden_cells.py --seed 2890``: 431 cells
-read as faces, 0 of 414 clean right cells flagged, 8 of 10 cells a thumb covers by >= 15 %),
-never on a benchmark set or a hard photo.
+development scenes of their own seeds (``scripts/dev_hidden_cells.py``), never on a benchmark
+set or a hard photo: with ``--seed 2893 --n 40 --size 1600x1200`` 0.45 % of the clean right
+cells are flagged and 8 of 16 cells a thumb covers by >= 15 % (with ``--seed 2890 --n 25``: 0 %
+and 4 of 8). A thumb in shade over brown or pink art matches that art's colours, so this check
+does not catch every covered card (see BENCHMARKS.md, issue 28).
 
 Cost: about 0.2 ms per cell (a resize, a percentile, a table look-up).
 """
@@ -42,7 +45,7 @@ DILATE = 1
 #: Percentiles matched between crop and face, per channel.
 RANGE = (20, 80)
 #: The hidden-cell limits (see the module docstring).
-SKIN_LIMIT = 0.08
+SKIN_LIMIT = 0.1
 FOREIGN_LIMIT = 0.45
 
 
@@ -90,9 +93,11 @@ def cell_shares(crop: np.ndarray, face: FaceColours) -> tuple[float, float]:
     matched = np.clip((pixels - low) * gain + face.low, 0, 255)
     q = _bins(matched)
     foreign = ~face.used[q[:, 0], q[:, 1], q[:, 2]]
-    hsv = cv2.cvtColor(matched.astype(np.uint8)[None], cv2.COLOR_RGB2HSV)[0].astype(np.float32)
+    # skin is judged on the photo's own colours (matching them to a blue face would turn a
+    # thumb's red to anything)
+    hsv = cv2.cvtColor(pixels.astype(np.uint8)[None], cv2.COLOR_RGB2HSV)[0].astype(np.float32)
     hue, sat, val = hsv[:, 0] * 2.0, hsv[:, 1] / 255.0, hsv[:, 2] / 255.0
-    skin = ((hue < 35) | (hue > 340)) & (sat > 0.15) & (sat < 0.65) & (val > 0.3)
+    skin = ((hue < 40) | (hue > 340)) & (sat > 0.15) & (sat < 0.7) & (val > 0.25)
     return float(foreign.mean()), float((foreign & skin).mean())
 
 

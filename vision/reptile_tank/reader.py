@@ -262,6 +262,12 @@ class TerrariumReader:
         width, height = self.embedder.input_size
         self.cell_size = (width * RECTIFY_OVERSAMPLE, height * RECTIFY_OVERSAMPLE)
         self._faces: dict[str, FaceColours] | None = None
+        #: Re-rank close calls between faces by local features against the enrolled faces
+        #: (:func:`vision.reptile_tank.classifier.rerank_read`, issue 28 item 2): on for a
+        #: player's enrolled deck, whose printing the embedder never saw; off for the bundled
+        #: stand-in deck the embedder was trained on.
+        self.rerank = self.pack is not None
+        self._verifier = None
 
     def face_colours(self) -> dict[str, FaceColours]:
         """The deck's faces (the pack's, or the stand-in deck drawn once, small) in the form
@@ -398,7 +404,7 @@ class TerrariumReader:
         hidden = hidden_cells(foreign, skin)
         confidence = with_hidden(confidence, hidden)
         clock.mark("orient")
-        return BoardRead(
+        read = BoardRead(
             rows=reads.rows(),
             cells=reads.cells,
             fit=fit,
@@ -413,6 +419,15 @@ class TerrariumReader:
             confidence=confidence,
             hidden=hidden,
         )
+        if not self.rerank:
+            return read
+        from vision.reptile_tank.classifier import LocalFeatureVerifier, rerank_read
+
+        if self._verifier is None:
+            self._verifier = LocalFeatureVerifier(self.pack.faces)
+        read, _summary = rerank_read(read, self._verifier)
+        clock.mark("rerank")
+        return replace(read, timings_ms=clock.wall_ms(), cpu_ms=clock.cpu_ms())
 
     def _find_and_judge(self, rgb: np.ndarray, classify) -> tuple:
         """Grid finding judged by the recogniser: ``(fit, crops, reads, doubt, judged)``.
@@ -426,8 +441,8 @@ class TerrariumReader:
         leaves more than :data:`MAX_UNEXPLAINED` cells unexplained, sets ``doubt``. When no
         candidate explains the photo (or grid finding found none), the search is repeated on
         a copy at :data:`RESCALE` of the size, then on top-down views of the table
-        (:func:`vision.reptile_tank.grid.find_rectified_candidates`: a strongly tilted small grid's cards
-        are portrait again there), view by view until one explains the photo.
+        (:func:`vision.reptile_tank.grid.find_rectified_candidates`: a strongly tilted small
+        grid's cards are portrait again there), view by view until one explains the photo.
         ``classify(fit) -> (crops, reads)`` is the final read of a fit.
 
         Raises :class:`GridNotFoundError` when no candidate explains :data:`MIN_CARDS` cards

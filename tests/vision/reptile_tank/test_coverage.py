@@ -91,14 +91,14 @@ def test_hidden_shares_skip_empty_cells_and_with_hidden_flags_them(deck) -> None
 
 
 def test_a_thumb_over_an_edge_card_is_flagged_in_a_real_table_photo() -> None:
-    """End to end: the generator's real-table mode puts a thumb over 36 % of an edge card; the
+    """End to end: the generator's real-table mode puts a thumb over 29 % of an edge card; the
     recogniser names the card right with a confident margin (its P(wrong) is under the
     calibrated threshold) and the read flags the cell as hidden all the same."""
     from vision.reptile_tank.reader import TerrariumReader
     from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
     image, truth = render_scene(
-        2891024,  # a development seed of the real-table mode (not a benchmark's)
+        2891008,  # a development seed of the real-table mode (not a benchmark's)
         stand_in_deck(),
         real_table=True,
         size=(1600, 1200),

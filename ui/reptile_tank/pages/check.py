@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state as S
-from ui.backend import load_rules
+from service.reptile_tank.deck_check import deck_conflicts
 from ui.navigation import page_path
-from ui.pages_common import next_player_hint_ui, player_picker_ui, require_game, saved_state_ui
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import load_rules
 from ui.reptile_tank.journey import (
     cell_name,
     escape_markdown,
@@ -26,6 +26,12 @@ from ui.reptile_tank.journey import (
     score_table,
 )
 from ui.reptile_tank.labels import full_name
+from ui.reptile_tank.page_helpers import (
+    next_player_hint_ui,
+    player_picker_ui,
+    require_game,
+    saved_state_ui,
+)
 from ui.reptile_tank.saving import save
 from ui.reptile_tank.widgets import board_fix_ui, flag_fix_ui, grid_editor_ui, table_totals_ui
 
@@ -117,15 +123,42 @@ def totals(rules) -> list[tuple[str, int, bool]]:
     ]
 
 
+def deck_table_flags(rules, players) -> list:
+    """The deck as a constraint across the table (:func:`service.reptile_tank.deck_check.
+    deck_conflicts`): fronts the boards together show more often than the deck holds them."""
+    entries = st.session_state[S.ENTRIES]
+    copies = {cid: r.copies for cid, r in rules.cards.items() if cid != "water"}
+    return deck_conflicts([entries[p] for p in players if p in entries], copies)
+
+
+def conflict_cells(conflict, players) -> list[tuple[str, int, int]]:
+    """A conflict's cells to check as ``(player, row, col)``."""
+    entries = st.session_state[S.ENTRIES]
+    seated = [p for p in players if p in entries]
+    return [(seated[board], r, c) for board, r, c in conflict.flagged]
+
+
 def table_check_ui(rules) -> None:
     """The flagged cells of every player, then the one Save (when every board is complete)."""
     players = st.session_state[S.PLAYERS]
     todo = S.table_to_check(st.session_state)
+    conflicts = deck_table_flags(rules, players)
+    todo += [cell for conflict in conflicts for cell in conflict_cells(conflict, players)
+             if cell not in todo]  # fmt: skip
     fix = st.session_state[S.LAST_FIX]
     table_totals_ui(
         totals(rules),
         f"{fix['player']}, {fix_line(fix)}" if fix else None,
     )
+    for conflict in conflicts:
+        what = (
+            f"check the {len(conflict.flagged)} least sure" if conflict.flagged
+            else "all of them were typed or fixed by hand"
+        )  # fmt: skip
+        st.warning(
+            f"{conflict.shown} × {full_name(conflict.card)} on the table, but the deck has "
+            f"{conflict.copies}: {what}."
+        )
     if todo:
         what = "1 cell" if len(todo) == 1 else f"{len(todo)} cells"
         st.caption(f"The reader is unsure of {what} at this table: tap what each one shows.")

@@ -11,12 +11,12 @@ from __future__ import annotations
 import streamlit as st
 
 from service.reptile_tank.game import MAX_NOTES_LENGTH, clean_notes
-from ui import persist
-from ui import state as S
-from ui.backend import load_rules
 from ui.navigation import page_path
-from ui.pages_common import require_game
+from ui.reptile_tank import persist
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import load_rules
 from ui.reptile_tank.journey import escape_markdown, is_complete, score_table, table_rows
+from ui.reptile_tank.page_helpers import require_game
 from ui.reptile_tank.saving import next_game, save, undo
 from ui.reptile_tank.widgets import flash_ui, score_pad_ui, share_button_ui
 

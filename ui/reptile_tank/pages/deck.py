@@ -12,8 +12,8 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring.reptile_tank.cards import FACE_LABELS
-from ui import state as S
-from ui.backend import (
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import (
     enroll_deck,
     face_thumbnail,
     get_reader,

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state as S
-from ui.backend import load_rules
 from ui.navigation import page_path
-from ui.pages_common import require_game, saved_state_ui
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import load_rules
 from ui.reptile_tank.journey import escape_markdown, is_complete, score_entry
+from ui.reptile_tank.page_helpers import require_game, saved_state_ui
 from ui.reptile_tank.widgets import score_pad_ui, share_button_ui
 
 

@@ -4,7 +4,7 @@ The page walks the table: it opens on the first player whose terrarium is not in
 read with its grid moves straight on to the next one (named on the upload box), then to the
 table's check once everyone is in; a photo that needs its corners stays until they are given.
 
-The photo goes through :func:`ui.backend.read_photo` (one call into the vision pipeline). The
+The photo goes through :func:`ui.reptile_tank.backend.read_photo` (one call into the vision pipeline). The
 Camera tab opens the back camera at its largest photo size, or Streamlit's 1080p camera
 (:mod:`ui.camera`), and says when a capture is too small to read reliably. When no terrarium is
 found, or the player says the grid found is in the wrong place, they tap its four outer corners
@@ -17,13 +17,13 @@ from __future__ import annotations
 import streamlit as st
 
 from service.reptile_tank.reading import corner_request, fit_pixel_cap
-from ui import state as S
-from ui.backend import get_reader, read_photo_cached, reader_available, sample_photos
 from ui.camera import back_camera_ui, camera_ui
 from ui.corners import corners_ui
 from ui.navigation import page_path
-from ui.pages_common import PHOTO_TYPES, player_picker_ui, require_game
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import get_reader, read_photo_cached, reader_available, sample_photos
 from ui.reptile_tank.journey import escape_markdown
+from ui.reptile_tank.page_helpers import PHOTO_TYPES, player_picker_ui, require_game
 
 KEY_CAMERA = "photo_camera"
 KEY_BACK_CAMERA = "photo_back_camera"

@@ -9,10 +9,11 @@ import streamlit as st
 
 from service.errors import STORAGE_ERRORS, storage_message
 from service.reptile_tank.records import player_history
-from ui import nights, persist
-from ui import state as S
-from ui.backend import get_store
+from ui import nights
 from ui.navigation import page_path
+from ui.reptile_tank import persist
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import get_store
 from ui.reptile_tank.journey import escape_markdown
 from ui.reptile_tank.widgets import flash_ui, pad_picture_ui
 from ui.text import local_time

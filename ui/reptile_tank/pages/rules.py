@@ -12,8 +12,8 @@ import streamlit as st
 from scoring.reptile_tank.rules import load_rules as load_default_rules
 from service import settings as night
 from service.errors import STORAGE_ERRORS, storage_message
-from ui import state as S
-from ui.backend import load_rules, night_settings, save_night_settings, settings_seen
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import load_rules, night_settings, save_night_settings, settings_seen
 from ui.reptile_tank.journey import escape_markdown
 from ui.reptile_tank.labels import full_name
 from ui.reptile_tank.widgets import flash_ui

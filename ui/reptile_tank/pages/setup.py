@@ -7,10 +7,11 @@ import streamlit as st
 
 from service.errors import STORAGE_ERRORS, storage_message
 from service.reptile_tank.game import check_table_setup
-from ui import nights, persist
-from ui import state as S
-from ui.backend import get_store, load_rules, night_settings, use_deck
+from ui import nights
 from ui.navigation import page_path
+from ui.reptile_tank import persist
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import get_store, load_rules, night_settings, use_deck
 from ui.reptile_tank.journey import escape_markdown
 from ui.reptile_tank.widgets import flash_ui
 

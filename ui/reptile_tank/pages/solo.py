@@ -15,8 +15,9 @@ import streamlit as st
 
 from scoring.reptile_tank.cards import CARD_IDS, DRY_LAND_IDS
 from service.errors import STORAGE_ERRORS, storage_message
-from ui import state as S
-from ui.backend import get_store, load_rules, read_photo_cached, rules_fingerprint
+from service.reptile_tank.game import SOLO_OBJECTIVES, check_solo_setup
+from ui.reptile_tank import state as S
+from ui.reptile_tank.backend import get_store, load_rules, read_photo_cached, rules_fingerprint
 from ui.reptile_tank.journey import escape_markdown, score_solo_entry, solo_record
 from ui.reptile_tank.labels import full_name, picker_text
 from ui.reptile_tank.widgets import board_fix_ui, flash_ui, grid_editor_ui, score_pad_ui
@@ -136,10 +137,10 @@ def solo_ui() -> None:
     )
     st.toggle("Star cards out", key=KEY_STAR_OUT, persist_state="session")
     objectives = st.multiselect(
-        "Objective cards (pick 3, or none)",
+        f"Objective cards (pick {SOLO_OBJECTIVES}, or none)",
         sorted(rules.objectives),
         format_func=lambda n: f"{n}: {rules.objectives[n].text} ({rules.objectives[n].vp} VP)",
-        max_selections=3,
+        max_selections=SOLO_OBJECTIVES,
         key=KEY_OBJECTIVES,
         persist_state="session",
     )
@@ -159,8 +160,10 @@ def solo_ui() -> None:
     if all(label == "empty" for row in entry.rows for label in row):
         st.info("Enter your terrarium (photo or taps) and the Master's cards to see the score.")
         return
-    if objectives and len(objectives) != 3:
-        st.info("Solo uses 3 objective cards (or none).")
+    try:
+        check_solo_setup(objectives, rules)
+    except ValueError:
+        st.info(f"Solo uses {SOLO_OBJECTIVES} objective cards (or none).")
         return
     try:
         result = score_solo_entry(

@@ -308,3 +308,68 @@ def phone_processing(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
     sigma = rng.uniform(0.8, 2.0) * max(1.0, max(image.shape[:2]) / 2000)
     blurred = cv2.GaussianBlur(image, (0, 0), sigma)
     return cv2.addWeighted(image, 1.0 + amount, blurred, -amount, 0)
+
+
+def play_mat(
+    rng: np.random.Generator,
+    table: tuple[np.ndarray, np.ndarray, np.ndarray, float],
+    grid_w: float,
+    grid_h: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A play mat under the board: a coloured rounded rectangle reaching 30-160 mm past the
+    grid, printed with large motifs (fruit, leaves, discs) some of which lie next to the grid,
+    where an empty edge line's cells would be (the table layer of ``_warp_layers``)."""
+    rgb, alpha, origin, s = table
+    rgb = rgb.copy()
+    h, w = rgb.shape[:2]
+    lo = np.array([-rng.uniform(30, 160), -rng.uniform(30, 160)])
+    hi = np.array([grid_w + rng.uniform(30, 160), grid_h + rng.uniform(30, 160)])
+
+    def px(pt):
+        return (np.asarray(pt, np.float64) - origin) * s - 0.5
+
+    base = np.array(rng.uniform([40, 90, 30], [190, 210, 170]), np.float32)
+    if rng.random() < 0.5:
+        base = base[[1, 0, 2]] if rng.random() < 0.5 else base[[2, 1, 0]]
+    mask = np.zeros((h, w), np.uint8)
+    p0, p1 = px(lo), px(hi)
+    radius = max(1, int(15 * s))
+    x0, y0, x1, y1 = int(p0[0]), int(p0[1]), int(p1[0]), int(p1[1])
+    cv2.rectangle(mask, (x0 + radius, y0), (x1 - radius, y1), 255, -1)
+    cv2.rectangle(mask, (x0, y0 + radius), (x1, y1 - radius), 255, -1)
+    for cx, cy in ((x0 + radius, y0 + radius), (x1 - radius, y0 + radius),
+                   (x1 - radius, y1 - radius), (x0 + radius, y1 - radius)):  # fmt: skip
+        cv2.circle(mask, (cx, cy), radius, 255, -1)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    shade = 1.0 + 0.15 * np.sin(xx / max(w, 1) * rng.uniform(1, 4) + rng.uniform(0, 6))
+    mat = (base[None, None, :] * shade[..., None]).astype(np.float32)
+    # motifs: a cluster beside one side of the grid and a few elsewhere on the mat
+    side = int(rng.integers(4))
+    centres = []
+    for _ in range(int(rng.integers(3, 7))):
+        along = rng.uniform(0.0, 1.0)
+        off = rng.uniform(10, 70)
+        centres.append(
+            [
+                (along * grid_w, -off),
+                (along * grid_w, grid_h + off),
+                (-off, along * grid_h),
+                (grid_w + off, along * grid_h),
+            ][side]
+        )
+    for _ in range(int(rng.integers(1, 5))):
+        centres.append(rng.uniform(lo, hi))
+    for centre in centres:
+        colour = np.array(rng.uniform([10, 10, 10], [250, 250, 250]), np.float32)
+        r_mm = rng.uniform(15, 55)
+        c = px(centre)
+        axes = (max(1, int(r_mm * s)), max(1, int(r_mm * s * rng.uniform(0.45, 1.0))))
+        motif = np.zeros((h, w), np.uint8)
+        cv2.ellipse(motif, (int(c[0]), int(c[1])), axes, rng.uniform(0, 180), 0, 360, 255, -1)
+        a = cv2.GaussianBlur(motif.astype(np.float32) / 255.0, (0, 0), max(0.6, 0.8 * s))
+        lit = np.hypot(xx - c[0] + axes[0] * 0.3, yy - c[1] + axes[1] * 0.3) / axes[0]
+        gloss = 1.0 + 0.35 * np.clip(1 - lit, 0, 1)
+        mat = mat * (1 - a[..., None]) + (colour[None, None, :] * gloss[..., None]) * a[..., None]
+    m = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), 0.8)[..., None]
+    out = rgb.astype(np.float32) * (1 - m) + np.clip(mat, 0, 255) * m
+    return np.clip(out, 0, 255).astype(np.uint8), alpha, origin, s

@@ -641,6 +641,9 @@ def render_scene(
     if not tables or unknown:
         raise ValueError(f"tables: expected kinds from {HARD_TABLE_KINDS}, got {tables}")
     table_kind, table = table_layer(rng, tables, vis_lo, vis_hi, need, (w_img, h_img))
+    play_mat = real_table and rng.random() < 0.5
+    if play_mat:
+        table = rt.play_mat(rng, table, grid_w, grid_h)
 
     # --- the card canvas: grid, shadows and distractors ---------------------------------------
     zone_lo = np.maximum(vis_lo, -260.0)
@@ -782,6 +785,7 @@ def render_scene(
             curled_cells=sorted([int(i) // COLS, int(i) % COLS] for i in curled),
             pushed_cells=sorted([r, c] for r, c in pushes),
             neighbour_cards=len(neighbours),
+            play_mat=bool(play_mat),
         )
     truth = {
         "image": None,

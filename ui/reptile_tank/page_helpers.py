@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from service.photos import PHOTO_TYPES  # noqa: F401 - Reptile Tank's pages take it from here
-from ui import persist
-from ui import state as S
 from ui.navigation import page_path
+from ui.reptile_tank import persist
+from ui.reptile_tank import state as S
 from ui.reptile_tank.journey import escape_markdown
 
 
