@@ -40,6 +40,7 @@ from ui.nimalia.widgets import (
     REVISION,
     SELECTED,
     get_nimalia_store,
+    lay_grid_style_ui,
     lay_window,
     picker_ui,
     reserve_ui,
@@ -62,15 +63,6 @@ MODES = ("Lay cards", "Tap squares", "Photo")
 LAY, TAP, PHOTO = MODES
 #: The lay grid's square buttons: ``f"{KEY_LAY}_{i}_{j}"`` in the window shown.
 KEY_LAY = "nim_lay"
-#: Constant CSS of the lay grid (no user text).
-LAY_CSS = """<style>
-div[class*="st-key-nim_lay_"] button {
-  min-height: 3.1rem; padding: 0.1rem 0; line-height: 1.1; color: #111;
-  border: 1px solid rgba(0, 0, 0, 0.25);
-}
-div[class*="st-key-nim_lay_"] button p { font-size: 1.35rem; }
-div[class*="st-key-nim_turn_"] button p { font-size: 1.2rem; white-space: pre; }
-</style>"""
 
 
 def goal_key(colour: str) -> str:
@@ -510,16 +502,7 @@ def place_ui(game: dict, player: str) -> None:
         st.session_state[KEY_CARD] = None
 
     window = [[token_at(top + i, left + j) for j in range(width)] for i in range(height)]
-    from ui.nimalia.widgets import reserve_css
-
-    st.html(
-        LAY_CSS
-        + reserve_css(
-            window,
-            key=KEY_LAY,
-            footprint=[(r - top, c - left) for r, c in spots],
-        )
-    )
+    lay_grid_style_ui(window, key=KEY_LAY, footprint=[(r - top, c - left) for r, c in spots])
     board = st.grid(width, wrap=False, min_column_width=40, gap="xxsmall")
     for i in range(height):
         for j in range(width):

@@ -60,6 +60,25 @@ def _colour_rules(selector: str, token: str) -> str:
     return f"{selector} button {{ background: {colour}; }}"
 
 
+#: Constant CSS of the lay grid (no user text).
+LAY_CSS = """<style>
+div[class*="st-key-nim_lay_"] button {
+  min-height: 3.1rem; padding: 0.1rem 0; line-height: 1.1; color: #111;
+  border: 1px solid rgba(0, 0, 0, 0.25);
+}
+div[class*="st-key-nim_lay_"] button p { font-size: 1.35rem; }
+div[class*="st-key-nim_turn_"] button p { font-size: 1.2rem; white-space: pre; }
+</style>"""
+
+
+def lay_grid_style_ui(
+    window: list[list[str]], *, key: str, footprint: Iterable[tuple[int, int]]
+) -> None:
+    """The lay grid's look: its constant CSS and each square's land colours, where the card
+    would go dotted (CSS only, from our keys and tokens)."""
+    st.html(LAY_CSS + reserve_css(window, key=key, footprint=footprint))
+
+
 def reserve_css(
     rows: list[list[str]],
     *,
