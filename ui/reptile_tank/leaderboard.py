@@ -105,10 +105,17 @@ def games_ui(store, session_id: int | None) -> None:
             f"Page (of {pages})", min_value=1, max_value=pages, step=1, key=KEY_GAMES_PAGE
         )
     st.page_link(page_path("players.py"), label="Player pages, photos, edit a game", icon="👤")
+    shown = {g.id for g in found.games}
+    delete_game_ui(
+        store,
+        [g.id for g in found.games]
+        + [i for i in store.out_of_range_games(session_id) if i not in shown],
+    )
+
+
+def delete_game_ui(store, ids: list[int]) -> None:
+    """Delete one of ``ids`` (a choice, a confirmation tick, then the button)."""
     with st.expander("Delete a game"):
-        ids = [g.id for g in found.games] + [
-            i for i in store.out_of_range_games(session_id) if i not in {g.id for g in found.games}
-        ]
         st.selectbox("Game", ids, key=KEY_DELETE_GAME, format_func=lambda i: f"Game {i}")
         sure = st.checkbox("Yes, delete this game for good", key=KEY_DELETE_SURE)
         st.button(
@@ -129,19 +136,7 @@ def solo_games_ui(store, session_id: int | None) -> None:
     if not games:
         return
     st.dataframe(solo_game_rows(games, st.context.timezone), hide_index=True, key="lb_solo_games")
-    with st.expander("Delete a game"):
-        st.selectbox(
-            "Game", [g.id for g in games], key=KEY_DELETE_GAME, format_func=lambda i: f"Game {i}"
-        )
-        sure = st.checkbox("Yes, delete this game for good", key=KEY_DELETE_SURE)
-        st.button(
-            "Delete game",
-            key="lb_delete",
-            disabled=not sure,
-            type="primary",
-            on_click=delete_game,
-            args=(store,),
-        )
+    delete_game_ui(store, [g.id for g in games])
 
 
 def delete_game(store) -> None:

@@ -187,6 +187,19 @@ def tap_board_ui(
             )
 
 
+def label_buttons(grid: Any, labels: list[str], key: str, on_pick: Callable[[str], Any]) -> None:
+    """One button per label in ``grid``, each calling ``on_pick(label)``."""
+    for label in labels:
+        grid.button(
+            full_name(label),
+            key=f"{key}_{label}",
+            on_click=on_pick,
+            args=(label,),
+            width="stretch",
+            wrap=True,
+        )
+
+
 def label_picker_ui(
     current: str,
     on_pick: Callable[[str], None],
@@ -206,16 +219,7 @@ def label_picker_ui(
         st.caption("Most likely:")
         if thumbnails:
             st.html(picture_button_css(key, best), width="content")
-        grid = st.grid("auto", min_column_width=100, gap="xsmall")
-        for label in best:
-            grid.button(
-                full_name(label),
-                key=f"{key}_{label}",
-                on_click=on_pick,
-                args=(label,),
-                width="stretch",
-                wrap=True,
-            )
+        label_buttons(st.grid("auto", min_column_width=100, gap="xsmall"), best, key, on_pick)
     for title, labels in PICKER_GROUPS:
         rest = [label for label in labels if label not in best]
         if not rest:
@@ -309,15 +313,7 @@ def flag_fix_ui(
             grid.image(crop, caption="In the photo", width=150)  # a card, not the screen
         else:
             grid.caption("(no picture after a reload)")
-        for label in guesses:
-            grid.button(
-                full_name(label),
-                key=f"{key}_{label}",
-                on_click=on_pick,
-                args=(label,),
-                width="stretch",
-                wrap=True,
-            )
+        label_buttons(grid, guesses, key, on_pick)
         st.button("Another card…", key=f"{key}_other", on_click=on_other, type="tertiary")
 
 
