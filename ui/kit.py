@@ -1,5 +1,5 @@
-"""The app's shared UI kit (game-blind): the one-off message of the last action, the "Not
-saved" banner, the night's game choice (every game of the list, one tap), the link to a game's
+"""The app's shared UI kit (game-blind): the one-off message of the last action, a link that
+keeps the night, the "Not saved" banner, the night's game choice (every game of the list, one tap), the link to a game's
 own page and the phone menu that closes itself."""
 
 from __future__ import annotations
@@ -12,8 +12,17 @@ import streamlit as st
 import games
 from ui import state as S
 from ui.backend import night_settings, save_night_settings
-from ui.navigation import PAGES_DIR
+from ui.navigation import PAGES_DIR, page_path
 from ui.text import escape_markdown
+
+
+def night_link(page: str, label: str, icon: str) -> None:
+    """A link to the app page ``page`` (its file name, e.g. ``"photo.py"``) that keeps the
+    night's ``?night=`` (so Back is one press)."""
+    st.page_link(
+        page_path(page), query_params=S.night_params(st.session_state), label=label, icon=icon
+    )
+
 
 #: Widget key of the night's game choice.
 KEY_GAME_CHOICE = "night_game"

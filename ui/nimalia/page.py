@@ -23,8 +23,7 @@ from service.nimalia import game as N
 from service.photos import PHOTO_TYPES
 from service.shared import Written, describe, reapply, write_merged
 from ui import state as S
-from ui.kit import flash_ui, game_choice_ui, game_page_link_ui
-from ui.navigation import page_path
+from ui.kit import flash_ui, game_choice_ui, game_page_link_ui, night_link
 from ui.nimalia.backend import (
     enroll_nimalia_deck,
     nimalia_deck_choice,
@@ -796,12 +795,7 @@ def finish_ui(game: dict, result: dict) -> None:
     changed = found is not None and found[1] != game
     if found is not None and not changed:
         st.success(f"Nimalia game {found[0]} is saved to the leaderboard.")
-        st.page_link(
-            page_path("leaderboard.py"),
-            query_params=S.night_params(st.session_state),
-            label="See the leaderboard",
-            icon="🏆",
-        )
+        night_link("leaderboard.py", "See the leaderboard", "🏆")
         if st.button("New Nimalia game", key="nim_new"):
             st.session_state[GAME] = None
             st.rerun()
@@ -899,12 +893,7 @@ def nimalia_ui() -> None:
     st.title("🦦 Nimalia")
     if st.session_state[S.SESSION_ID] is None:
         st.info("Pick or create a game night first.")
-        st.page_link(
-            page_path("setup.py"),
-            query_params=S.night_params(st.session_state),
-            label="Game setup",
-            icon="🎲",
-        )
+        night_link("setup.py", "Game setup", "🎲")
         return
     try:
         chosen = game_choice_ui()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from service.photos import PHOTO_TYPES  # noqa: F401 - Reptile Tank's pages take it from here
-from ui.navigation import page_path
+from ui.kit import night_link
 from ui.reptile_tank import persist
 from ui.reptile_tank import state as S
 from ui.reptile_tank.journey import escape_markdown
@@ -17,12 +17,7 @@ def require_game() -> bool:
     if st.session_state[S.PLAYERS]:
         return True
     st.info("Start a game first: pick the game night and the players.")
-    st.page_link(
-        page_path("setup.py"),
-        query_params=S.night_params(st.session_state),
-        label="Game setup",
-        icon="🎲",
-    )
+    night_link("setup.py", "Game setup", "🎲")
     return False
 
 
@@ -69,12 +64,7 @@ def next_player_hint_ui(player: str) -> None:
     """After a terrarium is in: "Now photograph Bo" (one tap), or "everyone is in"."""
     following = next_player(player)
     if following is None:
-        st.page_link(
-            page_path("confirm.py"),
-            query_params=S.night_params(st.session_state),
-            label="Everyone is in: score the table",
-            icon="✅",
-        )
+        night_link("confirm.py", "Everyone is in: score the table", "✅")
         return
 
     def go() -> None:  # the label names ``following``: the callback opens the page

@@ -14,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from service.reptile_tank.deck_check import deck_conflicts
-from ui.navigation import page_path
+from ui.kit import night_link
 from ui.reptile_tank import state as S
 from ui.reptile_tank.backend import load_rules
 from ui.reptile_tank.journey import (
@@ -202,12 +202,7 @@ def table_check_ui(rules) -> None:
         label = "Save the game" + (f" ({len(todo)} unchecked)" if todo else "")
         st.button(label, type="primary", key=KEY_SAVE, on_click=save_and_show, icon="✅")
     else:
-        st.page_link(
-            page_path("confirm.py"),
-            query_params=S.night_params(st.session_state),
-            label=f"Game {saved}: confirm & save",
-            icon="✅",
-        )
+        night_link("confirm.py", f"Game {saved}: confirm & save", "✅")
 
 
 def check_ui() -> None:
@@ -231,12 +226,7 @@ def check_ui() -> None:
         if st.button("Enter this board by hand", key="check_manual", type="primary"):
             S.start_manual(st.session_state, player)
             st.rerun()
-        st.page_link(
-            page_path("photo.py"),
-            query_params=S.night_params(st.session_state),
-            label="Photograph it",
-            icon="📷",
-        )
+        night_link("photo.py", "Photograph it", "📷")
         return
 
     def typed(r: int, c: int, label: str) -> None:
@@ -261,12 +251,7 @@ def check_ui() -> None:
     with st.expander("Type the whole board (no photo needed)", expanded=entry.source == "manual"):
         grid_editor_ui(entry.rows, typed, key=KEY_GRID)
     next_player_hint_ui(player)
-    st.page_link(
-        page_path("pad.py"),
-        query_params=S.night_params(st.session_state),
-        label="See the score pad with every reason",
-        icon="🧮",
-    )
+    night_link("pad.py", "See the score pad with every reason", "🧮")
 
 
 check_ui()

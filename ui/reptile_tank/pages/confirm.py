@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from service.reptile_tank.game import MAX_NOTES_LENGTH, clean_notes
+from ui.kit import night_link
 from ui.navigation import page_path
 from ui.reptile_tank import persist
 from ui.reptile_tank import state as S
@@ -59,12 +60,7 @@ def saved_ui(saved: int) -> bool:
     cols[0].button("Undo: remove it again", key=KEY_UNDO, on_click=undo, width="stretch")
     if cols[1].button("Start the next game", key=KEY_NEXT, on_click=next_game, width="stretch"):
         st.switch_page(page_path("setup.py"), query_params=S.night_params(st.session_state))
-    st.page_link(
-        page_path("leaderboard.py"),
-        query_params=S.night_params(st.session_state),
-        label="See the leaderboard",
-        icon="🏆",
-    )
+    night_link("leaderboard.py", "See the leaderboard", "🏆")
     return True
 
 
@@ -82,12 +78,7 @@ def confirm_ui() -> None:
             key="confirm_status",
         )
         st.info("Every player's terrarium must be in before the table is scored.")
-        st.page_link(
-            page_path("photo.py"),
-            query_params=S.night_params(st.session_state),
-            label="Photograph the missing ones",
-            icon="📷",
-        )
+        night_link("photo.py", "Photograph the missing ones", "📷")
         return
     rules = load_rules()
     table = score_table(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.navigation import page_path
+from ui.kit import night_link
 from ui.reptile_tank import state as S
 from ui.reptile_tank.backend import load_rules
 from ui.reptile_tank.journey import escape_markdown, is_complete, score_entry
@@ -26,12 +26,7 @@ def pad_ui() -> None:
     entries = st.session_state[S.ENTRIES]
     if not entries:
         st.info("No terrarium entered yet.")
-        st.page_link(
-            page_path("photo.py"),
-            query_params=S.night_params(st.session_state),
-            label="Photograph a terrarium",
-            icon="📷",
-        )
+        night_link("photo.py", "Photograph a terrarium", "📷")
         return
     for i, player in enumerate(st.session_state[S.PLAYERS]):
         entry = entries.get(player)
@@ -64,12 +59,7 @@ def pad_ui() -> None:
             on_click=photograph,
         )
     else:
-        st.page_link(
-            page_path("confirm.py"),
-            query_params=S.night_params(st.session_state),
-            label="Everyone is in: score the table",
-            icon="✅",
-        )
+        night_link("confirm.py", "Everyone is in: score the table", "✅")
 
 
 pad_ui()

@@ -19,6 +19,7 @@ import streamlit as st
 from service.reptile_tank.reading import corner_request, fit_pixel_cap
 from ui.camera import back_camera_ui, camera_ui
 from ui.corners import corners_ui
+from ui.kit import night_link
 from ui.navigation import page_path
 from ui.reptile_tank import state as S
 from ui.reptile_tank.backend import get_reader, read_photo_cached, reader_available, sample_photos
@@ -268,12 +269,7 @@ def photo_ui() -> None:
             still = ", ".join(S.missing_players(st.session_state))
             st.caption(escape_markdown(f"Still to photograph: {still}."))
         else:
-            st.page_link(
-                page_path("check.py"),
-                query_params=S.night_params(st.session_state),
-                label="Next: check the table",
-                icon="🔎",
-            )
+            night_link("check.py", "Next: check the table", "🔎")
     last = st.session_state.get(KEY_LAST_READ)
     if last != player and last in st.session_state[S.ENTRIES]:
         previous = st.session_state[S.ENTRIES][last]

@@ -8,6 +8,7 @@ import streamlit as st
 from service.errors import STORAGE_ERRORS, storage_message
 from service.reptile_tank.game import check_table_setup
 from ui import nights
+from ui.kit import night_link
 from ui.navigation import page_path
 from ui.reptile_tank import persist
 from ui.reptile_tank import state as S
@@ -190,12 +191,7 @@ def current_game_ui() -> None:
     if saved is not None:
         st.success(f"Game {saved} is saved. Start the next game below when you are ready.")
     else:
-        st.page_link(
-            page_path("photo.py"),
-            query_params=S.night_params(st.session_state),
-            label="Next: photograph each terrarium",
-            icon="📷",
-        )
+        night_link("photo.py", "Next: photograph each terrarium", "📷")
 
 
 def setup_ui() -> None:
