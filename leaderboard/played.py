@@ -36,7 +36,7 @@ from leaderboard.records import (
     dump_json,
     utc_now,
 )
-from leaderboard.schema import TABLES
+from leaderboard.schema import DOCUMENT_GAME_COLUMNS, TABLES
 from leaderboard.store import Store, _player_id_or_create
 
 #: Largest stored game or draft document (JSON text, characters).
@@ -162,13 +162,7 @@ class PlayedGames:
                         game=self.game,
                         uid=uid,
                         played_at=utc_now(),
-                        mode="multi",
-                        player_count_variant=False,
-                        objectives="[]",
-                        rules_version="",
-                        rules_hash="",
-                        extra="{}",
-                        notes="",
+                        **DOCUMENT_GAME_COLUMNS,
                         **values,
                     )
                 ).inserted_primary_key[0]

@@ -201,6 +201,20 @@ RECORD_GAME = "reptile_tank"
 _DROPPED_V5 = "ix_game_players_standings"
 
 
+#: The Reptile Tank record columns of a game kept whole as its codec's document (every game
+#: but Reptile Tank, from version 5): what ``leaderboard.played`` writes and what the
+#: migration to 5 gave the games it moved in.
+DOCUMENT_GAME_COLUMNS: dict[str, object] = {
+    "mode": "multi",
+    "player_count_variant": False,
+    "objectives": "[]",
+    "rules_version": "",
+    "rules_hash": "",
+    "extra": "{}",
+    "notes": "",
+}
+
+
 def _columns_v5(metadata: sa.MetaData) -> None:
     """Version 5: every game's saved games in ``games`` keyed by ``game`` (version 4's
     played-games tables folded in, its ``game_drafts`` kept); the standings index led by the
@@ -379,13 +393,7 @@ def _migrate_to_5(conn: Connection) -> None:
                     uid=row["uid"],
                     session_id=row["session_id"],
                     played_at=row["played_at"],
-                    mode="multi",
-                    player_count_variant=False,
-                    objectives="[]",
-                    rules_version="",
-                    rules_hash="",
-                    extra="{}",
-                    notes="",
+                    **DOCUMENT_GAME_COLUMNS,
                     player_count=row["player_count"],
                     game=row["game"],
                     document=row["document"],

@@ -8,6 +8,7 @@ SQLite's own "database or disk is full" — the error a phone-sized SD card give
 
 from __future__ import annotations
 
+import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,7 +29,7 @@ def disk(app_url: str):
     full = {"on": False}
 
     def checkout(dbapi_connection, _record, _proxy):
-        if not isinstance(dbapi_connection, __import__("sqlite3").Connection):
+        if not isinstance(dbapi_connection, sqlite3.Connection):
             return
         size = 1 if full["on"] else ROOMY  # clamped by SQLite to the current page count
         dbapi_connection.execute(f"PRAGMA max_page_count = {size}")
