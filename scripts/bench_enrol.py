@@ -93,16 +93,22 @@ def sparse_rows(labels: list[str]) -> list[list[str]]:
 
 
 def read_boards(
-    pack: Path | None, photos: list[tuple[bytes, list[list[str]]]], post=None, reader=None
+    pack: Path | None,
+    photos: list[tuple[bytes, list[list[str]]]],
+    post=None,
+    reader=None,
+    shipped: bool = False,
 ) -> dict:
     """Read every photo with ``pack`` (the bundled stand-in gallery when None) or ``reader``;
-    ``post(read, reader)`` may change a read before it is scored (a re-ranker)."""
+    ``post(read, reader)`` may change a read before it is scored (a re-ranker). The reader's
+    own re-ranking is off (it is measured as ``post``) unless ``shipped``: the reader exactly as
+    the app and the CLI run it."""
     from vision.errors import GridNotFoundError
     from vision.reptile_tank.reader import TerrariumReader
 
     if reader is None:
         reader = TerrariumReader(pack=None if pack is None else str(pack))
-        reader.rerank = False  # the re-ranker is measured as ``post`` (--rerank), beside
+        reader.rerank = reader.rerank and shipped
     found = right_boards = cells = wrong = silent = flagged_wrong = right_flagged = 0
     right_cells = doubt_boards = 0
     ms, post_ms = [], []
@@ -261,6 +267,11 @@ def main(argv: list[str] | None = None) -> int:
         "--real-table", action="store_true", help="boards and layouts on a game night's table"
     )
     parser.add_argument("--only-real", action="store_true", help="skip the synthetic deck")
+    parser.add_argument(
+        "--as-shipped",
+        action="store_true",
+        help="also read each enrolled pack with the reader as the app runs it (its re-ranking on)",
+    )
     parser.add_argument("--real", default=None, help="folder with real_deck_layout.jpg, real_*")
     parser.add_argument("--rerank", action="store_true", help="also read with item 2's re-ranker")
     parser.add_argument("--night", action="store_true", help="item 6: the second-game gain")
@@ -332,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
                 pack = build(tmp / name.replace(" ", "_"), cut_faces)
                 results[name] = read_boards(pack, boards)
                 results[name]["cut_cpu_s"] = round(seconds, 2)
+                if args.as_shipped:
+                    results[name + " as shipped"] = read_boards(pack, boards, shipped=True)
                 if args.rerank:
                     RERANK_STATS.clear()
                     results[name + " +rerank"] = read_boards(pack, boards, post=rerank)
@@ -366,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
                     results[name] = {"refused": str(error)}
                     continue
                 results[name] = read_boards(pack, reads)
+                if args.as_shipped:
+                    results[name + " as shipped"] = read_boards(pack, reads, shipped=True)
                 if args.rerank:
                     RERANK_STATS.clear()
                     results[name + " +rerank"] = read_boards(pack, reads, post=rerank)
