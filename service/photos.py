@@ -46,39 +46,50 @@ def is_photo_path(path: str | os.PathLike[str]) -> bool:
 
 
 def load_photo(
-    data: bytes, *, max_side: int | None = DEFAULT_MAX_SIDE, name: str | None = None
+    data: bytes,
+    *,
+    max_side: int | None = DEFAULT_MAX_SIDE,
+    name: str | None = None,
+    min_short_side: int | None = None,
 ) -> Photo:
-    """Decode and hash photo bytes once (``vision.loading.load_image``: ``max_side`` as there,
-    ``None`` = full size). ``vision.errors.ImageLoadError`` (a ``ValueError``, one line,
-    starting with ``name`` when given) when they are not a usable photo."""
+    """Decode and hash photo bytes once (``vision.loading.load_image``: ``max_side`` and
+    ``min_short_side`` as there, ``None`` = full size / the loader's minimum for a table).
+    ``vision.errors.ImageLoadError`` (a ``ValueError``, one line, starting with ``name`` when
+    given) when they are not a usable photo."""
     from vision.errors import ImageLoadError
     from vision.loading import load_image
 
+    limits = {} if min_short_side is None else {"min_short_side": int(min_short_side)}
     try:
-        image = load_image(data, max_side=max_side)
+        image = load_image(data, max_side=max_side, **limits)
     except ImageLoadError as error:
         raise ImageLoadError(f"{name}: {error}" if name else str(error)) from None
     return Photo(data=data, sha256=hashlib.sha256(data).hexdigest(), image=image)
 
 
-def read_photo_bytes(path: str | os.PathLike[str]) -> bytes:
+def read_photo_bytes(path: str | os.PathLike[str], *, what: str = "photo") -> bytes:
     """A photo file's bytes: a regular file of at most ``common.safe_io.MAX_PHOTO_BYTES``
     (devices, FIFOs, folders and links to them refused before any byte is read), else
     :class:`PhotoInputError`."""
     from common.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
 
     try:
-        return read_bytes(path, max_bytes=MAX_PHOTO_BYTES, what="photo")
+        return read_bytes(path, max_bytes=MAX_PHOTO_BYTES, what=what)
     except SafeFileError as error:
         raise PhotoInputError(str(error)) from None
 
 
 def read_photo_file(
-    path: str | os.PathLike[str], *, max_side: int | None = DEFAULT_MAX_SIDE
+    path: str | os.PathLike[str],
+    *,
+    max_side: int | None = DEFAULT_MAX_SIDE,
+    min_short_side: int | None = None,
+    what: str = "photo",
 ) -> Photo:
     """Read a photo file (:func:`read_photo_bytes`) and decode and hash it once
     (:func:`load_photo`); every refusal is a ``ValueError`` whose one line names the file."""
-    return load_photo(read_photo_bytes(path), max_side=max_side, name=os.fspath(path))
+    data = read_photo_bytes(path, what=what)
+    return load_photo(data, max_side=max_side, name=os.fspath(path), min_short_side=min_short_side)
 
 
 #: Long side of the photo thumbnail stored with a game (JPEG, pixels).

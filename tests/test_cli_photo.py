@@ -276,7 +276,7 @@ def test_enroll_from_two_loose_photos_named_on_the_command_line(capsys, tmp_path
 
 
 def test_crop_to_card_keeps_a_scan_and_cuts_a_photo():
-    from reptile_tank.commands.photo import crop_to_card
+    from vision.reptile_tank.enrol import crop_to_card
     from vision.reptile_tank.synth.deck import render_face
 
     face = render_face("rosy_boa", px_per_mm=4.0)  # 252 x 352, the card's aspect: a scan

@@ -277,6 +277,7 @@ def load_image(
     max_side: int | None = DEFAULT_MAX_SIDE,
     max_pixels: int = MAX_PIXELS,
     max_bytes: int = MAX_PHOTO_BYTES,
+    min_short_side: int = MIN_SHORT_SIDE,
 ) -> LoadedImage:
     """Decode photo bytes to an upright RGB array, refusing unusable files.
 
@@ -292,6 +293,9 @@ def load_image(
         Refuse images with more pixels than this, judged from the header before decoding.
     max_bytes : int, optional
         Refuse files larger than this before looking at them.
+    min_short_side : int, optional
+        Refuse images whose short side is under this many pixels (:data:`MIN_SHORT_SIDE`
+        for a photo of a table; a scan of one card face may be smaller).
 
     Returns
     -------
@@ -326,10 +330,11 @@ def load_image(
             f"image is {width}x{height} ({width * height / 1e6:.0f} MP), over the "
             f"{max_pixels / 1e6:.0f} MP limit"
         )
-    if min(width, height) < MIN_SHORT_SIDE:
+    if min(width, height) < min_short_side:
+        need = "to see 20 cards" if min_short_side >= MIN_SHORT_SIDE else "for a card face"
         raise ImageLoadError(
-            f"image is only {width}x{height} pixels; at least {MIN_SHORT_SIDE} px on the "
-            "short side are needed to see 20 cards"
+            f"image is only {width}x{height} pixels; at least {min_short_side} px on the "
+            f"short side are needed {need}"
         )
     if max(width, height) > MAX_ASPECT * min(width, height):
         raise ImageLoadError(

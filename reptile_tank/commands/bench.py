@@ -1,10 +1,10 @@
 """``bench``: accuracy and speed of photo → board → score pad on a synthetic data set.
 
 For every scene (an image plus its ground-truth JSON, as ``reptile-tank synth`` writes them) the
-photo goes through :class:`vision.reptile_tank.reader.TerrariumReader` exactly as ``score`` does, on one CPU
-core, and the board is scored. Reported: grid found, per-card error, whole board right (20 labels
-and orientation), orientation errors, per-stage median timings — and, on the same rectified crops
-in the same run, a classical baseline (nearest colour histogram against the same deck faces).
+photo goes through the reader ``score`` reads with
+(:func:`service.reptile_tank.reading.make_reader`), on one CPU core, and the board is scored.
+Reported: grid found, per-card error, whole board right (20 labels and orientation),
+orientation errors, per-stage median timings — and, on the same rectified crops in the same run, a classical baseline (nearest colour histogram against the same deck faces).
 
 The doubt the reader reports is measured too: *silent wrong cells* (a wrong cell neither flagged
 ``check`` nor on a read flagged ``needs_check``), *flagged right cells* (right cells flagged
@@ -28,8 +28,6 @@ import numpy as np
 from scoring.reptile_tank.cards import EMPTY, FACE_LABELS
 from scoring.reptile_tank.rules import load_rules
 from service.photos import PHOTO_SUFFIXES as IMAGE_SUFFIXES  # noqa: E402 - the one list
-
-from .photo import copies_from_rules
 
 
 class BenchDataError(ValueError):
@@ -158,19 +156,18 @@ def _corner_error(fit_corners: np.ndarray, truth_corners, scale: float) -> float
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    from scoring.reptile_tank.board import Board
-    from scoring.reptile_tank.engine import score_board
-    from vision.reptile_tank.reader import TerrariumReader
+    from service.reptile_tank.reading import deck_copies, make_reader
+    from service.reptile_tank.scoring import score_rows
     from vision.reptile_tank.synth.truth import corner_error
 
     cv2.setNumThreads(1)
     scenes = find_scenes(args.data)[: args.limit]
     rules = load_rules()
-    reader = TerrariumReader(args.pack, copies=copies_from_rules(rules), threads=1)
+    reader = make_reader(args.pack, rules)  # the reader ``score`` and the app read with (1 thread)
     reference = None
     reference_model = getattr(args, "reference_model", None)
     if reference_model is not None:
-        reference = _reference_reader(reference_model, args.pack, copies_from_rules(rules))
+        reference = _reference_reader(reference_model, args.pack, deck_copies(rules))
     doubt = _new_doubt()
     reference_doubt = _new_doubt()
     margin_doubt = _new_doubt()  # the same reads judged by today's highlight rule
@@ -227,7 +224,7 @@ def run_bench(args: argparse.Namespace) -> int:
         if lattice is not None:
             grid["errors"].append(corner_error(read.fit.corners / read.scale, lattice))
         start, cpu_start = time.perf_counter(), time.process_time()
-        score_board(Board.from_json(read.board_json()), rules)
+        score_rows(read.rows, rules)
         wall = {**read.timings_ms, "score": 1000 * (time.perf_counter() - start)}
         cpu = {**read.cpu_ms, "score": 1000 * (time.process_time() - cpu_start)}
         wall["total"] = wall.pop("total") + wall["score"]

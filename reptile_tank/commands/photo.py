@@ -1,8 +1,11 @@
 """``score`` (photo → board → score pad) and ``enroll`` (build a deck pack).
 
-Both go through :class:`vision.reptile_tank.reader.TerrariumReader` / :class:`vision.reptile_tank.gallery.DeckPack`.
-Refusals of the loader and the grid finder are ``ValueError`` subclasses with one-line messages;
-``reptile_tank.cli`` prints them and exits with status 2.
+Both go through the service layer, as the app does: the photo is read by
+:mod:`service.photos`' one loader, the board by :func:`service.reptile_tank.reading.read_board`
+with :func:`~service.reptile_tank.reading.make_reader`'s reader, the pad by
+:func:`service.reptile_tank.scoring.score_rows`, the pack by
+:func:`service.reptile_tank.deck.create_pack`. Refusals are ``ValueError`` subclasses with
+one-line messages; ``reptile_tank.cli`` prints them and exits with status 2.
 """
 
 from __future__ import annotations
@@ -10,19 +13,17 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 
-from scoring.reptile_tank.cards import CARD_IDS, FACE_LABELS
-from scoring.reptile_tank.rules import Rules, load_rules
+from scoring.reptile_tank.cards import FACE_LABELS
+from scoring.reptile_tank.rules import load_rules
 
 # Photos are read through the service layer's one loader and one list of accepted types.
-from service.photos import PHOTO_SUFFIXES as IMAGE_SUFFIXES  # noqa: E402,I001
-from service.photos import PhotoInputError, read_photo_bytes, read_photo_file  # noqa: E402,F401
-
-# The card cropping of enrolment lives in vision.reptile_tank.enrol (the app enrols the same way).
-from vision.reptile_tank.enrol import CARD_ASPECT, crop_to_card  # noqa: E402,F401,I001  (re-exported)
+from service.photos import PHOTO_SUFFIXES as IMAGE_SUFFIXES  # noqa: F401 (the commands' name)
+from service.photos import PhotoInputError, read_photo_file
+from service.reptile_tank.deck import faces_from_layouts, read_face_dir
+from service.reptile_tank.deck import read_face_file as read_face_image  # noqa: F401
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -71,11 +72,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 # ------------------------------------------------------------------------------ score
-
-
-def copies_from_rules(rules: Rules) -> dict[str, int]:
-    """Copies of each front in the deck, from the rules data."""
-    return {card: rules.cards[card].copies for card in CARD_IDS if card in rules.cards}
 
 
 def parse_corners(text: str | None) -> np.ndarray | None:
@@ -128,11 +124,10 @@ def format_read(read) -> str:
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from scoring.reptile_tank.board import Board
-    from scoring.reptile_tank.engine import Variant, score_board
     from scoring.reptile_tank.objectives import parse_objectives
+    from service.reptile_tank.reading import make_reader, read_board
+    from service.reptile_tank.scoring import score_rows
     from vision.loading import DEFAULT_MAX_SIDE
-    from vision.reptile_tank.reader import TerrariumReader
 
     from .score_grid import format_pad
 
@@ -142,14 +137,17 @@ def run_score(args: argparse.Namespace) -> int:
     started = (time.perf_counter(), time.process_time())
     # decoded once, and a bad photo refused before the model and gallery load (time, memory)
     photo = read_photo_file(args.photo, max_side=DEFAULT_MAX_SIDE)
-    reader = TerrariumReader(args.pack, copies=copies_from_rules(rules), max_side=DEFAULT_MAX_SIDE)
-    read = reader.read_loaded(
-        photo.image, corners=corners, star_cards_removed=args.stars_removed, started=started
+    reader = make_reader(args.pack, rules, max_side=DEFAULT_MAX_SIDE)
+    read = read_board(
+        photo, reader, corners=corners, star_cards_removed=args.stars_removed, started=started
     )
     start = time.perf_counter()
-    board = Board.from_json(read.board_json())
-    variant = Variant(star_cards_removed=True) if args.stars_removed else None
-    pad = score_board(board, rules, objectives=objectives, variant=variant)
+    pad = score_rows(
+        read.rows,
+        rules,
+        objectives=objectives,
+        star_cards_out=True if args.stars_removed else None,
+    )
     read.timings_ms["score"] = 1000 * (time.perf_counter() - start)
     read.timings_ms["total"] = read.timings_ms.pop("total") + read.timings_ms["score"]
     if args.json:
@@ -163,98 +161,6 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- enroll
-
-
-def read_face_image(path: Path) -> np.ndarray:
-    """Decode one face image (EXIF orientation applied) to (H, W, 3) uint8 RGB.
-
-    Face images may be small scans, so the photo loader's minimum size does not apply here.
-    """
-    import io
-    import warnings
-
-    from PIL import Image, ImageOps
-
-    from common.safe_io import MAX_PHOTO_BYTES, SafeFileError, read_bytes
-    from vision.errors import ImageLoadError
-    from vision.loading import pillow_formats
-
-    try:  # a regular file, size checked first; then the photo format allow-list
-        data = read_bytes(path, max_bytes=MAX_PHOTO_BYTES, what="face image")
-        formats = pillow_formats(data)
-    except (SafeFileError, ImageLoadError) as error:
-        message = str(error) if str(path) in str(error) else f"{path}: {error}"
-        raise PhotoInputError(message) from None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with Image.open(io.BytesIO(data), formats=formats) as image:
-                if image.width * image.height > 50_000_000:
-                    raise PhotoInputError(f"{path}: image too large for a card face")
-                image = ImageOps.exif_transpose(image)
-                rgb = np.asarray(image.convert("RGB"))
-    except PhotoInputError:
-        raise
-    except Exception as error:  # any decoder error on hostile bytes: one line
-        raise PhotoInputError(f"{path}: not a readable image ({error})") from None
-    if min(rgb.shape[:2]) < 32:
-        raise PhotoInputError(f"{path}: {rgb.shape[1]}x{rgb.shape[0]} px is too small for a face")
-    return np.ascontiguousarray(rgb)
-
-
-def read_face_dir(directory: str | Path) -> dict[str, np.ndarray]:
-    """One upright (H, W, 3) uint8 RGB face per label from ``<card id>.<ext>`` files."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise PhotoInputError(f"{directory}: not a folder")
-    faces: dict[str, np.ndarray] = {}
-    unknown = []
-    for path in sorted(directory.iterdir()):
-        if path.suffix.lower() not in IMAGE_SUFFIXES:
-            continue
-        label = path.stem.lower()
-        if label not in FACE_LABELS:
-            unknown.append(path.name)
-            continue
-        if label in faces:
-            raise PhotoInputError(f"{directory}: two images for {label}")
-        faces[label] = crop_to_card(read_face_image(path))
-    if unknown:
-        raise PhotoInputError(
-            f"{directory}: file names must be card ids; unknown: {', '.join(unknown[:5])}"
-        )
-    missing = [label for label in FACE_LABELS if label not in faces]
-    if missing:
-        raise PhotoInputError(f"{directory}: missing a face image for: {', '.join(missing)}")
-    return faces
-
-
-def faces_from_layout(photo: str | Path) -> dict[str, np.ndarray]:
-    """The 16 faces from a photo laid out in the terrarium's grid (see :mod:`vision.reptile_tank.enrol`)."""
-    faces, _ = faces_from_layouts([photo])
-    return faces
-
-
-def faces_from_layouts(
-    photos: list[str | Path], names: str | None = None
-) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
-    """Faces and extra views from layout photos (:func:`vision.reptile_tank.enrol.named_faces`);
-    ``names`` as ``--names`` gives them. One :class:`PhotoInputError` per unusable photo."""
-    from vision.errors import GridNotFoundError
-    from vision.reptile_tank.enrol import layout_cards, named_faces
-
-    layouts = []
-    for photo in photos:
-        loaded = read_photo_file(photo, max_side=2400).image
-        try:
-            layouts.append(layout_cards(loaded.rgb))
-        except GridNotFoundError as error:
-            raise PhotoInputError(f"{photo}: {error}") from None
-    listed = None if names is None else [n.strip().lower() for n in names.split(",")]
-    try:
-        return named_faces(layouts, listed)
-    except ValueError as error:
-        raise PhotoInputError(str(error)) from None
 
 
 def run_enroll(args: argparse.Namespace) -> int:

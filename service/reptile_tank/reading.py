@@ -1,9 +1,11 @@
 """Photo bytes → a read the app can show and keep: the board, how sure, what to check.
 
-:func:`read_photo` is the app's one call into the vision pipeline. It turns the reader's
-``BoardRead`` into a plain :class:`PhotoRead`: labels, per-cell confidence, the reader's
-calibrated ``check`` flags (when the reader gives them; otherwise nothing is flagged), its best
-guesses per cell, the photo with the grid drawn, and a thumbnail.
+:func:`make_reader` builds the reader of a deck (the app's and ``reptile-tank score``'s), and
+:func:`read_board` is the one call into the vision pipeline for a photo already loaded by
+:mod:`service.photos`. :func:`read_photo` (the app) turns the reader's ``BoardRead`` into a
+plain :class:`PhotoRead`: labels, per-cell confidence, the reader's calibrated ``check`` flags
+(when the reader gives them; otherwise nothing is flagged), its best guesses per cell, the
+photo with the grid drawn, and a thumbnail; the command line prints the ``BoardRead`` itself.
 """
 
 from __future__ import annotations
@@ -25,6 +27,52 @@ from service.photos import (  # noqa: F401 - also the pages' names for these
     thumbnail_jpeg,
 )
 from service.reptile_tank.game import CANDIDATES_PER_CELL
+
+
+def deck_copies(rules: Any) -> dict[str, int]:
+    """Copies of each card front in the deck (``water``, the back, left out), from the rules."""
+    return {card: int(r.copies) for card, r in rules.cards.items() if card != "water"}
+
+
+def make_reader(
+    pack: str | None,
+    rules: Any = None,
+    *,
+    copies: dict[str, int] | None = None,
+    max_side: int | None = None,
+) -> Any:
+    """The terrarium reader of a deck pack folder (``None``: the bundled stand-in deck), its
+    deck sizes from ``rules`` (:func:`deck_copies`) or ``copies``; ``max_side`` as the
+    reader's (its default when ``None``). ``OSError`` when the model file is missing,
+    ``vision.reptile_tank.gallery.PackError`` (a ``ValueError``) for an unusable pack."""
+    from vision.reptile_tank.reader import TerrariumReader
+
+    if copies is None:
+        copies = deck_copies(rules) if rules is not None else None
+    kwargs = {} if max_side is None else {"max_side": max_side}
+    return TerrariumReader(pack, copies=None if copies is None else dict(copies), **kwargs)
+
+
+def read_board(
+    photo: Photo,
+    reader: Any,
+    *,
+    corners: Any = None,
+    star_cards_removed: bool = False,
+    started: tuple[float, float] | None = None,
+) -> Any:
+    """The reader's ``BoardRead`` of a photo loaded once by :mod:`service.photos`.
+
+    ``corners``: 4 ``(x, y)`` outer corners in the loaded image's frame (skips grid finding);
+    ``started``: ``(perf_counter, process_time)`` clocks the read's timings count from.
+    ``vision.errors.GridNotFoundError`` (a ``ValueError``) when no grid is found.
+    """
+    return reader.read_loaded(
+        photo.image,
+        corners=None if corners is None else np.asarray(corners, dtype=float),
+        star_cards_removed=star_cards_removed,
+        started=started,
+    )
 
 
 @dataclass(frozen=True)
@@ -164,11 +212,8 @@ def read_photo(
     photo = load_photo(photo_bytes, max_side=reader.max_side)
     digest = photo.sha256
     try:
-        read = reader.read_loaded(
-            photo.image,
-            corners=None if corners is None else np.asarray(corners, dtype=float),
-            star_cards_removed=star_cards_removed,
-            started=clocks,
+        read = read_board(
+            photo, reader, corners=corners, star_cards_removed=star_cards_removed, started=clocks
         )
     except GridNotFoundError as error:
         return corner_request(photo_bytes, reader, str(error), started=start, photo=photo)

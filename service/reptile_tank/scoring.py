@@ -21,6 +21,27 @@ def is_complete(rows: Sequence[Sequence[str]]) -> bool:
     return all(label != EMPTY for row in rows for label in row)
 
 
+def score_rows(
+    rows: Sequence[Sequence[str]],
+    rules: Any,
+    *,
+    objectives: Sequence[int] = (),
+    players: int | None = None,
+    star_cards_out: bool | None = None,
+) -> Any:
+    """One terrarium's ScorePad from its cell labels (row 0 farthest from the owner), on its
+    own: the roach majority stays pending. The app's live pad and ``reptile-tank score`` both
+    score here; ``scoring.reptile_tank.board.BoardError`` (a ``ValueError``) on a bad board."""
+    from scoring.reptile_tank.engine import Variant, score_board
+
+    return score_board(
+        Board.from_json({"rows": [list(row) for row in rows]}),
+        rules,
+        objectives=tuple(objectives),
+        variant=Variant(players=players, star_cards_removed=star_cards_out),
+    )
+
+
 def score_entry(
     entry: TerrariumEntry,
     rules: Any,
@@ -30,13 +51,8 @@ def score_entry(
     star_cards_out: bool | None = None,
 ) -> Any:
     """One terrarium's ScorePad on its own (the roach majority stays pending)."""
-    from scoring.reptile_tank.engine import Variant, score_board
-
-    return score_board(
-        board_of(entry),
-        rules,
-        objectives=tuple(objectives),
-        variant=Variant(players=players, star_cards_removed=star_cards_out),
+    return score_rows(
+        entry.rows, rules, objectives=objectives, players=players, star_cards_out=star_cards_out
     )
 
 

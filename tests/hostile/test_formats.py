@@ -213,7 +213,8 @@ def test_enroll_face_files_are_opened_safely(tmp_path, kind, monkeypatch):
     ``rock.png`` hung it, an EPS named ``rock.png`` reached Ghostscript."""
     from PIL import EpsImagePlugin
 
-    from reptile_tank.commands.photo import PhotoInputError, read_face_image
+    from service.photos import PhotoInputError
+    from service.reptile_tank.deck import read_face_file as read_face_image
 
     path = tmp_path / "rock.png"
     if kind == "fifo":

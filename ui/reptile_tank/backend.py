@@ -112,9 +112,9 @@ def rules_fingerprint() -> tuple[str, str]:
 
 @st.cache_resource(show_spinner="Loading the card reader…")
 def _reader_for(pack: str | None, copies: tuple[tuple[str, int], ...]) -> Any:
-    from vision.reptile_tank.reader import TerrariumReader
+    from service.reptile_tank.reading import make_reader
 
-    return TerrariumReader(pack=pack, copies=dict(copies))
+    return make_reader(pack, copies=dict(copies))
 
 
 @st.cache_resource(show_spinner="Loading the card reader…", max_entries=8)
@@ -124,10 +124,10 @@ def _night_reader_for(
     """A reader of its own for a night that has learnt (:mod:`service.reptile_tank.learning`):
     the deck's gallery plus the night's examples; ``version`` (the examples' files) renews it."""
     from service.reptile_tank.learning import NightExamples
-    from vision.reptile_tank.reader import TerrariumReader
+    from service.reptile_tank.reading import make_reader
 
     del version  # part of the cache key
-    reader = TerrariumReader(pack=pack, copies=dict(copies))
+    reader = make_reader(pack, copies=dict(copies))
     reader.gallery = NightExamples(learnt).gallery(reader.gallery, reader.embedder)
     return reader
 
@@ -157,9 +157,15 @@ def _night_examples() -> Any:
 
 def _base_reader() -> Any:
     pack = pack_dir()
-    rules = load_rules()
-    copies = tuple(sorted((cid, r.copies) for cid, r in rules.cards.items() if cid != "water"))
-    return _reader_for(str(pack) if pack else None, copies)
+    return _reader_for(str(pack) if pack else None, _deck_copies())
+
+
+def _deck_copies() -> tuple[tuple[str, int], ...]:
+    """The deck's copies of each front (:func:`service.reptile_tank.reading.deck_copies`), as
+    a cache key."""
+    from service.reptile_tank.reading import deck_copies
+
+    return tuple(sorted(deck_copies(load_rules()).items()))
 
 
 def get_reader() -> Any:
@@ -179,9 +185,9 @@ def get_reader() -> Any:
     if not version:
         return _base_reader()
     pack = pack_dir()
-    rules = load_rules()
-    copies = tuple(sorted((cid, r.copies) for cid, r in rules.cards.items() if cid != "water"))
-    return _night_reader_for(str(pack) if pack else None, copies, str(night.folder), version)
+    return _night_reader_for(
+        str(pack) if pack else None, _deck_copies(), str(night.folder), version
+    )
 
 
 def reader_available() -> bool:
