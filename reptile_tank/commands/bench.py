@@ -4,7 +4,8 @@ For every scene (an image plus its ground-truth JSON, as ``reptile-tank synth`` 
 photo goes through the reader ``score`` reads with
 (:func:`service.reptile_tank.reading.make_reader`), on one CPU core, and the board is scored.
 Reported: grid found, per-card error, whole board right (20 labels and orientation),
-orientation errors, per-stage median timings — and, on the same rectified crops in the same run, a classical baseline (nearest colour histogram against the same deck faces).
+orientation errors, per-stage median timings — and, on the same rectified crops in the same run,
+a classical baseline (nearest colour histogram against the same deck faces).
 
 The doubt the reader reports is measured too: *silent wrong cells* (a wrong cell neither flagged
 ``check`` nor on a read flagged ``needs_check``), *flagged right cells* (right cells flagged
