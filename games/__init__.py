@@ -127,6 +127,10 @@ class Game:
     #: ``"module:attribute"`` of the game's :class:`AppSession` (``None``: its pages keep
     #: their own state and the app's frame does nothing for it).
     app_session: str | None = None
+    #: ``check(record) -> reason or None`` (a callable or ``"module:function"``): what an
+    #: import of a leaderboard export runs on each of the game's records (raise
+    #: ``leaderboard.LeaderboardError`` to refuse it); ``None``: imported unchecked.
+    import_check: Callable[[Any], str | None] | str | None = None
     #: Anything else a game's own layers want to find from its entry.
     extra: Mapping[str, Any] = field(default_factory=dict)
 

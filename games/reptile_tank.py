@@ -88,5 +88,6 @@ GAME = Game(
         LeaderboardView("solo", "Solo vs the Master", f"{_BOARD}:solo_standings_ui"),
     ),
     deck_setting="deck",
+    import_check="service.reptile_tank.import_check:check_game",
     app_session="ui.reptile_tank.persist:APP_SESSION",
 )

@@ -523,7 +523,7 @@ class ImportSummary:
     games_added: int
     games_skipped: int
     #: ``(game uid, reason)`` of games imported but not verified (see
-    #: :func:`leaderboard.verify.check_game`), e.g. scored with house rules.
+    #: its game's ``import_check``), e.g. scored with house rules.
     flagged: tuple[tuple[str, str], ...] = ()
 
 

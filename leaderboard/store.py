@@ -846,7 +846,7 @@ class Store:
         self,
         data: dict[str, Any],
         *,
-        verify: bool | Callable[[GameRecord], str | None] = True,
+        verify: Callable[[GameRecord], str | None] | bool,
         batch_size: int = IMPORT_BATCH_SIZE,
         progress: Callable[[int, int], None] | None = None,
         pause_s: float = IMPORT_PAUSE_S,
@@ -865,10 +865,11 @@ class Store:
         Parameters
         ----------
         verify : bool or callable
-            ``True`` (default): :func:`leaderboard.verify.check_game` re-scores each game; a pad
-            that does not match its board under the rules it names is refused, one that cannot
-            be checked (house rules) is imported and listed in ``ImportSummary.flagged``.
-            A callable ``(GameRecord) -> reason or None`` replaces it; ``False`` skips it.
+            Required: the game's import check, ``(GameRecord) -> reason or None`` (its game
+            list entry's ``import_check``, passed by :func:`service.played.import_games`): it
+            raises :class:`LeaderboardError` to refuse a game (e.g. a pad its board does not
+            score), and a reason flags one imported unchecked (``ImportSummary.flagged``).
+            ``False`` skips it. Storage names no game and never imports the scorers.
         batch_size : int
             Games per transaction, 1..10 000.
         progress : callable, optional
@@ -1194,15 +1195,11 @@ def csv_text(value: str) -> str:
 
 
 def _verifier(verify: Any) -> Callable[[GameRecord], str | None] | None:
-    if verify is True:
-        from leaderboard.verify import check_game  # imports scoring: only when asked
-
-        return check_game
     if verify is False or verify is None:
         return None
     if callable(verify):
         return verify
-    raise LeaderboardError(f"verify must be True, False or a callable, got {verify!r}")
+    raise LeaderboardError(f"verify must be a callable or False, got {verify!r}")
 
 
 #: A game night's uid names its deck folders: letters, digits, ``-`` and ``_`` only.

@@ -28,19 +28,8 @@ RANK = {
 #: opaque and never imports the scorers.
 PEERS_APART = {("reptile_tank", "ui"), ("ui", "reptile_tank"), ("leaderboard", "scoring")}
 
-_VERIFY = (
-    "importing a Reptile Tank export re-scores its records (leaderboard.verify, called by"
-    " Store.import_json with verify=True): to move to service/reptile_tank/ with that option"
-)
-
 #: ``(importer, imported)`` edges still running the wrong way, and why.
-KNOWN: dict[tuple[str, str], str] = {
-    ("leaderboard/verify.py", "scoring.reptile_tank.board"): _VERIFY,
-    ("leaderboard/verify.py", "scoring.reptile_tank.engine"): _VERIFY,
-    ("leaderboard/verify.py", "scoring.reptile_tank.game"): _VERIFY,
-    ("leaderboard/verify.py", "scoring.reptile_tank.rules"): _VERIFY,
-    ("leaderboard/verify.py", "scoring.reptile_tank.solo"): _VERIFY,
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _layer(module: str) -> str:

@@ -4,6 +4,8 @@ test_files_whole.py and tests/app/test_night_settings_shared.py)."""
 
 from __future__ import annotations
 
+from service.reptile_tank.import_check import check_game
+
 import copy
 import json
 from pathlib import Path
@@ -77,7 +79,7 @@ def test_import_refuses_a_night_id_that_is_a_path(tmp_path):
         hostile = copy.deepcopy(document)
         hostile["sessions"][0]["uid"] = hostile["games"][0]["session_uid"] = bad
         with pytest.raises(LeaderboardError, match="is not a game night id"):
-            Store(f"sqlite:///{tmp_path / 'b.sqlite3'}").import_json(hostile)
+            Store(f"sqlite:///{tmp_path / 'b.sqlite3'}").import_json(hostile, verify=check_game)
 
 
 def test_import_of_a_year_9999_timestamp_or_ids_over_2_63_is_a_clear_error(tmp_path):
@@ -92,7 +94,7 @@ def test_import_of_a_year_9999_timestamp_or_ids_over_2_63_is_a_clear_error(tmp_p
             "9999-12-31T23:59:59-05:00"
         )
         with pytest.raises(LeaderboardError, match="out of range"):
-            target.import_json(hostile)
+            target.import_json(hostile, verify=check_game)
     for call in (
         lambda: target.get_game(2**63),
         lambda: target.delete_game(2**64),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from service.reptile_tank.import_check import check_game
+
 import csv
 import io
 import json
@@ -123,12 +125,12 @@ def test_export_import_round_trips_exactly(store: Store, tmp_path) -> None:
     assert len(exported["sessions"]) == 2 and len(exported["games"]) == 6
     text = json.dumps(exported, ensure_ascii=False)
     with Store(tmp_path / "fresh.sqlite3") as fresh:
-        summary = fresh.import_json(json.loads(text))
+        summary = fresh.import_json(json.loads(text), verify=check_game)
         assert (summary.sessions_added, summary.games_added, summary.games_skipped) == (2, 6, 0)
         assert fresh.export_json() == exported
         assert fresh.export_csv() == store.export_csv()
         assert fresh.leaderboard() == store.leaderboard()
-        again = fresh.import_json(json.loads(text))
+        again = fresh.import_json(json.loads(text), verify=check_game)
         assert (again.sessions_added, again.games_added, again.games_skipped) == (0, 0, 6)
         assert fresh.export_json() == exported
 
@@ -137,7 +139,7 @@ def test_import_into_the_backend_under_test(store: Store, tmp_path) -> None:
     with Store(tmp_path / "source.sqlite3") as source:
         _populate(source)
         exported = source.export_json()
-    store.import_json(exported)
+    store.import_json(exported, verify=check_game)
     assert store.export_json() == exported
     session_id = store.list_sessions()[1].id
     one = store.export_json(session_id)
@@ -154,7 +156,7 @@ def test_import_is_all_or_nothing(store: Store) -> None:
         broken["games"].append(dict(broken["games"][0], uid="second"))
         broken["games"][1]["players"] = [dict(broken["games"][1]["players"][0], rank=7)]
         with pytest.raises(LeaderboardError, match=r"games\[1\]"):
-            other.import_json(broken)
+            other.import_json(broken, verify=check_game)
         assert other.list_sessions() == [] and other.list_games() == []
 
 
@@ -179,7 +181,7 @@ def test_malformed_imports_name_the_place(mutate, message) -> None:
     mutate(exported)
     with Store("sqlite://") as target:
         with pytest.raises(LeaderboardError, match=message):
-            target.import_json(exported)
+            target.import_json(exported, verify=check_game)
         assert target.list_games() == []
 
 

@@ -3,6 +3,8 @@ pages that cost O(page), imports in bounded batches that do not block saves."""
 
 from __future__ import annotations
 
+from service.reptile_tank.import_check import check_game
+
 import csv
 import dataclasses
 import hashlib
@@ -396,7 +398,7 @@ def test_import_runs_in_batches_and_saves_get_through(tmp_path) -> None:
 
 def test_import_batch_size_is_bounded(store: Store) -> None:
     with pytest.raises(LeaderboardError, match="batch_size"):
-        store.import_json({}, batch_size=0)
+        store.import_json({}, batch_size=0, verify=check_game)
 
 
 @pytest.mark.parametrize("total", [2**63, 2**64, -(2**63) - 1])
@@ -410,7 +412,7 @@ def test_import_of_overflowing_totals_is_refused_cleanly(total: int) -> None:
     exported["games"][0]["players"][0]["total"] = total
     with Store("sqlite://") as target:
         with pytest.raises(LeaderboardError, match=r"games\[0\]: game.players\[0\].pad.total"):
-            target.import_json(exported)
+            target.import_json(exported, verify=check_game)
         assert target.list_games() == [] and target.list_sessions() == []
 
 

@@ -3,12 +3,13 @@ an empty board, and every player ranked 1, were imported as they were)."""
 
 from __future__ import annotations
 
+
 import copy
 
 import pytest
 
 from leaderboard import GamePlayer, GameRecord, LeaderboardError, Store
-from leaderboard.verify import check_game, default_rules
+from service.reptile_tank.import_check import check_game, default_rules
 
 EMPTY = {"rows": [["empty"] * 5 for _ in range(4)]}
 MIXED = {
@@ -58,7 +59,7 @@ def exported() -> dict:
 
 def test_genuine_games_import_verified(exported) -> None:
     with Store("sqlite://") as target:
-        summary = target.import_json(exported)
+        summary = target.import_json(exported, verify=check_game)
     assert summary.games_added == 2
     assert summary.flagged == ()  # house-rule game: its pads equal the default rules' anyway
 
@@ -72,7 +73,7 @@ def test_forged_pad_on_an_empty_board_is_refused(exported) -> None:
     forged["games"][0]["players"][0]["rank"] = 2
     with Store("sqlite://") as target:
         with pytest.raises(LeaderboardError, match=r"games\[0\]: .*total 999999 \(the board"):
-            target.import_json(forged)
+            target.import_json(forged, verify=check_game)
         assert target.list_games() == [] and target.list_sessions() == []
 
 
@@ -82,7 +83,7 @@ def test_every_player_ranked_first_is_refused(exported) -> None:
         line["rank"] = 1
     with Store("sqlite://") as target:
         with pytest.raises(LeaderboardError, match=r"games\[0\]: game.players\[1\].rank: 1"):
-            target.import_json(forged)
+            target.import_json(forged, verify=check_game)
         assert target.list_games() == []
 
 
@@ -93,7 +94,7 @@ def test_forged_pad_under_house_rules_is_flagged(exported) -> None:
     forged["games"][1]["players"][0]["rank"] = 1
     forged["games"][1]["players"][1]["rank"] = 2
     with Store("sqlite://") as target:
-        summary = target.import_json(forged)
+        summary = target.import_json(forged, verify=check_game)
     assert summary.games_added == 2
     [(uid, reason)] = summary.flagged
     assert uid == forged["games"][1]["uid"]
@@ -105,7 +106,7 @@ def test_forged_column_is_refused(exported) -> None:
     forged["games"][0]["players"][0]["pad"]["lizards"] += 5
     with Store("sqlite://") as target:
         with pytest.raises(LeaderboardError, match="lizards"):
-            target.import_json(forged)
+            target.import_json(forged, verify=check_game)
 
 
 def test_unscorable_board_under_default_rules_is_refused(exported) -> None:
@@ -113,7 +114,7 @@ def test_unscorable_board_under_default_rules_is_refused(exported) -> None:
     forged["games"][0]["players"][0]["board"] = {"rows": [["gecko"] * 5] * 4}
     with Store("sqlite://") as target:
         with pytest.raises(LeaderboardError, match="board"):
-            target.import_json(forged)
+            target.import_json(forged, verify=check_game)
 
 
 def test_verification_can_be_replaced_or_skipped(exported) -> None:
