@@ -129,3 +129,21 @@ def test_verification_can_be_replaced_or_skipped(exported) -> None:
 
 def test_check_game_returns_none_for_a_genuine_game() -> None:
     assert check_game(scored_game(1, {"Ann": MIXED, "Bo": MIXED})) is None
+
+
+def test_the_service_import_takes_the_check_from_the_game_list(exported) -> None:
+    """``service.played.import_games`` finds the record game's check itself: a genuine export is
+    imported, a forged pad is refused as by an explicit ``verify=check_game``."""
+    from service.played import import_games
+
+    with Store("sqlite://") as target:
+        assert import_games(target, exported).games_added == 2
+    forged = copy.deepcopy(exported)
+    line = forged["games"][0]["players"][1]
+    line["pad"]["total"] = line["total"] = 999_999
+    line["rank"] = 1
+    forged["games"][0]["players"][0]["rank"] = 2
+    with Store("sqlite://") as target:
+        with pytest.raises(LeaderboardError, match=r"total 999999"):
+            import_games(target, forged)
+        assert target.list_games() == []
