@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.nimalia.deck import STYLES, random_style, render_deck  # noqa: E402
-from vision.nimalia.reader import card_outline  # noqa: E402
+from vision.nimalia.reader import card_outline
 from vision.nimalia.scene import one_card_photo, square_corners  # noqa: E402
 from vision.reptile_tank.augment import table_texture  # noqa: E402
 

@@ -80,13 +80,15 @@ _SHARED_VISION = (
 )
 #: Imports from one game's folders into another game's, and why.
 KNOWN_SIDEWAYS: dict[tuple[str, str], str] = {
-    ("vision/nimalia/reader.py", "vision.reptile_tank.classifier"): "the card embedder: "
+    ("vision/nimalia/gallery.py", "vision.reptile_tank.classifier"): "the card embedder: "
+    + _SHARED_VISION,
+    ("vision/nimalia/hypotheses.py", "vision.reptile_tank.classifier"): "the card embedder: "
     + _SHARED_VISION,
     ("vision/nimalia/squares.py", "vision.reptile_tank.classifier"): "the card embedder: "
     + _SHARED_VISION,
-    ("vision/nimalia/reader.py", "vision.reptile_tank.augment"): "table textures: "
+    ("vision/nimalia/gallery.py", "vision.reptile_tank.augment"): "table textures: "
     + _SHARED_VISION,
-    ("vision/nimalia/reader.py", "vision.reptile_tank.enrol"): "the card outline finder: "
+    ("vision/nimalia/gallery.py", "vision.reptile_tank.enrol"): "the card outline finder: "
     + _SHARED_VISION,
     ("vision/nimalia/scene.py", "vision.reptile_tank.synth.scene"): "synthetic-photo camera and"
     " lighting: " + _SHARED_VISION,

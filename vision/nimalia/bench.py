@@ -37,7 +37,8 @@ from scoring.nimalia import api
 from scoring.nimalia.cards import EMPTY
 from vision.loading import load_image
 from vision.nimalia.deck import PAINTED, STAND_IN, STYLES, VARIANT, render_deck
-from vision.nimalia.reader import CLASSES, ReserveReader, _prefilter, _scaled, gallery_crops
+from vision.nimalia.downscale import prefilter, scaled
+from vision.nimalia.reader import CLASSES, ReserveReader, gallery_crops
 from vision.nimalia.scene import encode_jpeg, render_reserve
 
 
@@ -171,8 +172,8 @@ def run_set(
                     )
         base_right = base_all = 0
         if baseline is not None and found:
-            small, s = _prefilter(loaded.rgb, res.lattice)
-            crops = reader.crops(small, _scaled(res.lattice, s))
+            small, s = prefilter(loaded.rgb, res.lattice)
+            crops = reader.crops(small, scaled(res.lattice, s))
             r0, c0_ = res.origin
             cols = res.lattice.cols
             idx = [(r0 + r) * cols + (c0_ + c) for r in range(len(tr)) for c in range(len(tr[0]))]
@@ -249,9 +250,9 @@ def summarise(scenes: list[dict]) -> dict:
 
 
 def _check_margin() -> float:
-    from vision.nimalia import reader
+    from vision.nimalia import checks
 
-    return reader.CHECK_MARGIN
+    return checks.CHECK_MARGIN
 
 
 def calibrate(scenes: list[dict], silent_target: float = 0.0) -> dict:

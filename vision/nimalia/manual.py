@@ -13,7 +13,7 @@ is taken from the seat: the quarter turn whose up is closest to the image's up),
 window's lines to the squares' edges (taps a few pixels off put the lines 4 cells away a good
 part of a square off: :func:`~vision.nimalia.lattice.refine_lattice`), and reads every
 cell through the same :class:`~vision.nimalia.reader.ReserveReader` code path and
-:func:`~vision.nimalia.reader._decide` as :func:`~vision.nimalia.reader.read_reserve`. Cells
+:func:`~vision.nimalia.decide.decide` as :func:`~vision.nimalia.reader.read_reserve`. Cells
 whose quads fall mostly outside the photo (or behind the camera) are table; squares not
 connected to the tapped card through squares (a draw pile, a stray card) are table too, since a
 reserve is one connected patch. The read keeps every doubt of the automatic path
@@ -30,6 +30,8 @@ import cv2
 import numpy as np
 
 from vision.geometry import is_convex_quad, order_quad_clockwise, quad_area
+from vision.nimalia.decide import decide
+from vision.nimalia.downscale import snap_to_edges
 from vision.nimalia.lattice import (
     REFINE_MIN_FG,
     Lattice,
@@ -37,13 +39,7 @@ from vision.nimalia.lattice import (
     _upright,
     foreground_masks,
 )
-from vision.nimalia.reader import (
-    CLASSES,
-    ReserveRead,
-    _decide,
-    cached_reader,
-    snap_to_edges,
-)
+from vision.nimalia.reader import CLASSES, ReserveRead, cached_reader
 
 #: Cells of the window on each side of the card: a 6 x 6 reserve holding the card spans at most
 #: 4 cells beyond it on any side (cells -4..5 on each axis, 10 x 10).
@@ -211,7 +207,7 @@ def read_reserve_from_card(
     scores, missed = _card_as_squares(scores, lat)
     scores = _connected_to_card(scores, lat)
     t2 = time.perf_counter()
-    result = _decide(scores, lat)
+    result = decide(scores, lat)
     if missed:
         result.reasons.append(CARD_NOT_READ)
         result.needs_check = True
@@ -242,7 +238,7 @@ def _snapped(rgb: np.ndarray, lat: Lattice, inside: np.ndarray) -> Lattice:
 
 def _card_as_squares(scores: np.ndarray, lat: Lattice) -> tuple[np.ndarray, bool]:
     """The tapped card's cells read as squares: a cell read as table becomes its best square
-    kind, by the smallest margin (so :func:`~vision.nimalia.reader._decide` flags it for a
+    kind, by the smallest margin (so :func:`~vision.nimalia.decide.decide` flags it for a
     check); ``(scores, whether any cell was read as table)``."""
     k = len(CLASSES)
     empty = k - 1

@@ -87,8 +87,8 @@ def test_a_grained_table_in_the_notches_does_not_turn_the_lattice():
 
 
 def test_hypotheses_on_the_same_lines_are_ranked_once():
+    from vision.nimalia.hypotheses import _distinct
     from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import _distinct
 
     h = np.array([[40.0, 5, 100], [-3, 38, 60], [1e-4, 2e-4, 1]])
     fg = np.zeros((6, 6))

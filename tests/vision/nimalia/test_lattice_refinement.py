@@ -211,7 +211,7 @@ def test_squares_read_apart_from_the_reserve_are_left_out(painted_pack, seed):
     patches, in doubt, and a wider search then took the stray card alone (920009). They are
     left out and the read says so: as apart from the reserve, or (the glare of 920003, where
     the table model sees no card) as weak squares read as table."""
-    from vision.nimalia.reader import FAINT_SQUARE
+    from vision.nimalia.checks import FAINT_SQUARE
 
     rgb, truth = _photo(seed, "painted")
     result = read_reserve(rgb, painted_pack)

@@ -19,14 +19,14 @@ SEEDS = (3, 5)
 
 
 def _decide_on(cos, prob, fg, photo_table=None):
-    """``_decide`` on a lattice of the cells' cosines ``cos`` and head probabilities ``prob``
+    """``decide`` on a lattice of the cells' cosines ``cos`` and head probabilities ``prob``
     (each ``(rows, cols, 15)``), foreground shares ``fg``, the identity homography."""
+    from vision.nimalia.decide import decide
     from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import _decide
 
     rows, cols = fg.shape
     both = np.concatenate([cos, prob], -1).reshape(rows * cols, -1)
-    return _decide(both, Lattice(rows, cols, np.eye(3), fg, 1.0), photo_table)
+    return decide(both, Lattice(rows, cols, np.eye(3), fg, 1.0), photo_table)
 
 
 def _scene(seed: int, **kw):
@@ -100,7 +100,8 @@ def test_an_empty_table_is_not_a_reserve():
 
 def test_a_wrong_lattice_matches_nothing_well():
     """Verification by recognition: squares cut half a square off score lower."""
-    from vision.nimalia.reader import ReserveReader, _quality
+    from vision.nimalia.hypotheses import _quality
+    from vision.nimalia.reader import ReserveReader
 
     image, _ = _scene(SEEDS[1], degrade=False)
     reader = ReserveReader()
@@ -202,8 +203,9 @@ def test_gallery_round_trip_keeps_its_head(tmp_path):
 def _grid_read(table_cos: float):
     """A 3 x 3 lattice: one clear square in the middle, table all round; the right-hand middle
     cell's table cosine is ``table_cos`` (its square cosine lower: read as table)."""
+    from vision.nimalia.checks import FG_WEIGHT
+    from vision.nimalia.decide import decide
     from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import FG_WEIGHT, _decide
 
     n, empty = len(CLASSES), len(CLASSES) - 1
     cos = np.full((3, 3, n), 0.3, np.float32)
@@ -217,7 +219,7 @@ def _grid_read(table_cos: float):
     lat_fg = lat.foreground.copy()
     lat_fg[1, 1] = 1.0
     lat = Lattice(3, 3, np.eye(3), lat_fg, 1.0)
-    return _decide(np.concatenate([cos, prob], -1).reshape(9, -1), lat)
+    return decide(np.concatenate([cos, prob], -1).reshape(9, -1), lat)
 
 
 def test_a_pale_table_cell_beside_a_square_is_checked():
@@ -261,7 +263,7 @@ def test_squares_in_two_patches_put_the_read_in_doubt():
 
 
 def test_a_pale_table_cell_inside_the_read_is_checked():
-    from vision.nimalia.reader import _pale_edge
+    from vision.nimalia.extent import pale_edge_cells
 
     empty = len(CLASSES) - 1
     cos = np.full((2, 3, len(CLASSES)), 0.3, np.float32)
@@ -270,16 +272,16 @@ def test_a_pale_table_cell_inside_the_read_is_checked():
     cos[1, 1, empty] = 0.7  # pale, beside it
     cos[1, 2, empty] = 0.7  # pale, not beside a square
     occupied = cos.argmax(-1) != empty
-    flags = _pale_edge(cos, occupied, np.full((2, 3), 0.5, np.float32))
+    flags = pale_edge_cells(cos, occupied, np.full((2, 3), 0.5, np.float32))
     assert flags.tolist() == [[False, False, False], [False, True, False]]
 
 
 def _card_and_a_weak_square(table_cos: float, square_cos: float):
-    """``read(like)``: ``_decide`` on a 3 x 4 lattice holding one clear card (top left) and, at
+    """``read(like)``: ``decide`` on a 3 x 4 lattice holding one clear card (top left) and, at
     (1, 2), a cell weakly a square (cosine ``table_cos`` to the table, ``square_cos`` to a kind)
     whose cosine to this photo's own table is ``like``."""
+    from vision.nimalia.decide import decide
     from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import _decide
 
     n, empty = len(CLASSES), len(CLASSES) - 1
     cos = np.full((3, 4, n), 0.3, np.float32)
@@ -297,7 +299,7 @@ def _card_and_a_weak_square(table_cos: float, square_cos: float):
     def read(like: float):
         photo_table = np.full((3, 4), 0.5, np.float32)
         photo_table[1, 2] = like
-        return _decide(both, lat, photo_table)
+        return decide(both, lat, photo_table)
 
     return read
 
@@ -305,7 +307,7 @@ def _card_and_a_weak_square(table_cos: float, square_cos: float):
 def test_a_weak_square_just_like_the_photos_table_is_table():
     """A pale wooden table (or its glare) can read as a sandy square by a small margin; such a
     cell that also matches this photo's own table almost exactly is table, and checked."""
-    from vision.nimalia.reader import LIKE_TABLE_MARGIN, PHOTO_TABLE_SQUARE_MAX
+    from vision.nimalia.checks import LIKE_TABLE_MARGIN, PHOTO_TABLE_SQUARE_MAX
 
     read = _card_and_a_weak_square(0.9, 0.9 + LIKE_TABLE_MARGIN / 2)
     table = read(PHOTO_TABLE_SQUARE_MAX + 0.005)
@@ -319,8 +321,8 @@ def test_a_weak_square_just_like_the_photos_table_is_table():
 def test_a_square_more_like_the_photos_table_than_its_kind_is_checked():
     """Fresh stand-in scene 970036: a blotch of a patterned table beside the reserve was read
     as a penguin square, unchecked (cosine 0.76 to the penguin, 0.83 to this photo's table)."""
+    from vision.nimalia.decide import decide
     from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import _decide
 
     n, empty = len(CLASSES), len(CLASSES) - 1
     cos = np.full((2, 2, n), 0.3, np.float32)
@@ -331,9 +333,9 @@ def test_a_square_more_like_the_photos_table_than_its_kind_is_checked():
     both = np.concatenate([cos, prob], -1).reshape(4, -1)
     lat = Lattice(2, 2, np.eye(3), np.ones((2, 2), np.float32), 1.0)
     photo_table = np.full((2, 2), 0.5, np.float32)
-    assert not any(c.check for row in _decide(both, lat, photo_table).cells for c in row)
+    assert not any(c.check for row in decide(both, lat, photo_table).cells for c in row)
     photo_table[0, 1] = 0.83
-    read = _decide(both, lat, photo_table)
+    read = decide(both, lat, photo_table)
     assert read.squares[0][1] != EMPTY  # still a square: only checked
     assert [[c.check for c in row] for row in read.cells] == [[False, True], [False, False]]
 
@@ -342,7 +344,7 @@ def test_a_weak_square_clearly_more_like_the_photos_table_than_any_kind_is_table
     """Fresh variant-style scene 990057: a table of round dots like the deck's badges read as
     giraffe squares all round the reserve, each by a small margin over the table prototypes
     (0.68-0.74 to the giraffe, 0.91-1.0 to crops of the photo's own table)."""
-    from vision.nimalia.reader import PHOTO_TABLE_LEAD
+    from vision.nimalia.checks import PHOTO_TABLE_LEAD
 
     read = _card_and_a_weak_square(0.69, 0.72)
     table = read(0.72 + PHOTO_TABLE_LEAD + 0.05)
@@ -356,7 +358,7 @@ def test_a_table_cell_close_to_a_square_is_checked():
     """Fresh stand-in scene 1090042: a giraffe on savannah beside a wood table was read as table
     by 0.053 in cosine, unchecked; table cells of the dev set and fresh scenes stay 0.07 or
     more clear of every kind."""
-    from vision.nimalia.reader import CHECK_TABLE_MARGIN
+    from vision.nimalia.checks import CHECK_TABLE_MARGIN
 
     n, empty = len(CLASSES), len(CLASSES) - 1
 
@@ -403,7 +405,7 @@ def test_a_square_matching_its_kind_far_worse_than_the_others_is_checked():
     """Fresh painted scene 1140077: a glare whitened a gorilla into a panda, the head sure of it
     (0.929), yet the square matched the panda at 0.70 where the read's squares matched their
     kinds at 0.90 (median)."""
-    from vision.nimalia.reader import SQUARE_OUTLIER_MARGIN
+    from vision.nimalia.checks import SQUARE_OUTLIER_MARGIN
 
     def read(under: float):
         cos, prob = _two_clear_cards()
@@ -439,7 +441,7 @@ def test_a_weak_square_where_the_table_model_sees_no_card_is_table():
     far under the read's typical match, where the table model saw no card. Such a cell is
     table (checked); the same weak match on a cell the table model calls card (a glare on a
     square) stays a square, checked."""
-    from vision.nimalia.reader import FAINT_SQUARE, SQUARE_OUTLIER_MARGIN
+    from vision.nimalia.checks import FAINT_SQUARE, SQUARE_OUTLIER_MARGIN
 
     n, empty = len(CLASSES), len(CLASSES) - 1
 
@@ -468,15 +470,16 @@ def test_a_weak_square_where_the_table_model_sees_no_card_is_table():
 def test_a_lattice_holding_no_square_is_in_doubt(monkeypatch):
     """A first lattice on the draw pile (a card back) reads no square; that read is in doubt,
     so the wider search, which looks at more blobs, runs."""
+    from vision.nimalia.decide import decide
     from vision.nimalia.lattice import Lattice
-    from vision.nimalia.reader import ReserveRead, ReserveReader, _decide
+    from vision.nimalia.reader import ReserveRead, ReserveReader
 
     n, empty = len(CLASSES), len(CLASSES) - 1
     cos = np.full((3, 3, n), 0.3, np.float32)
     cos[..., empty] = 0.95
     prob = np.full((3, 3, n), 1.0 / n, np.float32)
     lat = Lattice(3, 3, np.eye(3), np.zeros((3, 3), np.float32), 1.0)
-    nothing = _decide(np.concatenate([cos, prob], -1).reshape(9, -1), lat)
+    nothing = decide(np.concatenate([cos, prob], -1).reshape(9, -1), lat)
     assert not nothing.found and nothing.doubtful
 
     searched = []

@@ -10,20 +10,18 @@ from hypothesis import strategies as st
 
 from scoring.nimalia.cards import EMPTY
 from vision.loading import load_image
-from vision.nimalia.lattice import Lattice
-from vision.nimalia.reader import (
-    CLASSES,
-    COMPLETE_MAX_MARGIN,
-    _apart,
-    _card_looks,
-    _complete_cards,
-    _decide,
-    _one_kind_block,
-    _settled,
-    _stray,
-    _unfinished_cards,
-    read_reserve,
+from vision.nimalia.checks import COMPLETE_MAX_MARGIN
+from vision.nimalia.decide import decide
+from vision.nimalia.extent import (
+    apart_squares,
+    complete_cards,
+    one_kind_block,
+    stray_squares,
+    unfinished_cards,
 )
+from vision.nimalia.hypotheses import _card_looks, _settled
+from vision.nimalia.lattice import Lattice
+from vision.nimalia.reader import CLASSES, read_reserve
 from vision.nimalia.scene import encode_jpeg, render_reserve, sample_reserve, visible_frame
 
 EMPTY_INDEX = len(CLASSES) - 1
@@ -36,10 +34,10 @@ def test_every_legal_reserve_is_whole_cards(seed):
     reserve is stray, and nothing is completed or flagged."""
     grid = np.array(visible_frame(sample_reserve(np.random.default_rng(seed))))
     occupied = grid != EMPTY
-    assert not _stray(occupied).any()
-    assert not _complete_cards(occupied, np.zeros(occupied.shape)).any()
-    assert not _unfinished_cards(occupied, _stray(occupied)).any()
-    assert not _apart(occupied).any()  # a reserve is one patch
+    assert not stray_squares(occupied).any()
+    assert not complete_cards(occupied, np.zeros(occupied.shape)).any()
+    assert not unfinished_cards(occupied, stray_squares(occupied)).any()
+    assert not apart_squares(occupied).any()  # a reserve is one patch
 
 
 @settings(max_examples=200, deadline=None)
@@ -56,14 +54,14 @@ def test_one_square_missed_is_found_again(seed, data):
     read[r, c] = False
     margin = np.full(read.shape, 0.5)
     margin[r, c] = 0.05
-    completed = _complete_cards(read, margin)
-    stray = _stray(read)
+    completed = complete_cards(read, margin)
+    stray = stray_squares(read)
     if stray.any():
         assert completed.tolist() == (truth & ~read).tolist()
-        assert not _stray(read | completed).any()
+        assert not stray_squares(read | completed).any()
         margin[r, c] = 0.5
-        assert not _complete_cards(read, margin).any()
-        assert _unfinished_cards(read, stray)[r, c]
+        assert not complete_cards(read, margin).any()
+        assert unfinished_cards(read, stray)[r, c]
     else:
         assert not completed.any()
 
@@ -79,7 +77,7 @@ def _decide_grid(
     table_margin: dict[tuple[int, int], float],
     unsure: tuple[tuple[int, int], ...] = (),
 ):
-    """``_decide`` on a lattice whose cells are ``#`` (a clear square) or ``.`` (table); a cell
+    """``decide`` on a lattice whose cells are ``#`` (a clear square) or ``.`` (table); a cell
     in ``table_margin`` is table by that cosine margin; the kind of an ``unsure`` square is a
     toss-up between two; the head reads :func:`kind_at`."""
     rows, cols = len(squares), len(squares[0])
@@ -101,7 +99,7 @@ def _decide_grid(
     for r, c in unsure:
         prob[r, c, kind_at(r, c)], prob[r, c, kind_at(r, c) + 1] = 0.5, 0.49
     both = np.concatenate([cos, prob], -1).reshape(rows * cols, -1)
-    return _decide(both, Lattice(rows, cols, np.eye(3), fg, 1.0))
+    return decide(both, Lattice(rows, cols, np.eye(3), fg, 1.0))
 
 
 def test_a_card_short_of_a_square_is_completed_and_checked():
@@ -160,7 +158,7 @@ def test_squares_apart_from_the_reserve_are_left_out_and_said():
 )
 def test_patches_that_may_be_the_reserve_are_kept_and_in_doubt(layout):
     occupied = np.array([[ch == "#" for ch in row] for row in layout])
-    assert not _apart(occupied).any()
+    assert not apart_squares(occupied).any()
     read = _decide_grid(layout, {})
     assert read.doubtful and "the squares read are not one connected patch" in read.reasons
 
@@ -175,21 +173,21 @@ def test_four_squares_of_one_kind_in_a_block_put_the_read_in_doubt():
     cos[:, 3] = 0.95
     prob = np.full((both, len(CLASSES)), 0.001, np.float32)
     prob[:, 3] = 0.99  # every square reads one kind
-    read = _decide(np.concatenate([cos, prob], -1), read.lattice)
+    read = decide(np.concatenate([cos, prob], -1), read.lattice)
     assert read.doubtful
     assert "four squares of one kind in a 2 x 2 block (a lattice at half the pitch?)" in (
         read.reasons
     )
-    assert _one_kind_block([["S:gir", "S:gir"], ["S:gir", "S:gir"]])
-    assert not _one_kind_block([["S:gir", "S:gir"], ["S:gir", "S:lio"]])
-    assert not _one_kind_block([[EMPTY, EMPTY], [EMPTY, EMPTY]])
+    assert one_kind_block([["S:gir", "S:gir"], ["S:gir", "S:gir"]])
+    assert not one_kind_block([["S:gir", "S:gir"], ["S:gir", "S:lio"]])
+    assert not one_kind_block([[EMPTY, EMPTY], [EMPTY, EMPTY]])
 
 
 def test_legal_reserves_rarely_hold_a_block_of_one_kind():
     """Oracle: the placements. The doubt costs a search, never a right read's squares; it must be
     rare on real reserves (13 of 20,000 sampled when it was added)."""
     hits = sum(
-        _one_kind_block(visible_frame(sample_reserve(np.random.default_rng(seed))))
+        one_kind_block(visible_frame(sample_reserve(np.random.default_rng(seed))))
         for seed in range(2000)
     )
     assert hits <= 6
