@@ -1,6 +1,7 @@
-"""Re-create the bundled sample photos: ``python reptile_tank/samples/make_samples.py``.
+"""Re-create the bundled sample photos: ``python -m vision.reptile_tank.synth.samples``.
 
-Three synthetic phone photos of stand-in terrariums (``vision.reptile_tank.synth.scene.render_scene``), each a
+They are written to ``reptile_tank/samples/`` (shipped with the CLI package, read by the app).
+Three synthetic phone photos of stand-in terrariums (:func:`.scene.render_scene`), each a
 JPEG under 1 MB with its ground truth beside it: ``sample_1`` seen from the owner's side,
 ``sample_2`` from the opposite side (the board appears upside down), ``sample_3`` mid-game with
 empty cells. They are the app's bundled sample and the tests' fixtures.
@@ -16,7 +17,8 @@ import numpy as np
 from vision.reptile_tank.synth.deck import stand_in_deck
 from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
-HERE = Path(__file__).resolve().parent
+#: Where the bundled samples live (package data of the CLI, ``reptile_tank/samples/``).
+SAMPLES_DIR = Path(__file__).resolve().parents[3] / "reptile_tank" / "samples"
 #: (name, seed, partial, wanted board rotation range in degrees)
 SAMPLES = (
     ("sample_1", 101, 0.0, (345.0, 375.0)),
@@ -25,7 +27,7 @@ SAMPLES = (
 )
 
 
-def main() -> None:
+def main(folder: Path = SAMPLES_DIR) -> None:
     deck = stand_in_deck(px_per_mm=8.0)
     for name, seed, partial, (lo, hi) in SAMPLES:
         for attempt in range(200):
@@ -38,8 +40,8 @@ def main() -> None:
                 break
         truth["image"] = f"{name}.jpg"
         truth["params"]["sample_seed"] = [seed, attempt]
-        (HERE / f"{name}.jpg").write_bytes(encode_jpeg(image, 88))
-        (HERE / f"{name}.json").write_text(json.dumps(truth, indent=1) + "\n")
+        (folder / f"{name}.jpg").write_bytes(encode_jpeg(image, 88))
+        (folder / f"{name}.json").write_text(json.dumps(truth, indent=1) + "\n")
         print(name, attempt, rotation, truth["board"]["rows"])
 
 
