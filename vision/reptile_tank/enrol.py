@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from scoring.reptile_tank.cards import FACE_LABELS
+from vision.colour import balance_cards
 from vision.geometry import (
     apply_homography,
     fit_line,
@@ -448,6 +449,7 @@ def layout_cards(
     size: tuple[int, int] = (252, 352),
     grid: bool = True,
     fit=None,
+    balance: bool = True,
 ) -> LayoutCards:
     """Every card of a photo of cards laid out, each cut by its own outline.
 
@@ -468,6 +470,10 @@ def layout_cards(
     fit : vision.reptile_tank.grid.GridFit, optional
         A grid already found in ``image_rgb`` (e.g. by the reader, judged by the recogniser);
         used instead of the grid finder's, turned so that its top is the photo's top.
+    balance : bool
+        Take the photo's white balance and each card's exposure out of the cuts
+        (:func:`vision.colour.balance_cards`: faces enrolled from a photo look like their
+        printed selves); False keeps the photo's colours.
 
     Raises
     ------
@@ -506,15 +512,18 @@ def layout_cards(
             else:
                 found.cards.append(cut_card(image_rgb, own, size))
                 found.corners.append(own)
-        return found
-    if not outlines:
+    elif outlines:
+        found = LayoutCards(
+            [cut_card(image_rgb, q, size) for q in outlines],
+            list(outlines),
+            "loose",
+            own_outline=[True] * len(outlines),
+        )
+    else:
         raise GridNotFoundError("no card found in the photo (no grid and no card outline)")
-    return LayoutCards(
-        [cut_card(image_rgb, q, size) for q in outlines],
-        list(outlines),
-        "loose",
-        own_outline=[True] * len(outlines),
-    )
+    if balance:
+        found.cards = balance_cards(found.cards)
+    return found
 
 
 #: A name that leaves a card of a layout photo out (``--names``).
