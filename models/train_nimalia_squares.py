@@ -36,8 +36,7 @@ from torch import nn
 from scoring.nimalia.cards import EMPTY, cards, turn
 from vision.nimalia.deck import STAND_IN, random_style, render_card
 from vision.nimalia.reader import CLASSES, CROP, _photometric
-from vision.reptile_tank.augment import table_texture
-from vision.reptile_tank.synth.scene import HARD_TABLE_KINDS, _table_texture
+from vision.synth.table import HARD_TABLE_KINDS, draw_table, table_texture
 
 INPUT = 40  # network input side (the reader's 64 x 64 crops are area-resized to it)
 DIM = 64
@@ -179,7 +178,7 @@ class Tables:
             return table_texture(self.rng, (self.side, self.side))
         kind = str(self.rng.choice(HARD_TABLE_KINDS))
         ppm = float(self.rng.uniform(1.0, 2.5))
-        return _table_texture(self.rng, kind, (self.side, self.side), ppm)
+        return draw_table(self.rng, kind, (self.side, self.side), ppm)
 
     def refresh(self) -> None:
         self.pool[int(self.rng.integers(len(self.pool)))] = self._draw()

@@ -278,21 +278,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--unflag", action="store_true", help="with --rerank: clear the flag of confirmed cells"
     )
-    parser.add_argument(
-        "--no-balance",
-        action="store_true",
-        help="enrol from photos without the colour balance (vision.colour), for comparison",
-    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     global UNFLAG_CONFIRMED
     UNFLAG_CONFIRMED = bool(args.unflag)
 
-    from vision.reptile_tank.enrol import layout_cards as cut_layout
-    from vision.reptile_tank.enrol import named_faces
-
-    def layout_cards(rgb):
-        return cut_layout(rgb, balance=not args.no_balance)
+    from vision.reptile_tank.enrol import layout_cards, named_faces
     from vision.reptile_tank.lookalike import family_deck
 
     size = tuple(int(v) for v in args.size.lower().split("x"))

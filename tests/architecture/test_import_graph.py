@@ -86,14 +86,6 @@ KNOWN_SIDEWAYS: dict[tuple[str, str], str] = {
     + _SHARED_VISION,
     ("vision/nimalia/squares.py", "vision.reptile_tank.classifier"): "the card embedder: "
     + _SHARED_VISION,
-    ("vision/nimalia/gallery.py", "vision.reptile_tank.augment"): "table textures: "
-    + _SHARED_VISION,
-    ("vision/nimalia/gallery.py", "vision.reptile_tank.enrol"): "the card outline finder: "
-    + _SHARED_VISION,
-    ("vision/nimalia/scene.py", "vision.reptile_tank.synth.scene"): "synthetic-photo camera and"
-    " lighting: " + _SHARED_VISION,
-    ("vision/nimalia/deck.py", "vision.reptile_tank.synth.deck"): "the rounded card mask: "
-    + _SHARED_VISION,
 }
 
 

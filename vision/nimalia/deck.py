@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from scoring.nimalia.cards import TURNS, Square, card, cards, layout
-from vision.reptile_tank.synth.deck import rounded_card_mask
+from vision.synth.canvas import rounded_card_mask
 
 Color = tuple[int, int, int]
 _SHIFT = 4  # cv2 sub-pixel bits

@@ -15,8 +15,8 @@ import numpy as np
 
 from scoring.nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
 from vision.nimalia.squares import square_embedder
-from vision.reptile_tank.augment import table_texture
 from vision.reptile_tank.classifier import CardEmbedder
+from vision.synth.table import table_texture
 
 #: The 15 classes of a cell: the 14 kinds, then empty.
 CLASSES: tuple[str, ...] = (*SQUARE_KINDS, EMPTY)
@@ -253,8 +253,8 @@ FACE_SHARE = (0.2, 0.95)
 def card_outline(img: np.ndarray) -> np.ndarray | None:
     """The image corners ``(4, 2)`` (top-left first, clockwise) of the card in a photo of one
     card, as :func:`card_face` cuts it; ``None`` when no card-like outline is found."""
+    from vision.card_outline import largest_card_quad
     from vision.geometry import order_quad_clockwise
-    from vision.reptile_tank.enrol import largest_card_quad
 
     quad = largest_card_quad(img, (0.8, 1.0), FACE_SHARE, max_opposite_ratio=1.5, fit_sides=True)
     return None if quad is None else order_quad_clockwise(quad)

@@ -31,20 +31,17 @@ import numpy as np
 
 from scoring.nimalia.cards import EMPTY, cards, layout, turn
 from vision.nimalia.deck import STAND_IN, DeckStyle, card_mask, render_back, render_card, square_mm
-from vision.reptile_tank.synth.scene import (
-    TABLE_KINDS,
-    _degrade,
-    _distort_points,
-    _local_scale,
-    _pick_size,
-    _project,
-    _warp_layers,
+from vision.synth.camera import (
     aim_camera,
-    card_canvas,
-    encode_jpeg,
-    table_layer,
+    distort_points,
+    local_scale,
+    pick_size,
+    project,
     visible_plane,
 )
+from vision.synth.canvas import card_canvas, warp_layers
+from vision.synth.photo import apply_light_and_sensor, encode_jpeg
+from vision.synth.table import TABLE_KINDS, table_layer
 
 _MAX_CARD_CANVAS_PX = 6.0e6
 _MAX_TABLE_CANVAS_PX = 1.5e6
@@ -162,7 +159,7 @@ def render_reserve(
         raise ValueError("placements: the reserve is empty")
     r0, c0, nr, nc = bbox
 
-    w_img, h_img = _pick_size(rng, max_size, size)
+    w_img, h_img = pick_size(rng, max_size, size)
     jit = float(rng.uniform(*jitter_mm))
     rot_sd = float(rng.uniform(*rot_sd_deg))
     card_quads = []
@@ -194,7 +191,7 @@ def render_reserve(
     table_hi = box_hi + rng.uniform(300, 1200, 2)
     vis_lo, vis_hi = visible_plane((w_img, h_img), h_inv, (k1, k2), table_lo, table_hi)
 
-    need = max(_local_scale(h_plane, p) for p in box)
+    need = max(local_scale(h_plane, p) for p in box)
     table_kind, table = table_layer(rng, TABLE_KINDS, vis_lo, vis_hi, need, (w_img, h_img))
 
     # --- the card canvas ----------------------------------------------------------------------
@@ -230,13 +227,13 @@ def render_reserve(
     canvas.drop_shadow(off, sigma, float(rng.uniform(0.25, 0.55)))
     cards_rgba = canvas.rgba()
     del canvas
-    image = _warp_layers(
+    image = warp_layers(
         rng, (w_img, h_img), h_inv, (k1, k2), table=table, cards=(cards_rgba, zone_lo, s_cards)
     )
 
     # --- truth ------------------------------------------------------------------------------
     def to_image(pts_mm: np.ndarray) -> np.ndarray:
-        return _distort_points(_project(h_plane, pts_mm), (w_img, h_img), k1, k2)
+        return distort_points(project(h_plane, pts_mm), (w_img, h_img), k1, k2)
 
     def r2(q: np.ndarray) -> list[list[float]]:
         return [[round(float(x), 2), round(float(y), 2)] for x, y in q]
@@ -279,7 +276,7 @@ def render_reserve(
     jpeg_quality = int(rng.integers(55, 96))
     if degrade:
         glare_cells = [[q if q is not None else [[0, 0]] * 4 for q in row] for row in sq_quads]
-        image = _degrade(rng, image, glare_cells, occupied)
+        image = apply_light_and_sensor(rng, image, glare_cells, occupied)
     params = {
         "seed": seed,
         "style": style.name,

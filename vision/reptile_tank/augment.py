@@ -12,60 +12,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.synth.table import table_texture
+
 #: Card size in millimetres (width, height): the lattice cell is portrait.
 CARD_MM = (63.0, 88.0)
-
-
-def table_texture(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
-    """Draw a random table surface: wood, cloth, felt, stone or a plain colour.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    size : (width, height)
-
-    Returns
-    -------
-    (height, width, 3) uint8 RGB
-    """
-    full = size
-    width, height = max(size[0] // 2, 2), max(size[1] // 2, 2)
-    kind = rng.integers(5)
-    base = rng.uniform(30, 230, size=3)
-    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
-    if kind == 0:  # wood: warped sinusoidal grain
-        angle = rng.uniform(0, np.pi)
-        u = xx * np.cos(angle) + yy * np.sin(angle)
-        v = -xx * np.sin(angle) + yy * np.cos(angle)
-        freq = rng.uniform(0.05, 0.4)
-        warp = 6 * np.sin(v * rng.uniform(0.005, 0.03) + rng.uniform(0, 6))
-        grain = np.sin((u + warp) * freq) * 0.5 + 0.5
-        base = np.array([rng.uniform(90, 200), rng.uniform(50, 140), rng.uniform(20, 90)])
-        shade = 0.75 + 0.35 * grain[..., None]
-        image = base * shade
-    elif kind == 1:  # cloth: plaid or checks
-        period = rng.uniform(4, 30)
-        other = rng.uniform(30, 230, size=3)
-        stripes_x = (np.sin(xx * 2 * np.pi / period) > rng.uniform(-0.5, 0.5))[..., None]
-        stripes_y = (np.sin(yy * 2 * np.pi / period) > rng.uniform(-0.5, 0.5))[..., None]
-        mix = 0.5 * stripes_x + 0.5 * stripes_y
-        image = base * (1 - mix) + other * mix
-    elif kind == 2:  # felt: flat colour, fine noise
-        image = np.broadcast_to(base, (height, width, 3)).astype(np.float32)
-    elif kind == 3:  # stone: smoothed noise blobs
-        noise = rng.normal(0, 1, size=(max(height // 8, 2), max(width // 8, 2))).astype(np.float32)
-        noise = cv2.resize(noise, (width, height), interpolation=cv2.INTER_CUBIC)
-        image = base * (1 + 0.15 * noise[..., None])
-    else:  # printed mat: random blobs of colour
-        image = np.broadcast_to(base, (height, width, 3)).astype(np.float32).copy()
-        for _ in range(rng.integers(2, 8)):
-            centre = (int(rng.integers(0, width)), int(rng.integers(0, height)))
-            axes = (int(rng.integers(3, width // 2 + 4)), int(rng.integers(3, height // 2 + 4)))
-            colour = tuple(float(c) for c in rng.uniform(0, 255, size=3))
-            cv2.ellipse(image, centre, axes, float(rng.uniform(0, 180)), 0, 360, colour, -1)
-    image = image + rng.normal(0, rng.uniform(1, 10), size=(height, width, 1))
-    image = np.clip(image, 0, 255).astype(np.uint8)
-    return cv2.resize(image, full, interpolation=cv2.INTER_LINEAR)
 
 
 def _neighbour_strip(rng: np.random.Generator, canvas: np.ndarray, box, others) -> None:

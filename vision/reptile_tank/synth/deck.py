@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from scoring.reptile_tank.cards import ANIMAL_IDS, CARD_IDS, DRY_LAND_IDS, FACE_LABELS, WATER
+from vision.synth.canvas import rounded_card_mask
 
 CARD_W_MM = 63.0
 CARD_H_MM = 88.0
@@ -893,25 +894,6 @@ def card_size_px(px_per_mm: float) -> tuple[int, int]:
     if not (0.5 <= px_per_mm <= 40.0):
         raise ValueError(f"px_per_mm: must be in [0.5, 40], got {px_per_mm}")
     return int(round(CARD_W_MM * px_per_mm)), int(round(CARD_H_MM * px_per_mm))
-
-
-def rounded_card_mask(width: int, height: int, radius_px: float) -> np.ndarray:
-    """``(height, width) uint8`` mask, 255 inside a rectangle with rounded corners."""
-    mask = np.zeros((height, width), np.uint8)
-    r = int(round(max(radius_px, 0)))
-    if r == 0:
-        mask[:] = 255
-        return mask
-    cv2.rectangle(mask, (r, 0), (width - 1 - r, height - 1), 255, -1)
-    cv2.rectangle(mask, (0, r), (width - 1, height - 1 - r), 255, -1)
-    for cx, cy in (
-        (r, r),
-        (width - 1 - r, r),
-        (r, height - 1 - r),
-        (width - 1 - r, height - 1 - r),
-    ):
-        cv2.circle(mask, (cx, cy), r, 255, -1, cv2.LINE_AA)
-    return mask
 
 
 def render_design(

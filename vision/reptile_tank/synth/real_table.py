@@ -318,7 +318,7 @@ def play_mat(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """A play mat under the board: a coloured rounded rectangle reaching 30-160 mm past the
     grid, printed with large motifs (fruit, leaves, discs) some of which lie next to the grid,
-    where an empty edge line's cells would be (the table layer of ``_warp_layers``)."""
+    where an empty edge line's cells would be (the table layer of :func:`vision.synth.canvas.warp_layers`)."""
     rgb, alpha, origin, s = table
     rgb = rgb.copy()
     h, w = rgb.shape[:2]
