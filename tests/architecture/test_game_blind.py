@@ -24,9 +24,6 @@ TOP_FILES = ("app.py",)
 
 #: Shared modules that still name a game, and why (each one is work left of issue 30).
 KNOWN: dict[str, str] = {
-    "leaderboard/schema.py": "schema history (frozen): every row before version 5 is Reptile"
-    " Tank's (RECORD_GAME, the games.game default) and version 4 moves the tables an earlier"
-    " release created for Nimalia (LEGACY_GAME_TABLES)",
     "reptile_tank/samples/make_samples.py": "Reptile Tank's sample photos (CLI package data)",
 }
 
