@@ -78,6 +78,10 @@ class Store(Nights, SavedGames, Standings, Exchange):
     retry_s : float
         How long a transaction is retried on busy/serialisation failures before
         :class:`StoreBusyError`.
+    history : leaderboard.schema.SchemaHistory, optional
+        The game list's facts of the schema's history (``service.store.schema_history()``;
+        ``service.store.open_store`` passes them): needed to create a database or migrate one
+        below version 5, refused without them (:class:`leaderboard.schema.HistoryMissingError`).
 
     Notes
     -----
