@@ -257,8 +257,8 @@ DOCUMENT_GAME_COLUMNS: dict[str, object] = {
 def _columns_v5(metadata: sa.MetaData, first_game: str | None) -> None:
     """Version 5: every game's saved games in ``games`` keyed by ``game`` (version 4's
     played-games tables folded in, its ``game_drafts`` kept); the standings index led by the
-    game. ``first_game`` is the columns' default (``None``: declared without one, for queries,
-    which always write the game)."""
+    game. ``first_game`` is the columns' default (``None``: declared without one, for queries;
+    the database keeps the default it was created or migrated with)."""
     games = metadata.tables["games"]
     lines = metadata.tables["game_players"]
     for column in _v5_game_columns(first_game):
@@ -293,8 +293,8 @@ def _v5_line_game(first_game: str | None) -> sa.Column:
 
 def current_metadata(first_game: str | None = None) -> sa.MetaData:
     """Return a fresh ``MetaData`` describing the current schema (version ``SCHEMA_VERSION``);
-    ``first_game`` is the ``game`` columns' default (``None``: none declared; queries and
-    inserts name the game themselves)."""
+    ``first_game`` is the ``game`` columns' default (``None``: none declared, as :data:`TABLES`:
+    a record game's insert leaves the column to the database's own default, its record game)."""
     metadata = sa.MetaData()
     _schema_v1(metadata)
     _columns_v2(metadata)
