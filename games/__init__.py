@@ -131,6 +131,14 @@ class Game:
     #: import of a leaderboard export runs on each of the game's records (raise
     #: ``leaderboard.LeaderboardError`` to refuse it); ``None``: imported unchecked.
     import_check: Callable[[Any], str | None] | str | None = None
+    #: Schema history (what storage's migrations must be told, :func:`service.store.
+    #: schema_history`): ``True`` for the one game whose saved games are storage's
+    #: ``GameRecord`` rows, the first release's game (every row a leaderboard holds from before
+    #: schema version 5 is one of its games).
+    first_game: bool = False
+    #: Schema history: the ``(games, player lines, drafts)`` tables an earlier release created
+    #: for this game alone, which the migration to schema version 4 folds in (``None``: none).
+    legacy_tables: tuple[str, str, str] | None = None
     #: Anything else a game's own layers want to find from its entry.
     extra: Mapping[str, Any] = field(default_factory=dict)
 

@@ -70,4 +70,6 @@ GAME = Game(
     pages=(Page("nimalia/page.py", "Nimalia", "🦦", "nimalia"),),
     describe_game=_describe,
     deck_setting="nimalia_deck",
+    # an earlier release kept Nimalia's games apart in these (schema version 4 folds them in)
+    legacy_tables=("nimalia_games", "nimalia_game_players", "nimalia_drafts"),
 )

@@ -90,4 +90,5 @@ GAME = Game(
     deck_setting="deck",
     import_check="service.reptile_tank.import_check:check_game",
     app_session="ui.reptile_tank.persist:APP_SESSION",
+    first_game=True,  # the first release's game: storage's GameRecord rows are its games
 )

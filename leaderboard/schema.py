@@ -20,9 +20,9 @@ Version history
    JSON), ``played_game_players`` (seat, name, total, rank: what the one standings query reads)
    and ``game_drafts`` (the game in progress, one per night and game, compare-and-set on
    ``revision``). The step moves every row of the per-game tables an earlier release created
-   on first use (:data:`LEGACY_GAME_TABLES`) into them and drops those tables.
+   on first use (:attr:`SchemaHistory.legacy_tables`) into them and drops those tables.
 5. One storage model for every game of the game list (issue 30): ``games.game`` (the game id;
-   every row of version 4's ``games`` is :data:`RECORD_GAME`'s), ``games.document`` and
+   every row of version 4's ``games`` is :attr:`SchemaHistory.first_game`'s), ``games.document`` and
    ``games.result`` (a listed game's whole document, as its codec writes it, and its scorer's
    result), ``game_players.game`` and the standings index led by it
    (``ix_game_players_game_standings`` replaces version 3's: one standings query for every
@@ -34,12 +34,56 @@ Version history
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from leaderboard.records import LeaderboardError
+
 SCHEMA_VERSION = 5
+
+
+@dataclass(frozen=True)
+class LegacyGameTables:
+    """Per-game tables an earlier release created on first use, outside the schema version
+    (frozen history: one game kept its saved games, player lines and drafts apart). Version 4
+    moves their rows into the played-games tables under ``game`` and drops them."""
+
+    game: str
+    games: str
+    lines: str
+    drafts: str
+
+
+@dataclass(frozen=True)
+class SchemaHistory:
+    """The game facts of the schema's history, from the game list (handed to the store by
+    whoever opens it).
+
+    Attributes
+    ----------
+    first_game : str
+        The game whose saved games are :class:`leaderboard.records.GameRecord` rows (boards and
+        score pads per seat): the first release's, so every row written before version 5 is one
+        of its games; the ``games.game`` / ``game_players.game`` default.
+    legacy_tables : tuple of LegacyGameTables
+        The per-game tables an earlier release created, which version 4 folds in.
+    """
+
+    first_game: str
+    legacy_tables: tuple[LegacyGameTables, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.first_game, str) or not self.first_game:
+            raise ValueError(f"SchemaHistory.first_game: a game id, got {self.first_game!r}")
+
+
+class HistoryMissingError(LeaderboardError):
+    """A database must be created or migrated below version 5 and the store was not handed the
+    game list's :class:`SchemaHistory`."""
 
 
 def _schema_v1(metadata: sa.MetaData) -> None:
@@ -192,11 +236,6 @@ def _tables_v4(metadata: sa.MetaData) -> None:
     )
 
 
-#: The game whose saved games are :class:`leaderboard.records.GameRecord` (boards and score pads
-#: per seat, solo games, rules fingerprints): the first release's, so every row written before
-#: version 4 is one of its games (frozen history: the column's default).
-RECORD_GAME = "reptile_tank"
-
 #: Version 3's standings index, replaced by version 5's (game first).
 _DROPPED_V5 = "ix_game_players_standings"
 
@@ -215,15 +254,16 @@ DOCUMENT_GAME_COLUMNS: dict[str, object] = {
 }
 
 
-def _columns_v5(metadata: sa.MetaData) -> None:
+def _columns_v5(metadata: sa.MetaData, first_game: str | None) -> None:
     """Version 5: every game's saved games in ``games`` keyed by ``game`` (version 4's
     played-games tables folded in, its ``game_drafts`` kept); the standings index led by the
-    game."""
+    game. ``first_game`` is the columns' default (``None``: declared without one, for queries;
+    the database keeps the default it was created or migrated with)."""
     games = metadata.tables["games"]
     lines = metadata.tables["game_players"]
-    for column in _v5_game_columns():
+    for column in _v5_game_columns(first_game):
         games.append_column(column)
-    lines.append_column(_v5_line_game())
+    lines.append_column(_v5_line_game(first_game))
     lines.indexes.difference_update({i for i in lines.indexes if i.name == _DROPPED_V5})
     sa.Index(
         "ix_game_players_game_standings",
@@ -238,27 +278,29 @@ def _columns_v5(metadata: sa.MetaData) -> None:
         metadata.remove(metadata.tables[name])
 
 
-def _v5_game_columns() -> list[sa.Column]:
+def _v5_game_columns(first_game: str | None) -> list[sa.Column]:
     return [
-        sa.Column("game", sa.String(40), nullable=False, server_default=RECORD_GAME),
+        sa.Column("game", sa.String(40), nullable=False, server_default=first_game),
         sa.Column("document", sa.Text, nullable=True),  # a listed game's whole document
         sa.Column("result", sa.Text, nullable=True),  # and its scorer's result
     ]
 
 
-def _v5_line_game() -> sa.Column:
+def _v5_line_game(first_game: str | None) -> sa.Column:
     # the game again on each line, so the standings read one covering index
-    return sa.Column("game", sa.String(40), nullable=False, server_default=RECORD_GAME)
+    return sa.Column("game", sa.String(40), nullable=False, server_default=first_game)
 
 
-def current_metadata() -> sa.MetaData:
-    """Return a fresh ``MetaData`` describing the current schema (version ``SCHEMA_VERSION``)."""
+def current_metadata(first_game: str | None = None) -> sa.MetaData:
+    """Return a fresh ``MetaData`` describing the current schema (version ``SCHEMA_VERSION``);
+    ``first_game`` is the ``game`` columns' default (``None``: none declared, as :data:`TABLES`:
+    a record game's insert leaves the column to the database's own default, its record game)."""
     metadata = sa.MetaData()
     _schema_v1(metadata)
     _columns_v2(metadata)
     _indexes_v3(metadata)
     _tables_v4(metadata)
-    _columns_v5(metadata)
+    _columns_v5(metadata, first_game)
     return metadata
 
 
@@ -266,7 +308,7 @@ METADATA = current_metadata()
 TABLES = METADATA.tables
 
 
-def _migrate_to_1(conn: Connection) -> None:
+def _migrate_to_1(conn: Connection, _history: SchemaHistory) -> None:
     """Create the first release's tables."""
     metadata = sa.MetaData()
     _schema_v1(metadata)
@@ -287,13 +329,13 @@ def _add_column(conn: Connection, table: str, column: sa.Column) -> None:
     conn.exec_driver_sql(ddl)
 
 
-def _migrate_to_2(conn: Connection) -> None:
+def _migrate_to_2(conn: Connection, _history: SchemaHistory) -> None:
     """Add ``games.notes`` and ``game_players.photo_thumbnail``."""
     _add_column(conn, "games", sa.Column("notes", sa.Text, nullable=False, server_default=""))
     _add_column(conn, "game_players", sa.Column("photo_thumbnail", sa.LargeBinary, nullable=True))
 
 
-def _migrate_to_3(conn: Connection) -> None:
+def _migrate_to_3(conn: Connection, _history: SchemaHistory) -> None:
     """Create the indexes of O(page) standings and game lists; drop the one they replace."""
     conn.exec_driver_sql(f"DROP INDEX IF EXISTS {_DROPPED_V3}")
     metadata = current_metadata()
@@ -302,17 +344,9 @@ def _migrate_to_3(conn: Connection) -> None:
             index.create(conn, checkfirst=True)
 
 
-#: Per-game tables an earlier release created on first use, outside the schema version (frozen
-#: history: one game kept its saved games, player lines and drafts apart). Version 4 moves their
-#: rows into the played-games tables under the game id and drops them. ``(game id, games
-#: table, lines table, drafts table)``.
-LEGACY_GAME_TABLES: tuple[tuple[str, str, str, str], ...] = (
-    ("nimalia", "nimalia_games", "nimalia_game_players", "nimalia_drafts"),
-)
-
-
-def _migrate_to_4(conn: Connection) -> None:
-    """Create the played-games tables; move the legacy per-game tables' rows into them."""
+def _migrate_to_4(conn: Connection, history: SchemaHistory) -> None:
+    """Create the played-games tables; move the legacy per-game tables' rows into them
+    (``history.legacy_tables``)."""
     metadata = sa.MetaData()  # version 4's tables, as they were (version 5 folds two in)
     _schema_v1(metadata)
     _columns_v2(metadata)
@@ -321,7 +355,13 @@ def _migrate_to_4(conn: Connection) -> None:
     metadata.create_all(conn, tables=new, checkfirst=True)
     games, lines, drafts = new
     present = set(sa.inspect(conn).get_table_names())
-    for game_id, games_name, lines_name, drafts_name in LEGACY_GAME_TABLES:
+    for legacy in history.legacy_tables:
+        game_id, games_name, lines_name, drafts_name = (
+            legacy.game,
+            legacy.games,
+            legacy.lines,
+            legacy.drafts,
+        )
         if not {games_name, lines_name, drafts_name} & present:
             continue
         old = sa.MetaData()
@@ -370,11 +410,12 @@ def _migrate_to_4(conn: Connection) -> None:
                 conn.exec_driver_sql(f"DROP TABLE {conn.dialect.identifier_preparer.quote(name)}")
 
 
-def _migrate_to_5(conn: Connection) -> None:
-    """Key ``games`` by game; move version 4's played games into it; drop their tables."""
-    for column in _v5_game_columns():
+def _migrate_to_5(conn: Connection, history: SchemaHistory) -> None:
+    """Key ``games`` by game (every row so far: ``history.first_game``'s); move version 4's
+    played games into it; drop their tables."""
+    for column in _v5_game_columns(history.first_game):
         _add_column(conn, "games", column)
-    _add_column(conn, "game_players", _v5_line_game())
+    _add_column(conn, "game_players", _v5_line_game(history.first_game))
     conn.exec_driver_sql(f"DROP INDEX IF EXISTS {_DROPPED_V5}")
     metadata = current_metadata()
     games, lines = metadata.tables["games"], metadata.tables["game_players"]
@@ -435,7 +476,7 @@ def _migrate_to_5(conn: Connection) -> None:
 
 
 #: ``(version, step)``: running ``step`` on a database at ``version - 1`` brings it to ``version``.
-MIGRATIONS: tuple[tuple[int, Callable[[Connection], None]], ...] = (
+MIGRATIONS: tuple[tuple[int, Callable[[Connection, SchemaHistory], None]], ...] = (
     (1, _migrate_to_1),
     (2, _migrate_to_2),
     (3, _migrate_to_3),
@@ -462,6 +503,33 @@ def database_version(conn: Connection) -> int:
     return int(version or 0)
 
 
-def pending_migrations(version: int) -> list[tuple[int, Callable[[Connection], None]]]:
+def pending_migrations(
+    version: int,
+) -> list[tuple[int, Callable[[Connection, SchemaHistory], None]]]:
     """Return the steps that bring a database at ``version`` to ``SCHEMA_VERSION``, in order."""
     return [(v, step) for v, step in MIGRATIONS if v > version]
+
+
+def require_history(history: SchemaHistory | None, version: int, where: str) -> SchemaHistory:
+    """``history``, or :class:`HistoryMissingError` (one line) when a database at ``version``
+    must be migrated (created, at 0) and the store was not handed the game list's facts."""
+    if history is not None:
+        return history
+    doing = "create" if version == 0 else f"migrate (schema version {version} to {SCHEMA_VERSION})"
+    raise HistoryMissingError(
+        f"cannot {doing} the leaderboard database {where}: the store was not given the game "
+        "list's schema history (which game its old rows belong to, which tables an earlier "
+        "release kept for one game); open it with Store(..., history=service.store."
+        "schema_history())"
+    )
+
+
+def record_game_of(conn: Connection) -> str | None:
+    """The game a version-5 database's ``games.game`` defaults to (its first game, recorded when
+    the database was created or migrated); ``None`` when it has no such default."""
+    for column in sa.inspect(conn).get_columns("games"):
+        if column["name"] == "game" and column.get("default"):
+            match = re.match(r"\s*\(?\s*'((?:[^']|'')*)'", str(column["default"]))
+            if match:
+                return match.group(1).replace("''", "'")
+    return None

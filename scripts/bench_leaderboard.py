@@ -29,6 +29,8 @@ import threading
 import time
 from pathlib import Path
 
+from service.store import schema_history
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leaderboard import GamePlayer, GameRecord, Store  # noqa: E402
@@ -111,7 +113,10 @@ def save_wait_during_import(url: str, batch: int, games: int = 2000) -> dict:
     doc = document(games, 7, [f"Importer {k}" for k in range(8)], prefix=f"b{batch}-")
     waits: list[float] = []
     done = threading.Event()
-    with Store(url) as importer, Store(url) as saver:
+    with (
+        Store(url, history=schema_history()) as importer,
+        Store(url, history=schema_history()) as saver,
+    ):
         own = saver.create_session("saves during import")
         rng = random.Random(8)
 
@@ -149,7 +154,7 @@ def main() -> None:
     folder = tempfile.TemporaryDirectory()
     url = args.url or f"sqlite:///{Path(folder.name) / 'bench.sqlite3'}"
     out: dict = {"games": args.games, "backend": url.split(":")[0]}
-    with Store(url) as store:
+    with Store(url, history=schema_history()) as store:
         print(f"filling {args.games} games into {store!r}", flush=True)
         start = time.perf_counter()
         sessions = fill(store, args.games, args.seed)

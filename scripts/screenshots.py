@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from service.store import schema_history
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "app"))  # the app server harness (tests/app/serve.py)
@@ -54,7 +56,7 @@ BOARDS = {
 def seed(url: str) -> str:
     """Two scored games on one game night, so the leaderboard has something to show; returns
     the night's uid (its invite link lets the browser in: nights are private)."""
-    store = Store(url)
+    store = Store(url, history=schema_history())
     session = store.create_session("Friday at Chloé's")
     night, uid = session.id, session.uid
     rules = load_rules()

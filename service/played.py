@@ -33,9 +33,7 @@ def import_games(store: Any, data: dict[str, Any], **options: Any) -> Any:
     """Import a leaderboard export into ``store``, each record checked by its game's
     ``import_check`` (the record game's entry in the game list); returns the
     :class:`leaderboard.ImportSummary`. ``options`` go to ``Store.import_json``."""
-    from leaderboard.schema import RECORD_GAME
-
-    check = games.game(RECORD_GAME).import_check
+    check = games.game(store.record_game).import_check
     return store.import_json(
         data, verify=games.resolve(check) if check is not None else False, **options
     )

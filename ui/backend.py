@@ -35,9 +35,9 @@ def db_url() -> str | None:
 
 @st.cache_resource(show_spinner=False)
 def _store_for(url: str | None) -> Any:
-    from leaderboard.store import Store
+    from service.store import open_store
 
-    return Store(url)
+    return open_store(url)
 
 
 def get_store() -> Any:

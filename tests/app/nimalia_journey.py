@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 from browser_helpers import button, settled
 
+from service.store import schema_history
+
 PLAYERS = ["Ann", "Ben"]
 GOALS = [3, 8, 1, 13]  # as test_nimalia_browser.GOALS: blue, green, yellow, red
 CARDS_A_ROUND = 3
@@ -67,7 +69,7 @@ def seed_night(url: str) -> tuple[str, dict]:
     from leaderboard.store import Store
     from service.nimalia import game as N
 
-    store = Store(url)
+    store = Store(url, history=schema_history())
     night = store.create_session("Nimalia night")
     DraftStore(store).put_settings(night.id, {"game": "nimalia"})
     game = N.new_game(PLAYERS, GOALS)
@@ -163,7 +165,7 @@ def stored_game(url: str) -> dict:
     from leaderboard.played import PlayedGames
     from leaderboard.store import Store
 
-    store = Store(url)
+    store = Store(url, history=schema_history())
     (session,) = store.list_sessions()
     document, _revision = PlayedGames(store, "nimalia").draft(session.id)
     return document

@@ -23,6 +23,7 @@ from browser_helpers import (
     wait_idle,
 )
 
+from service.store import schema_history
 from ui.navigation import all_pages
 
 PAGE_TITLES = [page.title for page in all_pages()]
@@ -81,7 +82,7 @@ def test_photo_fix_confirm_leaderboard(tmp_path):
         page.locator('[data-testid="stDataFrame"]').first.wait_for()
         from leaderboard.store import Store
 
-        standings = Store(env["REPTILE_TANK_DB_URL"]).leaderboard()
+        standings = Store(env["REPTILE_TANK_DB_URL"], history=schema_history()).leaderboard()
         assert sorted(row.player for row in standings) == ["Ann", "Ben"]
         # no page scrolls sideways on a phone (the same game night, opened from its link)
         phone = page.context.browser.new_page(

@@ -32,6 +32,7 @@ from browser_helpers import (
 )
 from serve import serve_app
 
+from service.store import schema_history
 from ui.reptile_tank.labels import full_name, picker_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
@@ -96,7 +97,7 @@ def test_a_draft_begun_on_one_server_is_saved_on_another(tmp_path):
                 tap(page, "confirm_save")
                 page.get_by_text("saved to the leaderboard").first.wait_for()
                 assert page.locator(".st-key-confirm_save").count() == 0  # no second save
-            store = Store(url)
+            store = Store(url, history=schema_history())
             games = store.list_games()
             assert len(games) == 1
             assert [p.name for p in games[0].players] == ["Ann", "Ben"]

@@ -21,6 +21,7 @@ from leaderboard.store import Store
 from service.nights import join_code
 from service.reptile_tank.drafts import GameInProgress, to_document
 from service.reptile_tank.game import TerrariumEntry
+from service.store import schema_history
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(420)]
 
@@ -41,7 +42,7 @@ def database(backend: str, tmp_path):
 
 def seed_night(url: str) -> tuple[str, int]:
     """A night whose game (Ann and Ben, both boards entered) waits on Confirm."""
-    store = Store(url)
+    store = Store(url, history=schema_history())
     night = store.create_session("Club night")
     drafts = DraftStore(store)
     game = GameInProgress(
@@ -77,7 +78,7 @@ def test_two_browsers_a_stale_save_and_a_stranger(backend, tmp_path):
                 wait_idle(b)
                 tap(b, "check_cell_0_0")
                 tap(b, "check_pick_rock")
-                store = Store(url)
+                store = Store(url, history=schema_history())
                 assert (
                     DraftStore(store).current(night).document["entries"]["Ben"]["rows"][0][0]
                     == "rock"
@@ -133,7 +134,7 @@ def test_two_browsers_tapping_nimalia_squares_both_kept(backend, tmp_path):
     from service.nimalia import game as N
 
     with database(backend, tmp_path) as url:
-        store = Store(url)
+        store = Store(url, history=schema_history())
         night = store.create_session("Nimalia night")
         DraftStore(store).put_settings(night.id, {"game": "nimalia"})
         nimalia = PlayedGames(store, "nimalia")
@@ -186,7 +187,7 @@ def test_two_browsers_start_at_once_fix_two_cells_and_edit_a_deleted_game(backen
     from playwright.sync_api import sync_playwright
 
     with database(backend, tmp_path) as url:
-        store = Store(url)
+        store = Store(url, history=schema_history())
         night = store.create_session("Club night")
         drafts = DraftStore(store)
         env = {"REPTILE_TANK_DB_URL": url, "REPTILE_TANK_HOME": str(tmp_path / "home")}

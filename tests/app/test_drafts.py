@@ -23,6 +23,7 @@ from streamlit.testing.v1 import AppTest
 from leaderboard.drafts import DraftConflict, DraftStore
 from leaderboard.records import GamePlayer, GameRecord
 from leaderboard.store import Store
+from service.store import schema_history
 
 
 def reopen(at: AppTest) -> AppTest:
@@ -67,7 +68,7 @@ def test_the_next_game_is_a_new_draft_and_the_old_one_is_closed(app, app_env):
     at.button(key="setup_start").click().run()
     no_errors(at)
     assert at.session_state["rt_draft_uid"] not in (None, first)
-    drafts = DraftStore(Store(app_env))
+    drafts = DraftStore(Store(app_env, history=schema_history()))
     assert drafts.get(first).status == "closed"
     again = reopen(at)
     assert again.session_state["rt_players"] == ["Cara", "Dan"]
@@ -84,7 +85,7 @@ def save_table(at: AppTest) -> int:
 
 
 def test_saving_is_once_then_a_change_is_an_edit_and_undo_removes_it(app, app_env):
-    store = Store(app_env)
+    store = Store(app_env, history=schema_history())
     at = start_game(app)
     game_id = save_table(at)
     assert len(store.list_games()) == 1
@@ -124,7 +125,7 @@ def test_notes_are_kept_in_the_draft_and_saved_with_the_game(app, app_env):
     again.switch_page("ui/reptile_tank/pages/confirm.py").run()
     again.button(key="confirm_save").click().run()
     no_errors(again)
-    game = Store(app_env).list_games()[0]
+    game = Store(app_env, history=schema_history()).list_games()[0]
     assert game.notes.startswith("![x](http://127.0.0.1:9/t.png) rematch")
 
 
@@ -167,7 +168,7 @@ def record(night: int) -> GameRecord:
 def drafts(request, tmp_path):
     """A DraftStore on SQLite, and on PostgreSQL when ``REPTILE_TANK_TEST_PG_URL`` is set."""
     if request.param == "sqlite":
-        store = Store(f"sqlite:///{tmp_path / 'd.sqlite3'}")
+        store = Store(f"sqlite:///{tmp_path / 'd.sqlite3'}", history=schema_history())
         yield DraftStore(store)
         store.close()
         return
@@ -175,7 +176,7 @@ def drafts(request, tmp_path):
     if not base:
         pytest.skip("REPTILE_TANK_TEST_PG_URL is unset: no PostgreSQL server")
     with fresh_pg_database(base) as url:
-        store = Store(url)
+        store = Store(url, history=schema_history())
         yield DraftStore(store)
         store.close()
 
@@ -223,7 +224,7 @@ def test_settings_belong_to_one_night(drafts):
 
 
 def test_a_saved_game_reopens_from_the_players_page_and_updates_as_an_edit(app, app_env):
-    store = Store(app_env)
+    store = Store(app_env, history=schema_history())
     at = start_game(app)
     game_id = save_table(at)
     at.switch_page("ui/reptile_tank/pages/setup.py").run()
@@ -261,11 +262,11 @@ def test_a_failed_save_keeps_the_game_and_the_button(app, app_env, monkeypatch):
     errors = [e.value.replace("\\", "") for e in at.error]
     assert any("Not saved: the disk holding the leaderboard is full" in e for e in errors), errors
     assert at.session_state["rt_last_saved_game"] is None
-    assert Store(app_env).list_games() == []
+    assert Store(app_env, history=schema_history()).list_games() == []
     monkeypatch.setattr(DraftStore, "confirm", real)
     at.button(key="confirm_save").click().run()  # retry: the same button
     no_errors(at)
-    assert len(Store(app_env).list_games()) == 1
+    assert len(Store(app_env, history=schema_history()).list_games()) == 1
 
 
 def test_recent_players_are_one_tap_away(app):

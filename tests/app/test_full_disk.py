@@ -17,6 +17,7 @@ from app_helpers import FULL_BOARD, SECOND_BOARD, enter_by_hand, no_errors, star
 
 from leaderboard.drafts import DraftStore
 from leaderboard.store import Store
+from service.store import schema_history
 
 SAMPLE = Path(__file__).resolve().parents[2] / "reptile_tank" / "samples" / "sample_1.jpg"
 #: SQLite's default maximum database size in pages.
@@ -58,7 +59,7 @@ def test_a_save_on_a_full_disk_says_so_keeps_the_game_and_succeeds_once_space_re
         message = said(a)
         assert "Not saved" in message and "disk" in message and "full" in message, message
         full["on"] = False
-        store = Store(app_env)
+        store = Store(app_env, history=schema_history())
         assert store.list_games() == []  # nothing half-saved
         night = a.session_state["rt_session_id"]
         draft = DraftStore(store).current(night)
@@ -85,7 +86,7 @@ def test_a_photo_read_on_a_full_disk_says_so_keeps_the_stored_game_and_is_saved_
         message = said(a)
         assert "Not saved" in message and "full" in message, message
         full["on"] = False
-        store = Store(app_env)
+        store = Store(app_env, history=schema_history())
         night = a.session_state["rt_session_id"]
         assert DraftStore(store).current(night).document["entries"].get("Ann") is None  # as before
         read = a.session_state["rt_entries"]["Ann"].rows

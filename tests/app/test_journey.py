@@ -20,6 +20,7 @@ from scoring.reptile_tank.board import Board
 from scoring.reptile_tank.engine import Variant, score_board
 from scoring.reptile_tank.game import score_game
 from scoring.reptile_tank.rules import load_rules
+from service.store import schema_history
 from ui.reptile_tank.labels import humanize
 
 
@@ -135,7 +136,7 @@ def test_confirm_scores_the_table_and_saves(app, app_env):
     no_errors(at)
     game_id = at.session_state["rt_last_saved_game"]
     assert game_id is not None
-    game = Store(app_env).get_game(game_id)
+    game = Store(app_env, history=schema_history()).get_game(game_id)
     assert [p.name for p in game.players] == ["Ann", "Ben"]
     assert game.players[0].board == {"rows": FULL_BOARD}
     assert game.players[1].pad["total"] == expected.players[1].pad.total
@@ -194,7 +195,7 @@ def test_leaderboard_rename_delete_export(app, app_env):
     assert not at.button(key="lb_delete").disabled
     at.button(key="lb_delete").click().run()
     no_errors(at)
-    assert Store(app_env).list_games() == []
+    assert Store(app_env, history=schema_history()).list_games() == []
     assert any("deleted" in s.value for s in at.success)
 
 
@@ -220,7 +221,7 @@ def test_hostile_names_are_shown_as_text(app, app_env):
             assert "<script>" not in expander.label and "**Bo**" not in expander.label
     at.button(key="confirm_save").click().run()
     no_errors(at)
-    names = [p.name for p in Store(app_env).list_games()[0].players]
+    names = [p.name for p in Store(app_env, history=schema_history()).list_games()[0].players]
     assert evil in names  # stored exactly as typed
 
 
@@ -229,7 +230,7 @@ def night_rules(url: str, session_id: int):
     from service.reptile_tank.house_rules import rules_for
     from service.settings import NightSettings
 
-    document, _revision = DraftStore(Store(url)).settings(session_id)
+    document, _revision = DraftStore(Store(url, history=schema_history())).settings(session_id)
     return rules_for(NightSettings.from_json(document))
 
 
@@ -273,7 +274,7 @@ def test_broken_house_values_warn_and_score_with_the_defaults(app, app_env):
     at = start_game(app)
     night = at.session_state["rt_session_id"]
     bad = {"house": {"tiers": [["rock", "no_such_tier", 3]], "objectives": []}}
-    DraftStore(Store(app_env)).put_settings(night, bad)
+    DraftStore(Store(app_env, history=schema_history())).put_settings(night, bad)
     enter_by_hand(at, "Ann", FULL_BOARD)
     assert any("house rules are ignored" in w.value for w in at.warning)
     assert at.metric[0].value == f"{engine_total(FULL_BOARD)} VP"

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from leaderboard.drafts import DraftStore
 from leaderboard.store import Store
 from service.settings import NightSettings, settings_problems
+from service.store import schema_history
 
 RULES = "ui/reptile_tank/pages/rules.py"
 SKINK = "rules_vp_blue_tongued_skink_advanced"
@@ -31,7 +32,7 @@ def test_two_phones_changing_different_house_values_keep_both(app, app_env):
     a.number_input(key=SKINK).set_value(skink + 5)  # A's page still shows the old rock value
     a.button(key="rules_save").click().run()
     no_errors(a)
-    document, _revision = DraftStore(Store(app_env)).settings(night)
+    document, _revision = DraftStore(Store(app_env, history=schema_history())).settings(night)
     tiers = NightSettings.from_json(document).tiers
     assert tiers[("blue_tongued_skink", "advanced")] == skink + 5
     assert tiers[("rock", "basic")] == rock + 2  # B's change survives A's stale save
@@ -40,7 +41,7 @@ def test_two_phones_changing_different_house_values_keep_both(app, app_env):
 def test_malformed_and_out_of_range_stored_settings_warn_and_pages_still_run(app, app_env):
     at = start_game(app)
     night = at.session_state["rt_session_id"]
-    drafts = DraftStore(Store(app_env))
+    drafts = DraftStore(Store(app_env, history=schema_history()))
     drafts.put_settings(night, {"house": {"tiers": [["rock", "basic", 150]]}})
     at.switch_page(RULES).run()
     no_errors(at)
@@ -78,7 +79,7 @@ def test_a_house_mask_and_a_house_value_from_two_phones_are_both_kept(app, app_e
     a.number_input(key=ROCK).set_value(rock + 1)  # A's page still shows the old cells
     a.button(key="rules_save").click().run()
     no_errors(a)
-    document, _revision = DraftStore(Store(app_env)).settings(night)
+    document, _revision = DraftStore(Store(app_env, history=schema_history())).settings(night)
     settings = NightSettings.from_json(document)
     assert settings.masks == {"ringneck_snake": ("X.X.X", ".....", ".....", "XXXXX")}
     assert settings.tiers == {("rock", "basic"): rock + 1}

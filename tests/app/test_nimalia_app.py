@@ -13,6 +13,7 @@ from leaderboard.played import PlayedGames
 from leaderboard.store import Store
 from scoring.nimalia.cards import turn
 from service.nimalia import game as N
+from service.store import schema_history
 
 PAGE = "ui/nimalia/page.py"
 #: blue 3 (jungle zones), green 8 (polar bear groups), yellow 1, red 13 (few giraffes).
@@ -72,7 +73,9 @@ def test_the_night_chooses_the_game(app, app_env):
     # the choice belongs to the night (stored in its settings): the setup page follows it
     from leaderboard.drafts import DraftStore
 
-    document, _rev = DraftStore(Store(app_env)).settings(at.session_state["rt_session_id"])
+    document, _rev = DraftStore(Store(app_env, history=schema_history())).settings(
+        at.session_state["rt_session_id"]
+    )
     assert document["game"] == "nimalia"
     at.segmented_control(key="night_game").set_value("reptile_tank").run()
     no_errors(at)
@@ -182,7 +185,7 @@ def test_five_rounds_totals_ranking_and_save(app, app_env):
     at.button(key="nim_save").click().run()
     no_errors(at)
     assert any("is saved to the leaderboard" in s.value for s in at.success)
-    store = PlayedGames(Store(app_env), "nimalia")
+    store = PlayedGames(Store(app_env, history=schema_history()), "nimalia")
     (game,) = store.list_games()
     # another phone on the night sees it saved (no second save button)
     other = AppTest.from_file(APP, default_timeout=60)
@@ -316,7 +319,7 @@ def test_names_in_relative_goal_reasons_are_plain_text(app):
 def test_nimalia_store_is_apart_idempotent_bounded_and_cascades(tmp_path):
     from leaderboard.records import LeaderboardError
 
-    store = Store(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    store = Store(f"sqlite:///{tmp_path / 'db.sqlite3'}", history=schema_history())
     nimalia = PlayedGames(store, "nimalia")
     night = store.create_session("Friday")
     game = N.new_game(["Ann", "Ben"], list(GOALS.values()))
@@ -471,7 +474,7 @@ def test_a_damaged_stored_game_is_refused_with_a_reason(app, app_env):
     at = start(app)
     night = at.session_state["rt_session_id"]
     bad = {**at.session_state["nim_game"], "round": 9}
-    PlayedGames(Store(app_env), "nimalia").put_draft(night, bad)
+    PlayedGames(Store(app_env, history=schema_history()), "nimalia").put_draft(night, bad)
     fresh = AppTest.from_file(APP, default_timeout=60)
     fresh.query_params["night"] = at.session_state["rt_night_uid"]
     fresh.run()

@@ -11,6 +11,7 @@ from test_nimalia_app import PAGE, start, tap_mode, tap_square
 from leaderboard.played import PlayedGames
 from leaderboard.store import Store
 from service.nimalia import game as N
+from service.store import schema_history
 
 
 def second_phone(at: AppTest) -> AppTest:
@@ -23,7 +24,7 @@ def second_phone(at: AppTest) -> AppTest:
 
 
 def stored(at: AppTest, app_env: str) -> dict:
-    document, _revision = PlayedGames(Store(app_env), "nimalia").draft(
+    document, _revision = PlayedGames(Store(app_env, history=schema_history()), "nimalia").draft(
         at.session_state["rt_session_id"]
     )
     return document
@@ -69,7 +70,7 @@ def test_a_save_after_another_phone_changed_the_game_saves_only_what_was_seen(ap
     tap_square(b, 0, 0, "W:cro")  # B fixes a square of the last round while A sits on Save
     a.button(key="nim_save").click().run()
     no_errors(a)
-    store = PlayedGames(Store(app_env), "nimalia")
+    store = PlayedGames(Store(app_env, history=schema_history()), "nimalia")
     assert store.list_games() == []  # nothing saved from the version A had not seen
     assert any("changed on another device" in w.value for w in a.warning)
     assert a.session_state["nim_game"]["reserves"]["Ann"][4][0][0] == "W:cro"  # now shown

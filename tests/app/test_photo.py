@@ -11,6 +11,8 @@ import pytest
 from app_helpers import no_errors, start_game
 from PIL import Image
 
+from service.store import schema_history
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
 MODEL = ROOT / "models" / "card_embedder.onnx"
@@ -86,7 +88,7 @@ def test_camera_photo_is_saved_with_its_hash_and_thumbnail(app, app_env):
     at.switch_page("ui/reptile_tank/pages/confirm.py").run()
     at.button(key="confirm_save").click().run()
     no_errors(at)
-    game = Store(app_env).get_game(at.session_state["rt_last_saved_game"])
+    game = Store(app_env, history=schema_history()).get_game(at.session_state["rt_last_saved_game"])
     ann = game.players[0]
     assert ann.board == {"rows": finished}
     assert ann.photo_sha256 == hashlib.sha256(SAMPLE.read_bytes()).hexdigest()

@@ -12,6 +12,8 @@ from app_helpers import APP, FULL_BOARD, SECOND_BOARD, enter_by_hand, frame, no_
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
+from service.store import schema_history
+
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "card_embedder.onnx"
 PHOTO = "ui/reptile_tank/pages/photo.py"
@@ -430,7 +432,7 @@ def test_the_marked_cells_are_a_house_rule_of_the_night(app, app_env):
     row_one.set_value([2, 4])
     at.button(key="rules_save").click().run()
     no_errors(at)
-    document, _revision = DraftStore(Store(app_env)).settings(night)
+    document, _revision = DraftStore(Store(app_env, history=schema_history())).settings(night)
     settings = NightSettings.from_json(document)
     assert settings.masks == {"ringneck_snake": (".X.X.", ".....", ".....", "X.X.X")}
     texts = [t.value for t in at.text if "Ringneck Snake's area" in t.value]
@@ -443,7 +445,7 @@ def test_the_marked_cells_are_a_house_rule_of_the_night(app, app_env):
     at.button(key="rules_reset").click().run()
     at.button(key="rules_reset_yes").click().run()
     no_errors(at)
-    document, _revision = DraftStore(Store(app_env)).settings(night)
+    document, _revision = DraftStore(Store(app_env, history=schema_history())).settings(night)
     assert NightSettings.from_json(document).masks == {}
     assert sorted(at.button_group(key="rules_mask_ringneck_snake_0").value) == [1, 3, 5]
 

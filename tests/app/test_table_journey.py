@@ -12,6 +12,8 @@ import pytest
 from browser_helpers import PHONE, app_page, env_for, require_browser, settled
 from table_photos import table_photos
 
+from service.store import schema_history
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
 PLAYERS = ["Ann", "Ben", "Cara", "Dan"]
@@ -112,7 +114,7 @@ def test_a_four_player_table_with_two_flagged_cells(tmp_path):
     assert taps <= MAX_TAPS, taps
     assert waited <= MAX_WAIT_S, waited
     # what was saved is the true table, scored as the rulebook does
-    store = Store(env["REPTILE_TANK_DB_URL"])
+    store = Store(env["REPTILE_TANK_DB_URL"], history=schema_history())
     (game,) = store.list_games()
     saved = {p.name: p for p in store.get_game(game.id).players}
     rules = load_rules()

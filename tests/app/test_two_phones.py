@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from leaderboard.drafts import DraftStore
 from leaderboard.store import Store
+from service.store import schema_history
 
 
 def second_phone(at: AppTest) -> AppTest:
@@ -40,7 +41,7 @@ def test_a_stale_save_saves_nothing_shows_the_fix_and_the_next_save_is_of_it(app
     pick(b, "Ben", 0, 0, "rock")  # B fixes Ben's first cell while A sits on Confirm
     a.button(key="confirm_save").click().run()
     no_errors(a)
-    store = Store(app_env)
+    store = Store(app_env, history=schema_history())
     assert store.list_games() == []  # nothing saved from the stale page
     said = flashes(a)
     assert "Not saved" in said and "Ben's board, row 1 column 1" in said, said
@@ -62,7 +63,11 @@ def test_fixes_of_different_cells_on_two_phones_are_both_kept(app, app_env):
     pick(b, "Ben", 0, 0, "rock")
     a.selectbox(key="check_grid_3_4").select("rock").run()  # A had not seen B's fix: merged
     no_errors(a)
-    stored = DraftStore(Store(app_env)).current(a.session_state["rt_session_id"]).document
+    stored = (
+        DraftStore(Store(app_env, history=schema_history()))
+        .current(a.session_state["rt_session_id"])
+        .document
+    )
     assert stored["entries"]["Ben"]["rows"][0][0] == "rock"
     assert stored["entries"]["Ann"]["rows"][3][4] == "rock"
     assert a.session_state["rt_entries"]["Ben"].rows[0][0] == "rock"
@@ -76,7 +81,7 @@ def test_the_same_cell_fixed_on_two_phones_is_offered_again_and_put_back(app, ap
     pick(b, "Ann", 0, 0, "rock")
     a.selectbox(key="check_grid_0_0").select("water").run()  # A had not seen B's fix
     night = a.session_state["rt_session_id"]
-    drafts = DraftStore(Store(app_env))
+    drafts = DraftStore(Store(app_env, history=schema_history()))
     assert drafts.current(night).document["entries"]["Ann"]["rows"][0][0] == "rock"
     assert a.button(key="offer_put_back").label == "Put mine back"
     a.button(key="offer_put_back").click().run()
@@ -96,7 +101,7 @@ def test_two_phones_starting_a_game_at_once_end_up_on_one_game(app, app_env):
     b.button(key="setup_start").click().run()
     no_errors(b)
     night = a.session_state["rt_session_id"]
-    store = Store(app_env)
+    store = Store(app_env, history=schema_history())
     opened = store._transaction(
         lambda c, _a: c.exec_driver_sql(
             f"SELECT COUNT(*) FROM drafts WHERE session_id = {night} AND status = 'open'"
@@ -132,7 +137,7 @@ def test_an_edit_of_a_game_another_phone_deleted_is_not_saved_until_asked(app, a
     a.switch_page("ui/reptile_tank/pages/confirm.py").run()
     a.button(key="confirm_save").click().run()
     no_errors(a)
-    store = Store(app_env)
+    store = Store(app_env, history=schema_history())
     (saved,) = store.list_games()
     pick(a, "Ben", 0, 0, "rock")  # an edit of the saved game
     store.delete_game(saved.id)  # meanwhile, on another phone's leaderboard

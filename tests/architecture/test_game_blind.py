@@ -23,11 +23,7 @@ LAYERS = ("common", "leaderboard", "reptile_tank", "scoring", "service", "ui", "
 TOP_FILES = ("app.py",)
 
 #: Shared modules that still name a game, and why (each one is work left of issue 30).
-KNOWN: dict[str, str] = {
-    "leaderboard/schema.py": "schema history (frozen): every row before version 5 is Reptile"
-    " Tank's (RECORD_GAME, the games.game default) and version 4 moves the tables an earlier"
-    " release created for Nimalia (LEGACY_GAME_TABLES)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _own_files() -> set[str]:

@@ -17,6 +17,7 @@ from leaderboard import Store
 from leaderboard.played import PlayedGames
 from reptile_tank.cli import main
 from service.played import save_game
+from service.store import schema_history
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
 from app_helpers import APP, create_night, no_errors  # noqa: E402
@@ -69,7 +70,7 @@ def test_cli_scores_a_toy_document(toy, tmp_path, capsys):
 
 
 def test_storage_and_standings_of_the_toy_game(toy, tmp_path):
-    with Store(f"sqlite:///{tmp_path / 'lb.sqlite3'}") as store:
+    with Store(f"sqlite:///{tmp_path / 'lb.sqlite3'}", history=schema_history()) as store:
         night = store.create_session("Friday").id
         weak = {"rows": [["star", ".", "."], [".", ".", "."], [".", ".", "."]]}
         document = {"uid": "t1", "players": [{"name": "Ann", **FULL_ROW}, {"name": "Ben", **weak}]}
@@ -102,7 +103,7 @@ def test_the_app_shows_the_toy_page_saves_a_game_and_ranks_it(toy, app_env):
     at.button(key="toy_save").click().run()
     no_errors(at)
     assert any("Saved as game" in s.value for s in at.success)
-    (saved,) = PlayedGames(Store(app_env), "toy_grid").list_games()
+    (saved,) = PlayedGames(Store(app_env, history=schema_history()), "toy_grid").list_games()
     assert [(p.name, p.total, p.rank) for p in saved.players] == [("Ann", 14, 1), ("Ben", 2, 2)]
     # the leaderboard offers the toy game's standings (the shared played-games view)
     at.switch_page("ui/pages/leaderboard.py").run()

@@ -4,8 +4,6 @@ test_files_whole.py and tests/app/test_night_settings_shared.py)."""
 
 from __future__ import annotations
 
-from service.reptile_tank.import_check import check_game
-
 import copy
 import json
 from pathlib import Path
@@ -17,6 +15,8 @@ from common.safe_io import SafeFileError, parse_json
 from leaderboard import Store
 from leaderboard.records import LeaderboardError
 from leaderboard.store import StorageError
+from service.reptile_tank.import_check import check_game
+from service.store import schema_history
 from tests.hostile.conftest import REPO, assert_clean_refusal, run_cli
 from tests.leaderboard.lb_helpers import fixed_game
 
@@ -71,7 +71,7 @@ def test_nimalia_read_of_a_200_by_249000_png_is_one_clear_error(tmp_path):
 
 
 def test_import_refuses_a_night_id_that_is_a_path(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    store = Store(f"sqlite:///{tmp_path / 'a.sqlite3'}", history=schema_history())
     night = store.create_session("Friday").id
     store.save_game(fixed_game(night, {"Ann": 3, "Ben": 4}))
     document = store.export_json()
@@ -79,15 +79,17 @@ def test_import_refuses_a_night_id_that_is_a_path(tmp_path):
         hostile = copy.deepcopy(document)
         hostile["sessions"][0]["uid"] = hostile["games"][0]["session_uid"] = bad
         with pytest.raises(LeaderboardError, match="is not a game night id"):
-            Store(f"sqlite:///{tmp_path / 'b.sqlite3'}").import_json(hostile, verify=check_game)
+            Store(f"sqlite:///{tmp_path / 'b.sqlite3'}", history=schema_history()).import_json(
+                hostile, verify=check_game
+            )
 
 
 def test_import_of_a_year_9999_timestamp_or_ids_over_2_63_is_a_clear_error(tmp_path):
-    store = Store(f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    store = Store(f"sqlite:///{tmp_path / 'a.sqlite3'}", history=schema_history())
     night = store.create_session("Friday").id
     store.save_game(fixed_game(night, {"Ann": 3, "Ben": 4}))
     document = store.export_json()
-    target = Store(f"sqlite:///{tmp_path / 'b.sqlite3'}")
+    target = Store(f"sqlite:///{tmp_path / 'b.sqlite3'}", history=schema_history())
     for place in ("played_at", "created_at"):
         hostile = copy.deepcopy(document)
         (hostile["games"][0] if place == "played_at" else hostile["sessions"][0])[place] = (
@@ -108,7 +110,7 @@ def test_import_of_a_year_9999_timestamp_or_ids_over_2_63_is_a_clear_error(tmp_p
 @pytest.mark.parametrize("url", ["mysql://u@h/db", "oracle://h/db", "nosuch://h/db", "::://x"])
 def test_an_unknown_database_url_scheme_is_a_clear_error(url):
     with pytest.raises(StorageError) as caught:
-        Store(url)
+        Store(url, history=schema_history())
     assert "\n" not in str(caught.value)
     assert "not supported" in str(caught.value) or "not a database URL" in str(caught.value)
 
@@ -129,7 +131,7 @@ def test_cli_refuses_a_document_with_a_key_twice(tmp_path):
 
 def test_a_damaged_sqlite_file_is_reported_at_open(tmp_path):
     path = tmp_path / "leaderboard.sqlite3"
-    store = Store(f"sqlite:///{path}")
+    store = Store(f"sqlite:///{path}", history=schema_history())
     night = store.create_session("Friday").id
     for i in range(60):
         store.save_game(fixed_game(night, {f"P{i}": i, "Ben": 4}, notes="x" * 800))
@@ -145,5 +147,5 @@ def test_a_damaged_sqlite_file_is_reported_at_open(tmp_path):
         data[offset] = 0xA5
     path.write_bytes(bytes(data))
     with pytest.raises(StorageError, match="damaged|malformed|not a database") as caught:
-        Store(f"sqlite:///{path}")
+        Store(f"sqlite:///{path}", history=schema_history())
     assert "\n" not in str(caught.value)

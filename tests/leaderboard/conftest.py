@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from leaderboard import Store
 from leaderboard.store import resolve_url
+from service.store import schema_history
 
 PG_ENV = "REPTILE_TANK_TEST_PG_URL"
 BACKENDS = ("sqlite", "postgresql")
@@ -53,7 +54,7 @@ def store_url(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
 @pytest.fixture
 def store(store_url: str) -> Iterator[Store]:
     """An opened, migrated, empty store on each backend."""
-    opened = Store(store_url)
+    opened = Store(store_url, history=schema_history())
     try:
         yield opened
     finally:

@@ -26,8 +26,9 @@ import sys
 import time
 from pathlib import Path
 
-import leaderboard.store as store_module
+import leaderboard.saved as store_module  # the drawer that writes player lines
 from leaderboard import GamePlayer, GameRecord, Store
+from service.store import schema_history
 
 SHARED_NAMES = ("Ann", "Bo", "Cy", "Dee", "🦎 Eve <b>")
 
@@ -50,7 +51,7 @@ def main(argv: list[str]) -> int:
             time.sleep(rng.uniform(0, float(slow_s)))
 
     store_module._insert_player_line = traced
-    store = Store(url)
+    store = Store(url, history=schema_history())
     note("ready")
     while go_file is not None and not go_file.exists():
         time.sleep(0.002)

@@ -16,6 +16,7 @@ import pytest
 import sqlalchemy as sa
 
 from leaderboard import Store
+from service.store import schema_history
 
 WRITER = Path(__file__).with_name("lb_writer.py")
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,7 +99,7 @@ def _check_every_game_whole(store: Store) -> dict[str, int]:
 def _kill_writers(store_url: str, tmp_path: Path, kills: int, seed: int) -> dict[str, int]:
     """Start a slow writer ``kills`` times and SIGKILL it at a random moment; check after each."""
     rng = random.Random(seed)
-    with Store(store_url) as store:
+    with Store(store_url, history=schema_history()) as store:
         session_id = store.create_session("crash night").id
     begun: set[str] = set()
     done: set[str] = set()
@@ -117,7 +118,7 @@ def _kill_writers(store_url: str, tmp_path: Path, kills: int, seed: int) -> dict
         done |= {line[1] for line in lines if line[0] == "done"}
         last = lines[-1][0]
         mid_transaction += last in ("begin", "line")
-        with Store(store_url) as store:
+        with Store(store_url, history=schema_history()) as store:
             stored = _check_every_game_whole(store)
         assert done <= set(stored), "a committed game was lost"
         assert set(stored) <= begun, "a game appeared from nowhere"
@@ -135,7 +136,7 @@ def _kill_writers(store_url: str, tmp_path: Path, kills: int, seed: int) -> dict
 
 
 def _concurrent_writers(store_url: str, tmp_path: Path, writers: int, games: int) -> int:
-    with Store(store_url) as store:
+    with Store(store_url, history=schema_history()) as store:
         session_id = store.create_session("busy night").id
     go = tmp_path / "go"
     procs = []
@@ -150,7 +151,7 @@ def _concurrent_writers(store_url: str, tmp_path: Path, writers: int, games: int
         assert proc.wait(timeout=300) == 0, proc.stderr.read().decode()[-2000:]
         proc.stderr.close()
         retries += sum(int(line[1]) for line in _log_lines(log) if line[0] == "retries")
-    with Store(store_url) as store:
+    with Store(store_url, history=schema_history()) as store:
         stored = _check_every_game_whole(store)
         expected = {f"w{i}-{k}" for i in range(writers) for k in range(games)}
         assert set(stored) == expected

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from service.reptile_tank.import_check import check_game
-
 import csv
 import io
 import json
@@ -21,6 +19,8 @@ from leaderboard import (
     Store,
 )
 from leaderboard.store import csv_text
+from service.reptile_tank.import_check import check_game
+from service.store import schema_history
 
 HOSTILE = [
     "<script>alert('x')</script>",
@@ -124,7 +124,7 @@ def test_export_import_round_trips_exactly(store: Store, tmp_path) -> None:
     assert exported["format"] == EXPORT_FORMAT
     assert len(exported["sessions"]) == 2 and len(exported["games"]) == 6
     text = json.dumps(exported, ensure_ascii=False)
-    with Store(tmp_path / "fresh.sqlite3") as fresh:
+    with Store(tmp_path / "fresh.sqlite3", history=schema_history()) as fresh:
         summary = fresh.import_json(json.loads(text), verify=check_game)
         assert (summary.sessions_added, summary.games_added, summary.games_skipped) == (2, 6, 0)
         assert fresh.export_json() == exported
@@ -136,7 +136,7 @@ def test_export_import_round_trips_exactly(store: Store, tmp_path) -> None:
 
 
 def test_import_into_the_backend_under_test(store: Store, tmp_path) -> None:
-    with Store(tmp_path / "source.sqlite3") as source:
+    with Store(tmp_path / "source.sqlite3", history=schema_history()) as source:
         _populate(source)
         exported = source.export_json()
     store.import_json(exported, verify=check_game)
@@ -151,7 +151,7 @@ def test_import_is_all_or_nothing(store: Store) -> None:
     night = store.create_session("n")
     store.save_game(fixed_game(night.id, {"Ann": 3, "Bo": 2}))
     exported = store.export_json()
-    with Store("sqlite://") as other:
+    with Store("sqlite://", history=schema_history()) as other:
         broken = json.loads(json.dumps(exported))
         broken["games"].append(dict(broken["games"][0], uid="second"))
         broken["games"][1]["players"] = [dict(broken["games"][1]["players"][0], rank=7)]
@@ -174,12 +174,12 @@ def test_import_is_all_or_nothing(store: Store) -> None:
     ],
 )
 def test_malformed_imports_name_the_place(mutate, message) -> None:
-    with Store("sqlite://") as source:
+    with Store("sqlite://", history=schema_history()) as source:
         night = source.create_session("n")
         source.save_game(fixed_game(night.id, {"Ann": 3, "Bo": 2}))
         exported = source.export_json()
     mutate(exported)
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         with pytest.raises(LeaderboardError, match=message):
             target.import_json(exported, verify=check_game)
         assert target.list_games() == []

@@ -3,8 +3,6 @@ pages that cost O(page), imports in bounded batches that do not block saves."""
 
 from __future__ import annotations
 
-from service.reptile_tank.import_check import check_game
-
 import csv
 import dataclasses
 import hashlib
@@ -28,6 +26,8 @@ from leaderboard import (
 )
 from leaderboard import store as store_module
 from leaderboard.records import MAX_VP
+from service.reptile_tank.import_check import check_game
+from service.store import schema_history
 
 BOARD = {"rows": [["rock"] * 5 for _ in range(4)]}
 
@@ -107,7 +107,7 @@ def test_long_names_are_refused_everywhere(store: Store) -> None:
 
 def test_max_int_totals_already_stored_do_not_break_the_leaderboard(tmp_path) -> None:
     """Two saved totals of 2**63-1 made SUM() raise 'integer overflow' for every viewer."""
-    with Store(tmp_path / "lb.sqlite3") as store:
+    with Store(tmp_path / "lb.sqlite3", history=schema_history()) as store:
         night = store.create_session("n")
         store.save_game(fixed_game(night.id, {"Ann": 30, "Bo": 20}))
         bad_1 = _raw_game(store, night.id, {"Ann": 2**63 - 1, "Bo": 1})
@@ -163,7 +163,7 @@ def _assert_storage_error(error: BaseException, *fragments: str) -> None:
 
 
 def _open_and_use(target) -> None:
-    with Store(target, retry_s=0.5) as store:
+    with Store(target, retry_s=0.5, history=schema_history()) as store:
         night = store.create_session("n")
         store.save_game(fixed_game(night.id, {"Ann": 1, "Bo": 2}))
         store.leaderboard()
@@ -186,7 +186,7 @@ def test_random_bytes_as_database(tmp_path) -> None:
 
 
 def _filled(path) -> None:
-    with Store(path) as store:
+    with Store(path, history=schema_history()) as store:
         night = store.create_session("n")
         rng = random.Random(1)
         for _ in range(60):
@@ -202,7 +202,7 @@ def test_truncated_database(tmp_path) -> None:
     with open(path, "r+b") as handle:
         handle.truncate(size // 2)
     with pytest.raises(LeaderboardError) as caught:
-        with Store(path, retry_s=0.5) as store:
+        with Store(path, retry_s=0.5, history=schema_history()) as store:
             store.list_games()
             store.export_json()
     _assert_storage_error(caught.value)
@@ -217,7 +217,7 @@ def test_malformed_database(tmp_path) -> None:
         data[start : start + 16] = b"\xa5" * 16
     path.write_bytes(bytes(data))
     with pytest.raises(LeaderboardError) as caught:
-        with Store(path, retry_s=0.5) as store:
+        with Store(path, retry_s=0.5, history=schema_history()) as store:
             store.list_games()
     _assert_storage_error(caught.value, "damaged")
 
@@ -225,7 +225,9 @@ def test_malformed_database(tmp_path) -> None:
 def test_read_only_database_file(tmp_path) -> None:
     path = tmp_path / "lb.sqlite3"
     _filled(path)
-    with Store(f"sqlite:///file:{path}?mode=ro&uri=true", migrate=False) as store:
+    with Store(
+        f"sqlite:///file:{path}?mode=ro&uri=true", migrate=False, history=schema_history()
+    ) as store:
         assert len(store.list_games()) == 60  # reading still works
         with pytest.raises(LeaderboardError) as caught:
             store.create_session("x")
@@ -249,13 +251,13 @@ def test_folder_that_cannot_be_created(tmp_path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(LeaderboardError) as caught:
-        Store(blocker / "sub" / "lb.sqlite3")
+        Store(blocker / "sub" / "lb.sqlite3", history=schema_history())
     _assert_storage_error(caught.value, "folder")
 
 
 def test_disk_full(tmp_path) -> None:
     path = tmp_path / "lb.sqlite3"
-    with Store(path) as store:
+    with Store(path, history=schema_history()) as store:
         night = store.create_session("n")
 
         @sa.event.listens_for(store._engine, "connect")
@@ -269,7 +271,9 @@ def test_disk_full(tmp_path) -> None:
                 store.save_game(make_game(night.id, ["Ann", "Bo"], rng, photos=True))
         _assert_storage_error(caught.value, "full")
         saved = len(store.list_games())
-    with Store(path) as again:  # every game saved before the disk filled is whole
+    with Store(
+        path, history=schema_history()
+    ) as again:  # every game saved before the disk filled is whole
         assert len(again.list_games()) == saved
         assert all(len(g.players) == 2 for g in again.list_games())
 
@@ -284,7 +288,7 @@ def test_disk_full_inside_a_savepoint_names_the_full_disk_and_space_returning_he
 
     path = tmp_path / "lb.sqlite3"
     full = {"on": False}
-    with Store(path) as store:
+    with Store(path, history=schema_history()) as store:
         night = store.create_session("n")
         drafts = DraftStore(store)
 
@@ -373,13 +377,16 @@ def test_page_sizes_are_bounded(store: Store, limit: int) -> None:
 
 def test_import_runs_in_batches_and_saves_get_through(tmp_path) -> None:
     path = tmp_path / "lb.sqlite3"
-    with Store("sqlite://") as source:
+    with Store("sqlite://", history=schema_history()) as source:
         night = source.create_session("n")
         rng = random.Random(6)
         for _ in range(25):
             source.save_game(make_game(night.id, ["Ann", "Bo"], rng))
         exported = source.export_json()
-    with Store(path) as target, Store(path, busy_timeout_s=0.05, retry_s=0.1) as other:
+    with (
+        Store(path, history=schema_history()) as target,
+        Store(path, busy_timeout_s=0.05, retry_s=0.1, history=schema_history()) as other,
+    ):
         other_night = other.create_session("other")
         seen = []
 
@@ -404,13 +411,13 @@ def test_import_batch_size_is_bounded(store: Store) -> None:
 @pytest.mark.parametrize("total", [2**63, 2**64, -(2**63) - 1])
 def test_import_of_overflowing_totals_is_refused_cleanly(total: int) -> None:
     """A total of 2**63 or a pad total of 2**64 raised OverflowError on import."""
-    with Store("sqlite://") as source:
+    with Store("sqlite://", history=schema_history()) as source:
         night = source.create_session("n")
         source.save_game(fixed_game(night.id, {"Ann": 3, "Bo": 2}))
         exported = source.export_json()
     exported["games"][0]["players"][0]["pad"]["total"] = total
     exported["games"][0]["players"][0]["total"] = total
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         with pytest.raises(LeaderboardError, match=r"games\[0\]: game.players\[0\].pad.total"):
             target.import_json(exported, verify=check_game)
         assert target.list_games() == [] and target.list_sessions() == []
@@ -419,14 +426,16 @@ def test_import_of_overflowing_totals_is_refused_cleanly(total: int) -> None:
 def test_unreachable_server_is_a_storage_error() -> None:
     pytest.importorskip("psycopg")
     with pytest.raises(StorageError, match="cannot reach the database server"):
-        Store("postgresql+psycopg://postgres@127.0.0.1:1/none", retry_s=0.5)
+        Store(
+            "postgresql+psycopg://postgres@127.0.0.1:1/none", retry_s=0.5, history=schema_history()
+        )
 
 
 def test_standings_read_a_covering_index_not_the_wide_rows(tmp_path) -> None:
     """Player lines carry boards, pads and a thumbnail (~7 KB): scanning them for the standings
     cost 0.45 s at 10 000 games. The standings read ``ix_game_players_game_standings`` only
     (schema version 5's, led by the game)."""
-    with Store(tmp_path / "lb.sqlite3") as store:
+    with Store(tmp_path / "lb.sqlite3", history=schema_history()) as store:
         night = store.create_session("n")
         store.save_game(fixed_game(night.id, {"Ann": 3, "Bo": 1}))
         seen: list[tuple[str, object]] = []

@@ -3,13 +3,13 @@ an empty board, and every player ranked 1, were imported as they were)."""
 
 from __future__ import annotations
 
-
 import copy
 
 import pytest
 
 from leaderboard import GamePlayer, GameRecord, LeaderboardError, Store
 from service.reptile_tank.import_check import check_game, default_rules
+from service.store import schema_history
 
 EMPTY = {"rows": [["empty"] * 5 for _ in range(4)]}
 MIXED = {
@@ -50,7 +50,7 @@ def scored_game(session_id: int, boards: dict[str, dict], *, rules_hash: str | N
 
 @pytest.fixture
 def exported() -> dict:
-    with Store("sqlite://") as source:
+    with Store("sqlite://", history=schema_history()) as source:
         night = source.create_session("n")
         source.save_game(scored_game(night.id, {"Ann": MIXED, "Bo": EMPTY}))
         source.save_game(scored_game(night.id, {"Cy": EMPTY, "Di": MIXED}, rules_hash="house-1"))
@@ -58,7 +58,7 @@ def exported() -> dict:
 
 
 def test_genuine_games_import_verified(exported) -> None:
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         summary = target.import_json(exported, verify=check_game)
     assert summary.games_added == 2
     assert summary.flagged == ()  # house-rule game: its pads equal the default rules' anyway
@@ -71,7 +71,7 @@ def test_forged_pad_on_an_empty_board_is_refused(exported) -> None:
     line["pad"]["total"] = line["total"] = 999_999
     line["rank"] = 1
     forged["games"][0]["players"][0]["rank"] = 2
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         with pytest.raises(LeaderboardError, match=r"games\[0\]: .*total 999999 \(the board"):
             target.import_json(forged, verify=check_game)
         assert target.list_games() == [] and target.list_sessions() == []
@@ -81,7 +81,7 @@ def test_every_player_ranked_first_is_refused(exported) -> None:
     forged = copy.deepcopy(exported)
     for line in forged["games"][0]["players"]:
         line["rank"] = 1
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         with pytest.raises(LeaderboardError, match=r"games\[0\]: game.players\[1\].rank: 1"):
             target.import_json(forged, verify=check_game)
         assert target.list_games() == []
@@ -93,7 +93,7 @@ def test_forged_pad_under_house_rules_is_flagged(exported) -> None:
     line["pad"]["total"] = line["total"] = 500
     forged["games"][1]["players"][0]["rank"] = 1
     forged["games"][1]["players"][1]["rank"] = 2
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         summary = target.import_json(forged, verify=check_game)
     assert summary.games_added == 2
     [(uid, reason)] = summary.flagged
@@ -104,7 +104,7 @@ def test_forged_pad_under_house_rules_is_flagged(exported) -> None:
 def test_forged_column_is_refused(exported) -> None:
     forged = copy.deepcopy(exported)
     forged["games"][0]["players"][0]["pad"]["lizards"] += 5
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         with pytest.raises(LeaderboardError, match="lizards"):
             target.import_json(forged, verify=check_game)
 
@@ -112,7 +112,7 @@ def test_forged_column_is_refused(exported) -> None:
 def test_unscorable_board_under_default_rules_is_refused(exported) -> None:
     forged = copy.deepcopy(exported)
     forged["games"][0]["players"][0]["board"] = {"rows": [["gecko"] * 5] * 4}
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         with pytest.raises(LeaderboardError, match="board"):
             target.import_json(forged, verify=check_game)
 
@@ -120,10 +120,10 @@ def test_unscorable_board_under_default_rules_is_refused(exported) -> None:
 def test_verification_can_be_replaced_or_skipped(exported) -> None:
     forged = copy.deepcopy(exported)
     forged["games"][0]["players"][1]["pad"]["total"] = 999_999
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         summary = target.import_json(forged, verify=lambda record: "custom")
         assert len(summary.flagged) == 2
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         assert target.import_json(forged, verify=False).games_added == 2
 
 
@@ -136,14 +136,14 @@ def test_the_service_import_takes_the_check_from_the_game_list(exported) -> None
     imported, a forged pad is refused as by an explicit ``verify=check_game``."""
     from service.played import import_games
 
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         assert import_games(target, exported).games_added == 2
     forged = copy.deepcopy(exported)
     line = forged["games"][0]["players"][1]
     line["pad"]["total"] = line["total"] = 999_999
     line["rank"] = 1
     forged["games"][0]["players"][0]["rank"] = 2
-    with Store("sqlite://") as target:
+    with Store("sqlite://", history=schema_history()) as target:
         with pytest.raises(LeaderboardError, match=r"total 999999"):
             import_games(target, forged)
         assert target.list_games() == []

@@ -15,6 +15,7 @@ from leaderboard import Store
 from leaderboard.drafts import DraftStore
 from leaderboard.played import PlayedGames
 from leaderboard.records import NotFoundError
+from service.store import schema_history
 
 WRITERS = 6
 WRITES_EACH = 8
@@ -50,7 +51,7 @@ def _write_all(put, night: int) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.parametrize("document", ["nimalia_draft", "settings"])
 def test_concurrent_writers_get_distinct_revisions(store_url: str, document: str) -> None:
-    store = Store(store_url)
+    store = Store(store_url, history=schema_history())
     try:
         night = store.create_session("Friday").id
         if document == "nimalia_draft":
@@ -71,7 +72,7 @@ def test_concurrent_writers_get_distinct_revisions(store_url: str, document: str
 
 
 def test_writing_to_a_missing_night_is_refused(store_url: str) -> None:
-    store = Store(store_url)
+    store = Store(store_url, history=schema_history())
     try:
         with pytest.raises(NotFoundError):
             PlayedGames(store, "nimalia").put_draft(404, {"players": []})

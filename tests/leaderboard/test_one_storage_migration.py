@@ -18,6 +18,7 @@ from leaderboard import SCHEMA_VERSION, LeaderboardError, NotFoundError, Store
 from leaderboard.drafts import DraftStore
 from leaderboard.played import PlayedGames
 from service.settings import NightSettings
+from service.store import schema_history
 
 FIXTURE = Path(__file__).parent / "data" / "v3_both_games.sqlite3"
 
@@ -80,7 +81,7 @@ def test_the_fixture_is_a_version_3_database_with_both_games(store_url, tmp_path
 
 def test_a_version_3_database_opens_with_every_game_and_draft_of_both_games(store_url, tmp_path):
     _copy_fixture(store_url, tmp_path)
-    with Store(store_url) as store:
+    with Store(store_url, history=schema_history()) as store:
         assert store.schema_version() == SCHEMA_VERSION == 5
         nights = {s.name: s.id for s in store.list_sessions()}
         assert set(nights) == {"Friday", "Saturday"}
@@ -123,7 +124,7 @@ def test_a_version_3_database_opens_with_every_game_and_draft_of_both_games(stor
         assert nimalia.put_draft(nights["Friday"], document, expected_revision=3) == 4
     # the legacy per-game tables are gone (their rows moved), and a second open changes nothing
     assert not {"nimalia_games", "nimalia_game_players", "nimalia_drafts"} & _tables(store_url)
-    with Store(store_url) as again:
+    with Store(store_url, history=schema_history()) as again:
         assert len(PlayedGames(again, "nimalia").list_games()) == 3
         before = again.list_games()
         copy = dataclasses.replace(before[0], uid=None)
@@ -173,7 +174,7 @@ def test_a_version_4_database_of_main_folds_its_played_games_into_the_one_table(
     _copy_fixture(url, tmp_path, V4_FIXTURE)
     assert _raw(url, "SELECT MAX(version) FROM schema_version") == [(4,)]
     before = _raw(url, "SELECT game, uid, document, result FROM played_games ORDER BY id")
-    with Store(url) as store:
+    with Store(url, history=schema_history()) as store:
         assert store.schema_version() == 5
         for game, uid, document, result in before:
             played = PlayedGames(store, game)

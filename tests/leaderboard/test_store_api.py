@@ -18,6 +18,7 @@ from leaderboard import (
     SessionInfo,
     Store,
 )
+from service.store import schema_history
 
 
 def test_create_and_list_sessions(store: Store) -> None:
@@ -236,7 +237,7 @@ def test_unknown_session_and_duplicate_uid_are_refused(store: Store) -> None:
 
 def test_failed_save_leaves_nothing_behind(store: Store, monkeypatch) -> None:
     """A failure after the game row and some player lines were written rolls all of it back."""
-    import leaderboard.store as module
+    import leaderboard.saved as module  # the saved games drawer writes the lines
 
     night = store.create_session("n")
     original = module._insert_player_line
@@ -291,18 +292,18 @@ def test_default_location_env_var_and_path(tmp_path, monkeypatch) -> None:
     default = resolve_url()
     assert default.drivername == "sqlite"
     assert default.database == str(tmp_path / ".local/share/reptile-tank/leaderboard.sqlite3")
-    with Store() as store:
+    with Store(history=schema_history()) as store:
         store.create_session("x")
     assert (tmp_path / ".local/share/reptile-tank/leaderboard.sqlite3").is_file()
     monkeypatch.setenv(ENV_DB_URL, str(tmp_path / "club" / "board.db"))
-    with Store() as store:
+    with Store(history=schema_history()) as store:
         assert store.list_sessions() == []
     assert (tmp_path / "club" / "board.db").is_file()
     assert resolve_url("postgresql://u@h/db").drivername.startswith("postgresql+")
 
 
 def test_sqlite_settings(tmp_path) -> None:
-    with Store(tmp_path / "s.db") as store:
+    with Store(tmp_path / "s.db", history=schema_history()) as store:
         with store._engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
             assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
@@ -315,7 +316,7 @@ def test_busy_database_is_retried_then_succeeds(tmp_path) -> None:
     import sqlite3
 
     path = tmp_path / "busy.sqlite3"
-    with Store(path, busy_timeout_s=0.02) as store:
+    with Store(path, busy_timeout_s=0.02, history=schema_history()) as store:
         night = store.create_session("n")
         blocker = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         blocker.execute("BEGIN IMMEDIATE")
@@ -336,7 +337,7 @@ def test_database_busy_past_the_deadline_is_a_clear_error(tmp_path) -> None:
     from leaderboard import StoreBusyError
 
     path = tmp_path / "busy.sqlite3"
-    with Store(path, busy_timeout_s=0.01, retry_s=0.2) as store:
+    with Store(path, busy_timeout_s=0.01, retry_s=0.2, history=schema_history()) as store:
         night = store.create_session("n")
         blocker = sqlite3.connect(path, isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")
