@@ -49,6 +49,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scoring.reptile_tank.cards import FACE_LABELS  # noqa: E402
 
 
+#: Whether boards are read with each card cut along its own outline (``--no-own-outlines``).
+OWN_OUTLINES = True
+
+
 def jpeg(image: np.ndarray) -> bytes:
     from vision.reptile_tank.synth.scene import encode_jpeg
 
@@ -109,6 +113,7 @@ def read_boards(
     if reader is None:
         reader = TerrariumReader(pack=None if pack is None else str(pack))
         reader.rerank = reader.rerank and shipped
+        reader.own_outlines = OWN_OUTLINES
     found = right_boards = cells = wrong = silent = flagged_wrong = right_flagged = 0
     right_cells = doubt_boards = 0
     ms, post_ms = [], []
@@ -278,9 +283,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--unflag", action="store_true", help="with --rerank: clear the flag of confirmed cells"
     )
+    parser.add_argument(
+        "--no-own-outlines",
+        action="store_true",
+        help="read boards with the lattice's cuts only (TerrariumReader.own_outlines off)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    global UNFLAG_CONFIRMED
+    global UNFLAG_CONFIRMED, OWN_OUTLINES
+    OWN_OUTLINES = not args.no_own_outlines
     UNFLAG_CONFIRMED = bool(args.unflag)
 
     from vision.reptile_tank.enrol import layout_cards, named_faces

@@ -8,7 +8,7 @@ thumb covers (truth ``covered_cells``, share >= 0.15) are counted apart: flagged
 or only by the read. CPU ms per photo (bytes -> board). Runs with whichever reader is first on
 ``sys.path``: put another checkout first on ``PYTHONPATH`` to measure it in the same run::
 
-    python scripts/bench_real_table.py --data DIR [--json OUT]
+    python scripts/bench_real_table.py --data DIR [--json OUT] [--no-own-outlines]
     PYTHONPATH=/path/to/main python scripts/bench_real_table.py --data DIR
 """
 
@@ -32,9 +32,10 @@ from vision.reptile_tank.reader import TerrariumReader  # noqa: E402
 COVERED = 0.15
 
 
-def run(data: Path) -> dict:
+def run(data: Path, own_outlines: bool = True) -> dict:
     cv2.setNumThreads(1)
     reader = TerrariumReader()
+    reader.own_outlines = own_outlines
     truths = sorted(data.glob("scene_*.json"))
     stats = dict.fromkeys(
         ["photos", "found", "fully_right", "cells", "wrong", "wrong_cell_flagged",
@@ -94,6 +95,7 @@ def run(data: Path) -> dict:
     summary = {
         "reader": str(Path(vision.__file__).resolve().parents[1]),
         "data": str(data),
+        "own_outlines": own_outlines,
         **stats,
         "found_rate": stats["found"] / max(stats["photos"], 1),
         "fully_right_rate": stats["fully_right"] / max(stats["photos"], 1),
@@ -112,8 +114,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", required=True, type=Path)
     parser.add_argument("--json", type=Path, default=None, help="write the summary here")
+    parser.add_argument(
+        "--no-own-outlines",
+        action="store_true",
+        help="read with the lattice's cuts only (TerrariumReader.own_outlines off), to compare",
+    )
     args = parser.parse_args()
-    summary = run(args.data)
+    summary = run(args.data, own_outlines=not args.no_own_outlines)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps({k: v for k, v in summary.items() if k != "per_photo"}, indent=1))

@@ -101,6 +101,57 @@ _LOOSE_MAX_OPPOSITE = 1.15
 _LOOSE_MAX_COS = 0.15
 #: Cards of one photo are the same size: within this factor of the typical card's area.
 _LOOSE_AREA_RANGE = (0.6, 1.6)
+#: Cards of one layout lie together: two cards whose outlines come within this many card
+#: heights of each other, or within :data:`LOOSE_GROUP_SPREAD` times the layout's typical gap
+#: (the median gap from a card to its nearest card: a layout spread wide links wide), belong
+#: to the same group; only the group nearest the photo's centre is the layout (a neighbour's
+#: terrarium lies 70 mm or more away, most of a card's height).
+LOOSE_GROUP_GAP = 0.5
+LOOSE_GROUP_SPREAD = 2.5
+
+
+def _gap(a: np.ndarray, b: np.ndarray) -> float:
+    """The distance between two convex quads (0 when they overlap)."""
+    best = math.inf
+    for one, other in ((a, b), (b, a)):
+        contour = other.astype(np.float32).reshape(-1, 1, 2)
+        for x, y in one:
+            d = cv2.pointPolygonTest(contour, (float(x), float(y)), True)
+            if d >= 0:
+                return 0.0
+            best = min(best, -d)
+    return float(best)
+
+
+def layout_group(views: list[np.ndarray], centre: np.ndarray, height: float) -> list[int]:
+    """Indices of the cards of the layout among card outlines seen head-on (``views``): the
+    group of cards linked by small gaps (:data:`LOOSE_GROUP_GAP`, :data:`LOOSE_GROUP_SPREAD`;
+    ``height`` is a card's) whose cards lie nearest ``centre`` (the photo's centre in the same
+    frame); ties keep the larger group."""
+    n = len(views)
+    if n < 2:
+        return list(range(n))
+    gaps = np.full((n, n), np.inf)
+    for i in range(n):
+        for j in range(i + 1, n):
+            gaps[i, j] = gaps[j, i] = _gap(views[i], views[j])
+    link = max(LOOSE_GROUP_GAP * height, LOOSE_GROUP_SPREAD * float(np.median(gaps.min(axis=1))))
+    group = list(range(n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            if gaps[i, j] < link:
+                gi, gj = group[i], group[j]
+                group = [gi if g == gj else g for g in group]
+    members: dict[int, list[int]] = {}
+    for i, g in enumerate(group):
+        members.setdefault(g, []).append(i)
+    if len(members) == 1:
+        return list(range(n))
+
+    def distance(ids: list[int]) -> tuple[float, int]:
+        return (min(float(np.linalg.norm(views[i].mean(axis=0) - centre)) for i in ids), -len(ids))
+
+    return sorted(min(members.values(), key=distance))
 
 
 def _head_on_shape(quad: np.ndarray) -> tuple[float, float, float]:
@@ -168,8 +219,9 @@ def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
     table's plane is estimated from them (:func:`vision.reptile_tank.grid.rectified.quads_normal`)
     and each outline is looked at head-on: a card is a rectangle of the card's aspect with
     square corners, of the size most outlines share (a pair of touching cards, an art panel, a
-    floor plank are not). Nested
-    outlines keep the largest. Reading order is row by row from the player's far side, the
+    floor plank are not). Nested outlines keep the largest. Only the group of cards nearest the
+    photo's centre is kept (:func:`layout_group`: a neighbour's cards further off are not the
+    layout's). Reading order is row by row from the player's far side, the
     rows taken along the cards' own mean direction (a layout turned 25° still reads by rows).
 
     Parameters
@@ -233,6 +285,10 @@ def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
             kept.append((quad, view, area))
     if not kept:
         return []
+    height = math.sqrt(typical / CARD_ASPECT)
+    centre = apply_homography(to_view, np.array([[small.shape[1] / 2, small.shape[0] / 2]]))[0]
+    if np.all(np.isfinite(centre)):
+        kept = [kept[i] for i in layout_group([k[1] for k in kept], centre, height)]
     # reading order along the cards' own mean direction
     angles = []
     for _, view, _ in kept:
@@ -331,7 +387,7 @@ class LayoutCards:
         return {label: self.cards[k] for k, label in enumerate(FACE_LABELS)}
 
 
-def _outline_in_cell(cell: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray | None:
+def outline_in_cell(cell: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray | None:
     """The outline (corners in any order) of the card lying in a grid cell, turned to the cell's
     corner order; None when no outline is the cell's card (centre inside, a card's size)."""
     centre = cell.mean(axis=0)
@@ -402,7 +458,7 @@ def layout_cards(
         cells = [(r, c) for r in range(rows) for c in range(cols) if bool(fit.occupied[r, c])]
         found = LayoutCards([], [], "grid", cells=cells, grid_shape=(rows, cols), given_fit=given)
         for r, c in cells:
-            own = _outline_in_cell(fit.cell_quads[r, c], outlines)
+            own = outline_in_cell(fit.cell_quads[r, c], outlines)
             found.own_outline.append(own is not None)
             if own is None:
                 found.cards.append(np.ascontiguousarray(crops[r, c]))

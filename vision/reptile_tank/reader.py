@@ -43,6 +43,7 @@ from vision.reptile_tank.grid import (
     refine_fit,
 )
 from vision.reptile_tank.orientation import Orientation, turn_crops, turn_reads, vote_orientation
+from vision.reptile_tank.own_outline import recut_by_own_outline
 
 #: Cells are rectified at this multiple of the model's input size, then area-downsampled.
 RECTIFY_OVERSAMPLE = 2
@@ -268,6 +269,9 @@ class TerrariumReader:
         #: stand-in deck the embedder was trained on.
         self.rerank = self.pack is not None
         self._verifier = None
+        #: Cut every card lying off its cell again along its own outline, kept where recognition
+        #: prefers it (:mod:`vision.reptile_tank.own_outline`, issue 28 item 3).
+        self.own_outlines = True
 
     def face_colours(self) -> dict[str, FaceColours]:
         """The deck's faces (the pack's, or the stand-in deck drawn once, small) in the form
@@ -357,12 +361,8 @@ class TerrariumReader:
     def _read_loaded(self, rgb, scale, clock, corners, star_cards_removed) -> BoardRead:
         doubt, judged = "", []
 
-        def classify(fit: GridFit) -> tuple[np.ndarray, CellReads]:
-            start = clock.now()
-            crops = rectify_cells(rgb, fit, cell_size=self.cell_size)
-            rectified = clock.now()
-            clock.charge("rectify", start, rectified)
-            reads = classify_cells(
+        def name(crops: np.ndarray, fit: GridFit) -> CellReads:
+            return classify_cells(
                 crops,
                 self.embedder,
                 self.gallery,
@@ -370,6 +370,13 @@ class TerrariumReader:
                 star_cards_removed=star_cards_removed,
                 occupancy=fit.occupancy if self.use_occupancy else None,
             )
+
+        def classify(fit: GridFit) -> tuple[np.ndarray, CellReads]:
+            start = clock.now()
+            crops = rectify_cells(rgb, fit, cell_size=self.cell_size)
+            rectified = clock.now()
+            clock.charge("rectify", start, rectified)
+            reads = name(crops, fit)
             clock.charge("classify", rectified, clock.now())
             return crops, reads
 
@@ -387,6 +394,11 @@ class TerrariumReader:
             )
             crops, reads = classify(fit)
         clock.mark("grid")  # grid finding and judging; the final read's steps are charged apart
+        if self.own_outlines:
+            crops, reads, _recut = recut_by_own_outline(
+                rgb, fit.cell_quads, crops, reads, lambda trial: name(trial, fit)
+            )
+            clock.mark("outlines")
         orientation = vote_orientation(reads)
         if orientation.rotation == 180:
             reads = turn_reads(reads)

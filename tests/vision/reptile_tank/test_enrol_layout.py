@@ -65,3 +65,20 @@ def test_names_are_one_per_card_and_say_what_is_wrong():
         named_faces(photos, ["rock", "dragon", "-", "-", "-"])
     with pytest.raises(ValueError, match="not the documented layout"):
         named_faces(photos)  # loose cards need names
+
+
+def test_a_neighbours_cards_further_off_are_not_the_layouts():
+    # eight cards of the layout in two touching rows in the middle, three of a neighbour's
+    # terrarium a card's height off to the right
+    layout = [(250 + 170 * k, 330 + 240 * r) for r in range(2) for k in range(4)]
+    neighbour = [(1190, 330), (1190, 570), (1360, 450)]
+    labels = ["rock", "water", "corn_snake", "hollow_log", "rosy_boa", "dubia_roach",
+              "brown_anole", "golden_pothos", "rock", "water", "corn_snake"]  # fmt: skip
+    photo = table_with_cards(labels, layout + neighbour, [0] * 11, size=(1500, 900))
+    quads = find_loose_cards(photo)
+    assert len(quads) == 8
+    assert np.allclose([q.mean(axis=0) for q in quads], layout, atol=8)
+    # the same neighbour alone in the photo's middle is a layout of its own
+    alone = table_with_cards(labels[8:], [(c[0] - 500, c[1]) for c in neighbour], [0] * 3,
+                             size=(1500, 900))  # fmt: skip
+    assert len(find_loose_cards(alone)) == 3
