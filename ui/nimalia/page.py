@@ -20,6 +20,7 @@ from games import nimalia as NIMALIA
 from leaderboard.drafts import ConflictError
 from service.errors import STORAGE_ERRORS, storage_message
 from service.nimalia import game as N
+from service.nimalia import reading
 from service.photos import PHOTO_TYPES
 from service.shared import Written, describe, reapply, write_merged
 from ui import state as S
@@ -518,15 +519,6 @@ def place_ui(game: dict, player: str) -> None:
     st.caption("Dotted: where a card's top-left square may go.")
 
 
-def reader():
-    """``vision.nimalia.reader.read_reserve`` when the photo reader can be imported."""
-    try:
-        from vision.nimalia.reader import read_reserve
-    except Exception:  # noqa: BLE001 - no reader (missing model or OpenCV): no photo mode
-        return None
-    return read_reserve
-
-
 #: Session keys: the photo being read (decoded) and whether its card corners are asked for.
 KEY_CARD_PHOTO = "nim_card_photo"
 KEY_TAP_CARD = "nim_tap_card"
@@ -541,16 +533,16 @@ CARD_PROMPT = (
 )
 
 
-def _decode(data: bytes):
-    """The photo as the reader takes it (``(H, W, 3)`` RGB, EXIF orientation applied), or None.
+def _decode(data: bytes, digest: str):
+    """The photo as the reader takes it (:func:`service.nimalia.reading.load_reserve_photo`:
+    full size, EXIF orientation applied, decoded once), or None when it is not a picture.
 
     The same photos as Reptile Tank's (JPEG, PNG, WebP, HEIC/HEIF, AVIF, TIFF, up to 64 MB),
     through the same loader; one over its pixel cap is reduced first."""
-    from service.photos import fit_pixel_cap
-    from vision.loading import load_image
+    from service.nimalia.reading import load_reserve_photo
 
     try:
-        return load_image(fit_pixel_cap(data)[0], max_side=None).rgb
+        return load_reserve_photo(data, sha256=digest)
     except Exception:  # noqa: BLE001 - a file that is not a picture
         return None
 
@@ -607,11 +599,11 @@ def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str
     where = f"{player}/{game['round']}"
     kept = st.session_state.get(KEY_CARD_PHOTO)
     if not kept or kept[0] != digest:  # decoded once per photo, not on every tap
-        image = _decode(data)
-        if image is None:
+        photo = _decode(data, digest)
+        if photo is None:
             st.error("This file is not a photo the app can open.")
             return
-        kept = (digest, N.card_photo(image, digest))
+        kept = (digest, N.card_photo(photo.image.rgb, digest))
         st.session_state[KEY_CARD_PHOTO] = kept
     photo = kept[1]
     corners = corners_ui(
@@ -624,10 +616,13 @@ def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str
     )
     if corners is None:
         return
-    image = _decode(data)
+    photo = _decode(data, digest)
+    if photo is None:
+        st.error("This file is not a photo the app can open.")
+        return
     read = _read_or_explain(
         "Reading the reserve around that card…",
-        lambda: N.read_from_card(image, corners, nimalia_pack()),
+        lambda: N.read_from_card(photo.image.rgb, corners, nimalia_pack()),
     )
     if read is None:
         return
@@ -705,8 +700,7 @@ def photo_ui(game: dict, player: str) -> None:
     """Upload (or take) a photo of the reserve from your seat; flagged squares are outlined.
     When the reserve is not found, or its squares are in the wrong place, the player taps the
     corners of one card and the reserve is read around it."""
-    read_reserve = reader()
-    if read_reserve is None:
+    if not reading.reader_available():
         st.info("The photo reader is not available on this server: tap the squares instead.")
         return
     nimalia_deck_ui()
@@ -758,14 +752,12 @@ def photo_ui(game: dict, player: str) -> None:
         )
         card_corners_ui(game, player, seat, data, digest)
         return
-    import numpy as np
-
-    image = _decode(data)
-    if image is None:
+    photo = _decode(data, digest)
+    if photo is None:
         st.error("This file is not a photo the app can open.")
         return
     read = _read_or_explain(
-        "Reading the reserve…", lambda: read_reserve(np.asarray(image), nimalia_pack())
+        "Reading the reserve…", lambda: reading.read_reserve_photo(photo, nimalia_pack())[0]
     )
     if read is None:
         return
