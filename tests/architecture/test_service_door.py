@@ -20,7 +20,8 @@ APP_FOLDERS = ("ui/", "reptile_tank/")
 KNOWN: dict[str, str] = {
     "reptile_tank/commands/bench.py": "a measurement tool: it builds its reader "
     "(service.reptile_tank.reading.make_reader) and scores (service.reptile_tank.scoring) "
-    "through service, then measures the vision pipeline itself against synthetic ground truth "
+    "through service and reads each photo with that reader (the step it times), then "
+    "measures the vision pipeline itself against synthetic ground truth "
     "(corner errors, visible lattice), with classical baselines (largest-contour grid, colour "
     "histograms on augmented crops) and a reference reader with another embedder: none of it "
     "is a job the app or the CLI does for a player",
