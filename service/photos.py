@@ -92,6 +92,15 @@ def read_photo_file(
     return load_photo(data, max_side=max_side, name=os.fspath(path), min_short_side=min_short_side)
 
 
+def clockwise_corners(points: Any) -> list[tuple[float, float]]:
+    """Four corners tapped on a photo, in clockwise order on screen (image ``y`` runs
+    downwards) from the top-left one, the one with the smallest ``x + y``: the order the
+    readers take (:func:`vision.geometry.order_quad_clockwise`)."""
+    from vision.geometry import order_quad_clockwise
+
+    return [(float(x), float(y)) for x, y in order_quad_clockwise(points)]
+
+
 #: Long side of the photo thumbnail stored with a game (JPEG, pixels).
 THUMBNAIL_SIDE = 320
 #: Long side of the photo shown on the check page (JPEG, pixels); a phone screen needs no more.

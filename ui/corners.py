@@ -24,7 +24,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from vision.geometry import order_quad_clockwise
+from service.photos import clockwise_corners
 
 #: Names of the corners, clockwise from the top-left (the order given to the reader).
 CORNER_NAMES = ("top-left", "top-right", "bottom-right", "bottom-left")
@@ -98,7 +98,7 @@ def order_corners(points: Sequence[Sequence[float]]) -> list[Point]:
     pts = [(float(x), float(y)) for x, y in points]
     if len(pts) != 4:
         raise ValueError("give exactly four corners")
-    return [(float(x), float(y)) for x, y in order_quad_clockwise(pts)]
+    return clockwise_corners(pts)
 
 
 def nearest(points: Sequence[Point], x: float, y: float) -> int:

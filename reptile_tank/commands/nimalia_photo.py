@@ -1,5 +1,6 @@
 """``nimalia read`` (photo -> reserve squares) and ``nimalia enroll`` (a deck pack of square
-prototypes from one image per card), on :mod:`vision.nimalia.reader`.
+prototypes from one image per card), through the service layer (:mod:`service.nimalia.reading`,
+:func:`service.nimalia.deck.enroll_folder`).
 
 Refusals (an unreadable photo, a missing folder, no card images) are ``ValueError`` subclasses
 with one line; ``reptile_tank.cli`` prints them and exits with status 2.
@@ -9,11 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from scoring.nimalia.cards import cards
 from service.photos import PHOTO_SUFFIXES as IMAGE_SUFFIXES  # noqa: F401 - the one list
-from service.photos import is_photo_path, read_photo_file
+from service.photos import is_photo_path
 
 
 def register(inner: argparse._SubParsersAction) -> None:
@@ -49,16 +48,10 @@ def is_photo(path: str) -> bool:
 
 def read_photo(path: str, pack: str | None = None):
     """``(ReserveRead, scale)`` for a photo file; ``scale`` maps the read's image to the photo."""
-    import cv2
+    from service.nimalia.reading import read_reserve_photo
 
-    from vision.nimalia.reader import read_reserve
-
-    loaded = read_photo_file(path).image  # the service layer's one loader, decoded once
-    try:
-        return read_reserve(loaded.rgb, pack), loaded.scale
-    except cv2.error as error:  # never a traceback: one line naming the photo
-        detail = str(error).strip().splitlines()[-1][:160] if str(error).strip() else "cv2"
-        raise ValueError(f"{path}: the photo could not be read ({detail})") from None
+    read, photo = read_reserve_photo(path, pack)  # the one loader: decoded and hashed once
+    return read, photo.image.scale
 
 
 def reserve_from_photo(path: str, pack: str | None = None) -> tuple[dict, list[str]]:
@@ -114,20 +107,8 @@ def run_read(args: argparse.Namespace) -> int:
 
 
 def run_enroll(args: argparse.Namespace) -> int:
-    from vision.nimalia.reader import enroll_pack
+    from service.nimalia.deck import enroll_folder
 
-    src = Path(args.from_dir)
-    if not src.is_dir():
-        raise ValueError(f"{src}: not a folder")
-    present = [cid for cid in cards() if (src / f"{cid}.png").is_file()]
-    if not present:
-        raise ValueError(f"{src}: no <card id>.png images (ids 1-{len(cards())})")
-    missing = sorted(set(cards()) - set(present))
-    if missing:
-        raise ValueError(
-            f"{src}: missing card images {', '.join(map(str, missing[:12]))}"
-            + (" ..." if len(missing) > 12 else "")
-        )
-    out = enroll_pack(src, args.out, name=args.name)
-    print(f"enrolled {len(present)} cards into {out}")
+    out, count = enroll_folder(args.from_dir, args.out, name=args.name)
+    print(f"enrolled {count} cards into {out}")
     return 0

@@ -125,9 +125,9 @@ def format_read(read) -> str:
 
 def run_score(args: argparse.Namespace) -> int:
     from scoring.reptile_tank.objectives import parse_objectives
+    from service.photos import DEFAULT_MAX_SIDE
     from service.reptile_tank.reading import make_reader, read_board
     from service.reptile_tank.scoring import score_rows
-    from vision.loading import DEFAULT_MAX_SIDE
 
     from .score_grid import format_pad
 

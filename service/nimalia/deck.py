@@ -169,3 +169,28 @@ def enroll(
         raise ValueError(message) from None
     # the reader cache notices the new gallery itself (vision.nimalia.reader.cached_reader)
     return folder, time.perf_counter() - started
+
+
+def enroll_folder(src: str | Path, out: str | Path, *, name: str | None = None) -> tuple[Path, int]:
+    """Build a Nimalia pack in ``out`` from a folder of ``<card id>.png`` images, ids 1-60
+    (the command line's ``nimalia enroll --from-dir``); returns the pack folder and the cards
+    enrolled.
+
+    Raises ``ValueError`` (one line) when ``src`` is not a folder or misses card images.
+    """
+    from scoring.nimalia.cards import cards
+    from vision.nimalia.reader import enroll_pack
+
+    src = Path(src)
+    if not src.is_dir():
+        raise ValueError(f"{src}: not a folder")
+    present = [cid for cid in cards() if (src / f"{cid}.png").is_file()]
+    if not present:
+        raise ValueError(f"{src}: no <card id>.png images (ids 1-{len(cards())})")
+    missing = sorted(set(cards()) - set(present))
+    if missing:
+        raise ValueError(
+            f"{src}: missing card images {', '.join(map(str, missing[:12]))}"
+            + (" ..." if len(missing) > 12 else "")
+        )
+    return Path(enroll_pack(src, out, name=name)), len(present)

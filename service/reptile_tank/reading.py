@@ -34,6 +34,15 @@ def deck_copies(rules: Any) -> dict[str, int]:
     return {card: int(r.copies) for card, r in rules.cards.items() if card != "water"}
 
 
+def reader_available() -> bool:
+    """Whether the photo reader is installed here (the app still works by hand without it)."""
+    try:
+        import vision.reptile_tank.reader  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def make_reader(
     pack: str | None,
     rules: Any = None,

@@ -13,7 +13,12 @@ from app_helpers import create_night, no_errors
 from PIL import Image
 
 from scoring.reptile_tank.cards import FACE_LABELS
-from ui.reptile_tank.deck import PhotoCards, cards_in_photo, faces_from_names, label_from_file_name
+from service.reptile_tank.deck import (
+    PhotoCards,
+    cards_in_photo,
+    faces_from_names,
+    label_from_file_name,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "card_embedder.onnx"

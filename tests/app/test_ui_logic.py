@@ -18,7 +18,6 @@ from scoring.reptile_tank.rules import load_rules
 from ui.corners import check_corners, default_corners
 from ui.reptile_tank import state as S
 from ui.reptile_tank.backend import PhotoRead
-from ui.reptile_tank.deck import faces_from_uploads
 from ui.reptile_tank.journey import escape_markdown, pad_columns, pad_row
 from ui.reptile_tank.labels import FULL_NAMES, ICONS, SHORT_NAMES
 
@@ -172,19 +171,6 @@ def test_engine_reasons_in_the_players_words():
 def test_every_label_has_a_name_a_short_name_and_an_icon():
     assert set(FULL_NAMES) == set(SHORT_NAMES) == set(ICONS) == set(CELL_LABELS)
     assert all(len(name) <= 8 for name in SHORT_NAMES.values())
-
-
-def test_deck_uploads_map_file_names_to_faces():
-    buffer = io.BytesIO()
-    rng = np.random.default_rng(3)
-    Image.fromarray(rng.integers(0, 255, (440, 315, 3), dtype=np.uint8)).save(buffer, "PNG")
-    png = buffer.getvalue()
-    faces, problems = faces_from_uploads(
-        {"rock.png": png, "Water.PNG": png, "dragon.png": png, "hollow_log.png": b"junk"}
-    )
-    assert sorted(faces) == ["rock", "water"]
-    assert faces["rock"].shape == (440, 315, 3) and faces["rock"].dtype == np.uint8
-    assert len(problems) == 2
 
 
 @pytest.mark.parametrize(

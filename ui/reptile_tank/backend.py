@@ -192,11 +192,9 @@ def get_reader() -> Any:
 
 def reader_available() -> bool:
     """True when the photo pipeline is installed (the app still works by hand without it)."""
-    try:
-        import vision.reptile_tank.reader  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    from service.reptile_tank.reading import reader_available as available
+
+    return available()
 
 
 def read_photo(
@@ -278,9 +276,9 @@ def _face_thumbnail(label: str, face_path: str | None) -> bytes | None:
         image = Image.open(face_path).convert("RGB")
         image.thumbnail((100, 140))
         return png_bytes(np.asarray(image))
-    from vision.reptile_tank.synth.deck import render_face
+    from service.reptile_tank.deck import stand_in_face
 
-    return png_bytes(render_face(label, px_per_mm=1.6))
+    return png_bytes(stand_in_face(label, px_per_mm=1.6))
 
 
 def sample_photos() -> list[Path]:

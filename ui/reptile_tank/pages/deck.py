@@ -2,9 +2,9 @@
 
 Lay the 16 different faces out in the terrarium grid (any order, all at once or a few at a
 time), photograph them, and tap a name under each card found; the cards are cut out
-(:mod:`ui.reptile_tank.deck`) and the night's deck pack is built with the shipped embedder. Files named
-after a card id (``rock.jpg``) come named. Going back to the bundled deck is one tap, and so is
-returning to the enrolled one (the pack is kept).
+(:mod:`service.reptile_tank.deck`) and the night's deck pack is built with the shipped
+embedder. Files named after a card id (``rock.jpg``) come named. Going back to the bundled deck
+is one tap, and so is returning to the enrolled one (the pack is kept).
 """
 
 from __future__ import annotations
@@ -12,6 +12,12 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring.reptile_tank.cards import FACE_LABELS
+from service.reptile_tank.deck import (
+    PhotoCards,
+    cards_in_photo,
+    faces_from_names,
+    label_from_file_name,
+)
 from ui.reptile_tank import state as S
 from ui.reptile_tank.backend import (
     enroll_deck,
@@ -23,7 +29,6 @@ from ui.reptile_tank.backend import (
     use_deck,
     user_pack_path,
 )
-from ui.reptile_tank.deck import PhotoCards, cards_in_photo, faces_from_names, label_from_file_name
 from ui.reptile_tank.labels import full_name
 from ui.reptile_tank.widgets import flash_ui
 
