@@ -29,8 +29,6 @@ KNOWN: dict[str, str] = {
     "export, deck pdf): its subject is vision's renderer of synthetic photos and stand-in "
     "faces (vision.reptile_tank.synth), a developer's data tool, not a read, score, save or "
     "enrolment",
-    "reptile_tank/samples/make_samples.py": "renders the bundled sample photos (package data) "
-    "with vision's synthetic-scene renderer: a build script, not a command",
 }
 
 
