@@ -14,8 +14,9 @@ neighbouring one). Two shares per cell:
 - ``skin``: the share of foreign pixels with a skin tone in the photo's own colours (a finger or
   thumb).
 
-A cell is *hidden* when ``skin >= SKIN_LIMIT`` or ``foreign >= FOREIGN_LIMIT``; the reader then
-flags it for a check whatever the recogniser's confidence. The limits were chosen on real-table
+A cell is *hidden* when ``skin >= SKIN_LIMIT`` or ``foreign >= FOREIGN_LIMIT``, or when most of
+it is washed out (:func:`washed_out_cells`, whatever it was read as); the reader then flags it
+for a check whatever the recogniser's confidence. The limits were chosen on real-table
 development scenes of their own seeds (``scripts/dev_hidden_cells.py``), never on a benchmark
 set or a hard photo: with ``--seed 2893 --n 40 --size 1600x1200`` 0.45 % of the clean right
 cells are flagged and 8 of 16 cells a thumb covers by >= 15 % (with ``--seed 2890 --n 25``: 0 %
@@ -121,3 +122,24 @@ def hidden_shares(
 def hidden_cells(foreign: np.ndarray, skin: np.ndarray) -> np.ndarray:
     """(rows, cols) bool: the cells to flag as hidden."""
     return (np.asarray(skin) >= SKIN_LIMIT) | (np.asarray(foreign) >= FOREIGN_LIMIT)
+
+
+#: A pixel is washed out when every channel is at least this (of 255).
+WASHED_LEVEL = 245
+#: A cell is washed out when at least this share of it is: glare or a blown exposure over most
+#: of the card leaves nothing to name it by, whatever the recogniser says (an ``empty`` read of
+#: a white glare included). On development scenes of their own (``scripts/bench_real_table.py``
+#: data, seeds 4417 and 4418, 50 game-night photos, 1,000 cells) no cell without glare went
+#: above 0.46.
+WASHED_LIMIT = 0.6
+
+
+def washed_out_cells(crops: np.ndarray) -> np.ndarray:
+    """(rows, cols) bool: the cells (of (rows, cols, H, W, 3) uint8 crops) mostly washed out."""
+    rows, cols = crops.shape[:2]
+    out = np.zeros((rows, cols), bool)
+    for r in range(rows):
+        for c in range(cols):
+            darkest = _small(crops[r, c], INSET).min(axis=2)
+            out[r, c] = float((darkest >= WASHED_LEVEL).mean()) >= WASHED_LIMIT
+    return out

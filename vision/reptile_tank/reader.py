@@ -32,7 +32,13 @@ from vision.reptile_tank.classifier import (
     classify_cells,
 )
 from vision.reptile_tank.confidence import ReadConfidence, assess, cell_width_px, with_hidden
-from vision.reptile_tank.coverage import FaceColours, face_colours, hidden_cells, hidden_shares
+from vision.reptile_tank.coverage import (
+    FaceColours,
+    face_colours,
+    hidden_cells,
+    hidden_shares,
+    washed_out_cells,
+)
 from vision.reptile_tank.gallery import DeckPack, Gallery, load_gallery
 from vision.reptile_tank.grid import (
     GridFit,
@@ -413,7 +419,7 @@ class TerrariumReader:
             model_id=self.embedder.model_id,
         )
         foreign, skin = hidden_shares(crops, reads.rows(), self.face_colours())
-        hidden = hidden_cells(foreign, skin)
+        hidden = hidden_cells(foreign, skin) | washed_out_cells(crops)
         confidence = with_hidden(confidence, hidden)
         clock.mark("orient")
         read = BoardRead(

@@ -110,3 +110,18 @@ def test_a_thumb_over_an_edge_card_is_flagged_in_a_real_table_photo() -> None:
     assert read.hidden[r, c] and read.check[r, c] and read.needs_check
     assert read.to_json()["cells"][r][c]["hidden"] is True
     assert any("partly hidden" in reason for reason in read.check_reasons)
+
+
+def test_a_card_washed_out_by_glare_is_flagged_whatever_it_was_read_as():
+    from vision.reptile_tank.coverage import washed_out_cells
+    from vision.reptile_tank.synth.deck import stand_in_deck
+
+    deck = stand_in_deck(px_per_mm=2.0)
+    faces = [cv2.resize(deck[label], (96, 128)) for label in sorted(deck)]
+    crops = np.stack([faces[:4], faces[4:8]])
+    glare = crops[1, 2].astype(np.float32)
+    glare[8:-4, :, :] = 255 - (255 - glare[8:-4]) * 0.05  # a streak over most of the card
+    crops[1, 2] = glare.astype(np.uint8)
+    crops[0, 3] = 252  # a blown-out cell (an empty read of white glare is as blind)
+    washed = washed_out_cells(crops)
+    assert washed.tolist() == [[False, False, False, True], [False, False, True, False]]
