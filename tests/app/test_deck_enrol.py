@@ -14,9 +14,10 @@ from PIL import Image
 
 from scoring.reptile_tank.cards import FACE_LABELS
 from ui.reptile_tank.deck import PhotoCards, cards_in_photo, faces_from_names, label_from_file_name
+from vision.models import DEFAULT_MODEL, model_files
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL = ROOT / "models" / "card_embedder.onnx"
+MODEL = model_files(DEFAULT_MODEL).onnx
 SAMPLES = ROOT / "reptile_tank" / "samples"
 
 needs_model = pytest.mark.skipif(not MODEL.exists(), reason="the card reader's model is missing")
