@@ -12,8 +12,8 @@ The doubt the reader reports is measured too: *silent wrong cells* (a wrong cell
 ``check``), reads needing a check, refusals and "no terrarium" refusals. ``--reference-model DIR``
 reads every photo a second time, in the same run, with another embedder (``DIR`` holds its
 ``model.onnx``, ``model.json`` and ``stand_in_gallery.npz``: :func:`vision.models.model_folder`)
-and today's rule for what to check (a margin to the runner-up under 0.1, the app's highlight before calibrated flags) — the
-current reader beside the new one.
+and today's rule for what to check (a margin to the runner-up under 0.1, the app's highlight
+before calibrated flags) — the current reader beside the new one.
 """
 
 from __future__ import annotations
