@@ -1,4 +1,5 @@
-"""Fit the per-cell confidence model (``models/confidence.json``) on held-out synthetic photos.
+"""Fit the per-cell confidence model (``confidence.json`` of the reader's embedder,
+``models/card_embedder_v2/``) on held-out synthetic photos.
 
 Run ``python -m models.fit_confidence`` (about 10 minutes on one core). It
 
@@ -30,6 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.models import READER_MODEL, model_files
 from vision.reptile_tank.confidence import CELL_FEATURES, FEATURES, ConfidenceModel, board_features
 
 #: Seeds of the calibration photo sets (their own range, see the module docstring) and their
@@ -346,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         help="photo sets to measure on",
     )
     parser.add_argument("--model", default=None, help="embedder .onnx (default: the shipped one)")
-    parser.add_argument("--out", default="models/confidence.json")
+    parser.add_argument("--out", default=str(model_files(READER_MODEL).confidence))
     parser.add_argument("--plot", default="docs/confidence_reliability.png")
     parser.add_argument(
         "--cells-dir",

@@ -1,6 +1,8 @@
 """Training recipe of the card embedder (needs the ``train`` extra: torch, onnx, onnxscript).
 
-Run it as ``reptile-tank train --out models`` (or ``python -m models.train_embedder``). It
+Run it as ``reptile-tank train --out DIR`` (or ``python -m models.train_embedder``; the default
+``DIR`` is the first embedder's folder, ``models/card_embedder_v1/``). It writes a model folder
+(:func:`vision.models.model_folder`: ``model.onnx``, ``model.json``, ``stand_in_gallery.npz``). It
 
 1. draws ``--designs`` random card designs (``vision.reptile_tank.synth.deck.random_design``) plus the 16
    stand-in faces; each design upright and turned 180° is its own identity, and one more identity
@@ -10,7 +12,7 @@ Run it as ``reptile-tank train --out models`` (or ``python -m models.train_embed
 3. trains a small CNN with a CosFace head (the head is dropped; the L2-normalised embedding is
    what ships);
 4. exports the embedder to ONNX (opset 17, dynamic batch) with its preprocessing metadata
-   (``card_embedder.json``), builds the stand-in gallery (``stand_in_gallery.npz``) with the
+   (``model.json``), builds the stand-in gallery (``stand_in_gallery.npz``) with the
    exported model, and measures held-out accuracy on clean and augmented crops of the stand-in
    deck and of an unseen random deck (written into the metadata for the model card).
 
@@ -31,15 +33,18 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.data import DataLoader, IterableDataset
 
+from vision.models import DEFAULT_MODEL, model_files, model_folder
 from vision.reptile_tank.augment import card_view, empty_view
 
-#: Network input (width, height): portrait like the card. Recorded in card_embedder.json.
+#: Network input (width, height): portrait like the card. Recorded in the model folder's model.json.
 INPUT_SIZE = (48, 64)
 EMBEDDING_DIM = 64
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
 #: The unseen deck used to report one-shot accuracy: never part of training.
 UNSEEN_DECK_SEED = 9001
+#: Where a run writes by default: the first embedder's folder (as the shipped model was made).
+DEFAULT_OUT = model_files(DEFAULT_MODEL).folder
 
 
 def conv_block(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -196,11 +201,12 @@ def _collate(batch):
 
 
 def export_onnx(model: CardNet, out_dir: Path, extra: dict) -> Path:
-    """Write ``card_embedder.onnx`` (opset 17, dynamic batch) and ``card_embedder.json``."""
+    """Write ``model.onnx`` (opset 17, dynamic batch) and ``model.json`` into ``out_dir``."""
     model = model.eval()
     width, height = INPUT_SIZE
     dummy = torch.zeros(1, 3, height, width)
-    onnx_path = out_dir / "card_embedder.onnx"
+    files = model_folder(out_dir)
+    onnx_path = files.onnx
     torch.onnx.export(
         model,
         (dummy,),
@@ -228,7 +234,7 @@ def export_onnx(model: CardNet, out_dir: Path, extra: dict) -> Path:
         "opset": 17,
         **extra,
     }
-    (out_dir / "card_embedder.json").write_text(json.dumps(meta, indent=2) + "\n")
+    files.metadata.write_text(json.dumps(meta, indent=2) + "\n")
     return onnx_path
 
 
@@ -314,7 +320,7 @@ def _small(face: np.ndarray) -> np.ndarray:
 
 
 def train(
-    out_dir: str | Path = "models",
+    out_dir: str | Path = DEFAULT_OUT,
     *,
     seed: int = 20261129,
     designs: int = 2500,
@@ -332,7 +338,7 @@ def train(
 ) -> dict:
     """Train, export, build the stand-in gallery and evaluate. Returns the metadata dict.
 
-    ``init`` is an exported ``card_embedder.onnx`` of the same architecture to start from
+    ``init`` is an exported ``model.onnx`` of the same architecture to start from
     (:func:`load_onnx_weights`); its batch-norm layers were folded into the convolutions by the
     export, so they restart as identities and stay in inference mode while fine-tuning.
     """
@@ -411,7 +417,7 @@ def train(
     }
     export_onnx(model, out_dir, extra)
     build_default_gallery(out_dir, seed)
-    extra["evaluation"] = evaluate(out_dir / "card_embedder.onnx", seed)
+    extra["evaluation"] = evaluate(model_folder(out_dir).onnx, seed)
     export_onnx(model, out_dir, extra)  # the same weights; metadata now holds the evaluation
     build_default_gallery(out_dir, seed)
     log(json.dumps(extra["evaluation"]))
@@ -464,17 +470,22 @@ def build_default_gallery(out_dir: Path, seed: int) -> Path:
     from vision.reptile_tank.gallery import Gallery
     from vision.reptile_tank.synth.deck import stand_in_deck
 
-    embedder = CardEmbedder(out_dir / "card_embedder.onnx", threads=2)
+    files = model_folder(out_dir)
+    embedder = CardEmbedder(files.onnx, threads=2)
     gallery = Gallery.build(embedder, dict(stand_in_deck(px_per_mm=4.0)),
                             np.random.default_rng([seed, 1]))  # fmt: skip
-    path = out_dir / "stand_in_gallery.npz"
+    path = files.gallery()
     gallery.save(path)
     return path
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     parser = parser or argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="models", help="output folder (default: models)")
+    parser.add_argument(
+        "--out",
+        default=str(DEFAULT_OUT),
+        help="model folder to write (default: the first embedder's)",
+    )
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--designs", type=int, default=2500, help="random designs to train on")
     parser.add_argument("--steps", type=int, default=3600)
@@ -503,7 +514,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         default=0.5,
         help="share of random designs drawn in look-alike families",
     )
-    parser.add_argument("--init", default=None, help="exported card_embedder.onnx to start from")
+    parser.add_argument("--init", default=None, help="exported model.onnx to start from")
     parser.add_argument(
         "--compare",
         nargs="+",

@@ -1,4 +1,4 @@
-"""Train the Nimalia square embedder (``models/nimalia_square_embedder.onnx``) on random decks.
+"""Train the Nimalia square embedder (``models/nimalia_square_embedder/``) on random decks.
 
 The reader names a square by comparing its embedding with a gallery built from one image per
 card of the player's deck (``vision/nimalia/reader.py``), so the network must learn to *compare
@@ -16,8 +16,9 @@ resolution loss, light, blur, noise and JPEG as in a photo. Loss: supervised con
 (SupCon, temperature ``--temp``) on L2-normalised embeddings, identities = (deck, class).
 
 torch is only needed here (the ``train`` extra); the reader runs the exported ONNX on
-onnxruntime. ``python models/train_nimalia_squares.py --minutes 20 --out models`` writes
-``nimalia_square_embedder.onnx`` and its ``.json`` (the metadata
+onnxruntime. ``python models/train_nimalia_squares.py --minutes 20 --out DIR`` writes the model
+folder ``DIR`` (default: the shipped one, :func:`vision.models.model_files`): ``model.onnx`` and
+``model.json`` (the metadata
 :class:`vision.reptile_tank.classifier.CardEmbedder` reads); ``--steps 2 --decks 1`` is a smoke run.
 """
 
@@ -34,8 +35,10 @@ import torch
 from torch import nn
 
 from scoring.nimalia.cards import EMPTY, cards, turn
+from vision.models import model_files, model_folder
 from vision.nimalia.deck import STAND_IN, random_style, render_card
 from vision.nimalia.reader import CLASSES, CROP, _photometric
+from vision.nimalia.squares import SQUARE_MODEL_NAME
 from vision.synth.table import HARD_TABLE_KINDS, draw_table, table_texture
 
 INPUT = 40  # network input side (the reader's 64 x 64 crops are area-resized to it)
@@ -166,7 +169,7 @@ def _degrade(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 class Tables:
     """A pool of random table textures (one is redrawn per batch: drawing them is slow): half
-    from :func:`vision.reptile_tank.augment.table_texture`, half from the photo generator's tables (wood,
+    from :func:`vision.synth.table.table_texture`, half from the photo generator's tables (wood,
     cloth, dotted and patterned cloth, checks, stripes, card-like mats)."""
 
     def __init__(self, rng: np.random.Generator, n: int = 24, side: int = 640) -> None:
@@ -238,7 +241,7 @@ def supcon(z: torch.Tensor, y: torch.Tensor, temp: float) -> torch.Tensor:
 
 def export(model: SquareNet, out_dir: Path, info: dict) -> Path:
     model.eval()
-    path = out_dir / "nimalia_square_embedder.onnx"
+    path = model_folder(out_dir).onnx
     x = torch.zeros(2, 3, INPUT, INPUT)
     kw = dict(
         input_names=["crops"],
@@ -269,13 +272,13 @@ def export(model: SquareNet, out_dir: Path, info: dict) -> Path:
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "training": info,
     }
-    path.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    model_folder(out_dir).metadata.write_text(json.dumps(meta, indent=2) + "\n")
     return path
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent))
+    ap.add_argument("--out", default=str(model_files(SQUARE_MODEL_NAME).folder))
     ap.add_argument("--minutes", type=float, default=20.0, help="wall-clock training budget")
     ap.add_argument("--steps", type=int, default=100_000)
     ap.add_argument("--decks", type=int, default=48, help="random decks in the pool")

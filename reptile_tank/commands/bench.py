@@ -11,9 +11,9 @@ The doubt the reader reports is measured too: *silent wrong cells* (a wrong cell
 ``check`` nor on a read flagged ``needs_check``), *flagged right cells* (right cells flagged
 ``check``), reads needing a check, refusals and "no terrarium" refusals. ``--reference-model DIR``
 reads every photo a second time, in the same run, with another embedder (``DIR`` holds its
-``card_embedder.onnx``, ``.json`` and ``stand_in_gallery.npz``) and today's rule for what to
-check (a margin to the runner-up under 0.1, the app's highlight before calibrated flags) — the
-current reader beside the new one.
+``model.onnx``, ``model.json`` and ``stand_in_gallery.npz``: :func:`vision.models.model_folder`)
+and today's rule for what to check (a margin to the runner-up under 0.1, the app's highlight
+before calibrated flags) — the current reader beside the new one.
 """
 
 from __future__ import annotations
@@ -473,10 +473,11 @@ def _doubt_summary(d: dict, scenes: int) -> dict:
 
 def _reference_reader(folder: str, pack: str | None, copies: dict):
     """A reader with the embedder in ``folder``; a pack is enrolled anew for it in memory."""
+    from vision.models import model_folder
     from vision.reptile_tank.gallery import Gallery
     from vision.reptile_tank.reader import TerrariumReader
 
-    model = Path(folder) / "card_embedder.onnx"
+    model = model_folder(folder).onnx
     reference = TerrariumReader(None, copies=copies, model_path=model, threads=1)
     if pack is not None:
         from vision.reptile_tank.gallery import DeckPack

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from vision.models import DEFAULT_MODEL, model_files
+
 
 class TrainExtraMissing(OSError):
     """torch (the ``train`` extra) is not installed."""
@@ -20,7 +22,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "train",
         help="train the card embedder, export ONNX, rebuild the stand-in gallery (torch)",
     )
-    parser.add_argument("--out", default="models", help="output folder (default: models)")
+    parser.add_argument(
+        "--out",
+        default=str(model_files(DEFAULT_MODEL).folder),
+        help="model folder to write (default: the first embedder's, models/card_embedder_v1)",
+    )
     parser.add_argument("--seed", type=int, default=20261129, help="seed of everything")
     parser.add_argument("--designs", type=int, default=2500, help="random card designs")
     parser.add_argument("--steps", type=int, default=3600, help="optimiser steps")

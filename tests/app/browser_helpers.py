@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from serve import CHROMIUM, CHROMIUM_ARGS, goto_page, serve_app, wait_idle
 
+from vision.models import DEFAULT_MODEL, model_files
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = [ROOT / "reptile_tank" / "samples" / f"sample_{i}.jpg" for i in (1, 2, 3)]
-MODEL = ROOT / "models" / "card_embedder.onnx"
+MODEL = model_files(DEFAULT_MODEL).onnx
 #: A phone: 390 x 844 CSS pixels, touch.
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 LAPTOP = {"viewport": {"width": 1280, "height": 900}}

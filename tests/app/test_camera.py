@@ -12,10 +12,11 @@ from app_helpers import no_errors, start_game
 from PIL import Image
 
 from ui.camera import SMALL_SHORT_SIDE, capture_size, check_capture
+from vision.models import DEFAULT_MODEL, model_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
-MODEL = ROOT / "models" / "card_embedder.onnx"
+MODEL = model_files(DEFAULT_MODEL).onnx
 
 
 def jpeg(width: int, height: int, orientation: int | None = None) -> bytes:

@@ -23,12 +23,13 @@ from ui.corners import (
     to_frame,
     zoom_at,
 )
+from vision.models import DEFAULT_MODEL, model_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "reptile_tank" / "samples"
 SAMPLE = SAMPLES / "sample_1.jpg"
 TRUTH = SAMPLES / "sample_1.json"
-MODEL = ROOT / "models" / "card_embedder.onnx"
+MODEL = model_files(DEFAULT_MODEL).onnx
 
 
 def jpeg_of(image: np.ndarray, quality: int = 90) -> bytes:

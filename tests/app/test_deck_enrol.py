@@ -19,9 +19,10 @@ from service.reptile_tank.deck import (
     faces_from_names,
     label_from_file_name,
 )
+from vision.models import DEFAULT_MODEL, model_files
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL = ROOT / "models" / "card_embedder.onnx"
+MODEL = model_files(DEFAULT_MODEL).onnx
 SAMPLES = ROOT / "reptile_tank" / "samples"
 
 needs_model = pytest.mark.skipif(not MODEL.exists(), reason="the card reader's model is missing")

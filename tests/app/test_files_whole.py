@@ -125,9 +125,9 @@ def test_nimalia_enrolment_on_a_full_disk_says_so_and_keeps_the_deck(
     import cv2
 
     from service.nimalia import deck as D
-    from vision.nimalia.reader import MODELS_DIR
+    from vision.reptile_tank.classifier import DEFAULT_MODEL
 
-    if not (MODELS_DIR / "card_embedder.onnx").exists():
+    if not DEFAULT_MODEL.exists():
         pytest.skip("the Nimalia reader's model is missing")
     folder = tmp_path / "nimalia-decks" / "night-abc"
     before = previous_deck(folder)

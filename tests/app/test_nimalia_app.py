@@ -355,10 +355,11 @@ def _photo(image) -> bytes:
 
 def test_a_reserve_photo_is_read_onto_the_grid(app):
     pytest.importorskip("cv2")
-    from vision.nimalia.reader import DEFAULT_GALLERY, MODELS_DIR
+    from vision.nimalia.reader import DEFAULT_GALLERY
     from vision.nimalia.scene import render_reserve
+    from vision.reptile_tank.classifier import DEFAULT_MODEL
 
-    if not (MODELS_DIR / "card_embedder.onnx").exists() or not DEFAULT_GALLERY.exists():
+    if not DEFAULT_MODEL.exists() or not DEFAULT_GALLERY.exists():
         pytest.skip("the Nimalia reader's model or gallery is missing")
     image, truth = render_reserve(0, n_cards=6, size=(1600, 1200), distractors=False)
     at = start(app)
@@ -565,10 +566,11 @@ def _wrong_read(app):
     """Fresh seed 740016 uploaded and read (the automatic reader takes a wrong lattice):
     ``(app test, truth)``."""
     pytest.importorskip("cv2")
-    from vision.nimalia.reader import DEFAULT_GALLERY, MODELS_DIR
+    from vision.nimalia.reader import DEFAULT_GALLERY
     from vision.nimalia.scene import render_reserve
+    from vision.reptile_tank.classifier import DEFAULT_MODEL
 
-    if not (MODELS_DIR / "card_embedder.onnx").exists() or not DEFAULT_GALLERY.exists():
+    if not DEFAULT_MODEL.exists() or not DEFAULT_GALLERY.exists():
         pytest.skip("the Nimalia reader's model or gallery is missing")
     image, truth = render_reserve(740016, max_size=(1600, 1200))
     at = start(app)

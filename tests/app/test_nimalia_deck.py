@@ -92,10 +92,11 @@ def test_an_enrolled_pack_reads_a_variant_reserve(variant_files, tmp_path):
     """A real pack from the 60 rendered variant cards, built into the night's folder (twice:
     the second replaces the first whole), read with by the reader."""
     from vision.nimalia.deck import STYLES
-    from vision.nimalia.reader import MODELS_DIR, read_reserve
+    from vision.nimalia.reader import read_reserve
     from vision.nimalia.scene import render_reserve
+    from vision.reptile_tank.classifier import DEFAULT_MODEL
 
-    if not (MODELS_DIR / "card_embedder.onnx").exists():
+    if not DEFAULT_MODEL.exists():
         pytest.skip("the Nimalia reader's model is missing")
     folder = tmp_path / "nimalia-decks" / "night-x"
     out, seconds = D.enroll(variant_files, folder)

@@ -12,10 +12,11 @@ from app_helpers import no_errors, start_game
 from PIL import Image
 
 from service.store import schema_history
+from vision.models import DEFAULT_MODEL, model_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "reptile_tank" / "samples" / "sample_1.jpg"
-MODEL = ROOT / "models" / "card_embedder.onnx"
+MODEL = model_files(DEFAULT_MODEL).onnx
 
 needs_reader = pytest.mark.skipif(
     not (MODEL.exists() and SAMPLE.exists()),

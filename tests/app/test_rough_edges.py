@@ -13,9 +13,10 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from service.store import schema_history
+from vision.models import DEFAULT_MODEL, model_files
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL = ROOT / "models" / "card_embedder.onnx"
+MODEL = model_files(DEFAULT_MODEL).onnx
 PHOTO = "ui/reptile_tank/pages/photo.py"
 CHECK = "ui/reptile_tank/pages/check.py"
 CONFIRM = "ui/reptile_tank/pages/confirm.py"

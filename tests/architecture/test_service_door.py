@@ -29,6 +29,9 @@ KNOWN: dict[str, str] = {
     "export, deck pdf): its subject is vision's renderer of synthetic photos and stand-in "
     "faces (vision.reptile_tank.synth), a developer's data tool, not a read, score, save or "
     "enrolment",
+    "reptile_tank/commands/train.py": "the training command (reptile-tank train): it names the "
+    "model folder the recipe writes (vision.models.model_files), a developer's tool, not a "
+    "player's read, score, save or enrolment",
 }
 
 

@@ -1,6 +1,6 @@
 """Fixtures of the hostile-input tests: the generated corpus, an embedder, and a bounded CLI run.
 
-The photo pipeline needs the trained embedder (``models/card_embedder.onnx``). Where it has not
+The photo pipeline needs the trained embedder (``models/card_embedder_v1/``). Where it has not
 been trained yet, a *stand-in embedder* is built here: a real ONNX network (one random
 convolution, pooled) with the same input contract, plus its gallery of the stand-in deck. It
 cannot name cards, but the loader and the grid finder (what hostile files exercise) run for real;
@@ -23,10 +23,11 @@ import numpy as np
 import pytest
 
 from tests.hostile.corpus import build_corpus
+from vision.models import DEFAULT_MODEL, model_files, model_folder
 
 REPO = Path(__file__).resolve().parents[2]
-TRAINED_MODEL = REPO / "models" / "card_embedder.onnx"
-TRAINED_GALLERY = REPO / "models" / "stand_in_gallery.npz"
+TRAINED_MODEL = model_files(DEFAULT_MODEL).onnx
+TRAINED_GALLERY = model_files(DEFAULT_MODEL).gallery()
 
 #: Address-space cap of every CLI child (bytes): a decoded bomb would need ~2.7 GB more.
 MEMORY_LIMIT = 3 * 1024**3
@@ -72,7 +73,8 @@ def build_stand_in_embedder(out_dir: Path) -> tuple[Path, Path]:
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    model_path = out_dir / "card_embedder.onnx"
+    files = model_folder(out_dir)  # the shipped models' layout (vision.models)
+    model_path = files.onnx
     onnx.save(model, str(model_path))
     meta = {
         "input": {
@@ -89,11 +91,11 @@ def build_stand_in_embedder(out_dir: Path) -> tuple[Path, Path]:
         "embedding_dim": dim,
         "note": "random-weight stand-in built by tests/hostile/conftest.py",
     }
-    model_path.with_suffix(".json").write_text(json.dumps(meta))
+    files.metadata.write_text(json.dumps(meta))
     embedder = CardEmbedder(model_path)
     faces = dict(stand_in_deck(px_per_mm=4.0))
     gallery = Gallery.build(embedder, faces, np.random.default_rng(5), views=1, empties=8)
-    gallery_path = out_dir / "stand_in_gallery.npz"
+    gallery_path = files.gallery()
     gallery.save(gallery_path)
     return model_path, gallery_path
 

@@ -14,14 +14,19 @@ import cv2
 import numpy as np
 
 from scoring.nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
-from vision.nimalia.squares import square_embedder
+from vision.models import model_files
+from vision.nimalia.squares import SQUARE_MODEL_NAME, square_embedder
 from vision.reptile_tank.classifier import CardEmbedder
 from vision.synth.table import table_texture
 
 #: The 15 classes of a cell: the 14 kinds, then empty.
 CLASSES: tuple[str, ...] = (*SQUARE_KINDS, EMPTY)
-MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
-DEFAULT_GALLERY = MODELS_DIR / "nimalia_stand_in_gallery.npz"
+#: The stand-in deck's square gallery. It is built with the embedder pair
+#: (:data:`vision.nimalia.squares.PAIR`: the shared card embedder and the square embedder) and
+#: tagged with the pair's id; it lives in the square embedder's folder because that is the
+#: pair's own model (the card embedder is shared with other games and does not change for it),
+#: and retraining the square embedder is what makes the gallery stale.
+DEFAULT_GALLERY = model_files(SQUARE_MODEL_NAME).gallery()
 CROP = 64
 #: Cosine similarities are scaled by this before the linear head.
 HEAD_SCALE = 10.0

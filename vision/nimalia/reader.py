@@ -46,7 +46,6 @@ from vision.nimalia.gallery import (
     CLASSES,
     CROP,
     DEFAULT_GALLERY,
-    MODELS_DIR,
     NimaliaPackError,
     SquareGallery,
     _photometric,  # models/train_nimalia_squares.py
@@ -103,7 +102,6 @@ __all__ = [
     "CLASSES",
     "CROP",
     "DEFAULT_GALLERY",
-    "MODELS_DIR",
     "NimaliaPackError",
     "ReserveRead",
     "ReserveReader",

@@ -1,7 +1,7 @@
 """The Nimalia square embedder: which network turns a square crop into an embedding.
 
-``models/nimalia_square_embedder.onnx`` (recipe: ``models/train_nimalia_squares.py``) is a small
-CNN trained with a supervised contrastive loss on square crops of **randomly drawn decks**
+``models/nimalia_square_embedder/model.onnx`` (recipe: ``models/train_nimalia_squares.py``) is a
+small CNN trained with a supervised contrastive loss on square crops of **randomly drawn decks**
 (:func:`vision.nimalia.deck.random_style`), so that it compares looks rather than remembering one
 deck's art; the reader's galleries (stand-in deck, or a deck enrolled from one image per card)
 are built with it, and a gallery built with another embedder is refused
@@ -17,11 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.models import model_files
 from vision.reptile_tank.classifier import DEFAULT_MODEL, CardEmbedder
 
-MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
-SQUARE_MODEL = MODELS_DIR / "nimalia_square_embedder.onnx"
-#: What the reader embeds a square with: the card embedder (``models/card_embedder.onnx``) and
+#: The square embedder's model folder (``models/nimalia_square_embedder/``).
+SQUARE_MODEL_NAME = "nimalia_square_embedder"
+SQUARE_MODEL = model_files(SQUARE_MODEL_NAME).onnx
+#: What the reader embeds a square with: the card embedder (``models/card_embedder_v1/``) and
 #: the square embedder side by side, the square embedder weighted 0.7 (chosen on dev and fresh
 #: stand-in/variant seeds, BENCHMARKS.md "Nimalia from a photo").
 PAIR: tuple[tuple[Path, float], ...] = ((DEFAULT_MODEL, 1.0), (SQUARE_MODEL, 0.7))

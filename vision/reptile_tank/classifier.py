@@ -1,8 +1,9 @@
 """Name every cell of a grid: an ONNX card embedder plus a deck :class:`~vision.reptile_tank.gallery.Gallery`.
 
-:class:`CardEmbedder` runs the shipped ONNX network (``models/card_embedder.onnx``) with
-onnxruntime; its preprocessing (input size, channel order, normalisation) is read from the
-metadata file beside it (``models/card_embedder.json``), never re-typed here.
+:class:`CardEmbedder` runs a shipped ONNX network (``models/<name>/model.onnx``,
+:func:`vision.models.model_files`) with onnxruntime; its preprocessing (input size, channel
+order, normalisation) is read from the metadata file beside it (``model.json``), never re-typed
+here.
 :func:`classify_cells` embeds all 20 crops as one batch, scores them against the gallery and
 applies the facts about the deck (no more copies of a type than the deck holds; star cards absent
 when the user says so) as one constrained assignment over the cells' scores.
@@ -21,13 +22,16 @@ import numpy as np
 
 from scoring.reptile_tank.cards import EMPTY, WATER
 from scoring.reptile_tank.rules import default_rules
+from vision import models
+from vision.models import model_files
 
-#: The first shipped embedder, ``CardEmbedder()``'s default (other games' galleries, e.g. the
-#: Nimalia squares, are built with it); its metadata file has the same stem and a ``.json``.
-DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "card_embedder.onnx"
+#: The first shipped embedder's ``.onnx`` file, ``CardEmbedder()``'s default (other games'
+#: galleries, e.g. the Nimalia squares, are built with it); its metadata file has the same stem
+#: and a ``.json``. From :func:`vision.models.model_files`, like every path into ``models/``.
+DEFAULT_MODEL = model_files(models.DEFAULT_MODEL).onnx
 #: The Reptile Tank reader's embedder (second generation: look-alike faces, quarter turns,
 #: small photos); :class:`vision.reptile_tank.reader.TerrariumReader` and enrolment use it.
-READER_MODEL = DEFAULT_MODEL.with_name("card_embedder_v2.onnx")
+READER_MODEL = model_files(models.READER_MODEL).onnx
 #: How much the grid finder's occupancy evidence moves the ``empty`` score (cosine units): the
 #: score gets ``OCCUPANCY_WEIGHT * (0.5 - occupancy)``, so only close calls can change.
 OCCUPANCY_WEIGHT = 0.2
@@ -43,8 +47,8 @@ class CardEmbedder:
     Parameters
     ----------
     model_path : path, optional
-        The ``.onnx`` file; ``models/card_embedder.onnx`` by default. Its metadata
-        ``<stem>.json`` must sit beside it.
+        The ``.onnx`` file; :data:`DEFAULT_MODEL` (``models/card_embedder_v1/model.onnx``) by
+        default. Its metadata ``<stem>.json`` must sit beside it.
     threads : int
         onnxruntime's intra-op threads (1 = one CPU core, as the benchmarks measure).
     """

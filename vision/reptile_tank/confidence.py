@@ -9,9 +9,9 @@ to be checked when that probability reaches the fitted threshold (chosen so that
 cells hold at least 95 % of the wrong cells of the fitting data); a read needs a check when any
 cell does, or when its orientation is in doubt.
 
-The parameters live in ``models/confidence.json`` beside the embedder they were fitted for (its
-``model_id``); with another embedder the flags fall back to flagging every cell, because the
-fitted numbers would mean nothing.
+The parameters live in ``confidence.json`` in the folder of the embedder they were fitted for
+(``models/card_embedder_v2/``, with its ``model_id``); with another embedder the flags fall back
+to flagging every cell, because the fitted numbers would mean nothing.
 """
 
 from __future__ import annotations
@@ -24,8 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from scoring.reptile_tank.cards import EMPTY, WATER
+from vision import models
+from vision.models import model_files
 
-DEFAULT_CONFIDENCE = Path(__file__).resolve().parents[2] / "models" / "confidence.json"
+#: The parameters fitted for the reader's embedder (:data:`vision.models.READER_MODEL`).
+DEFAULT_CONFIDENCE = model_files(models.READER_MODEL).confidence
 
 #: Per-cell features, in the order of the model's weights.
 FEATURES = (
@@ -142,7 +145,7 @@ class ConfidenceModel:
 
 @lru_cache(maxsize=1)
 def default_model() -> ConfidenceModel | None:
-    """The shipped parameters, or ``None`` when ``models/confidence.json`` is missing."""
+    """The shipped parameters, or ``None`` when :data:`DEFAULT_CONFIDENCE` is missing."""
     if not DEFAULT_CONFIDENCE.is_file():
         return None
     return ConfidenceModel.load(DEFAULT_CONFIDENCE)

@@ -192,7 +192,7 @@ def _colour_edge_candidates(small_rgb: np.ndarray) -> list[np.ndarray]:
     A light card on a light table differs from it in hue more than in brightness: the grid
     finder's grey binarisations lose its outline there, its colour edges keep it.
     """
-    from vision.reptile_tank.grid.candidates import _contour_quad
+    from vision.reptile_tank.grid.candidates import contour_quad
 
     lab = cv2.cvtColor(small_rgb, cv2.COLOR_RGB2LAB)
     edges = np.zeros(small_rgb.shape[:2], np.uint8)
@@ -205,7 +205,7 @@ def _colour_edge_candidates(small_rgb: np.ndarray) -> list[np.ndarray]:
         for contour in contours:
             area = cv2.contourArea(contour)
             if area >= min_area:
-                quad = _contour_quad(contour, area)
+                quad = contour_quad(contour, area)
                 if quad is not None:
                     quads.append(quad)
     return quads
@@ -234,14 +234,14 @@ def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
         Each card's corners TL, TR, BR, BL of the card upright (its top towards the top of
         the photo), in the photo's pixels.
     """
-    from vision.reptile_tank.grid.candidates import _card_candidates
+    from vision.reptile_tank.grid.candidates import card_candidates
     from vision.reptile_tank.grid.rectified import quads_normal, rectifying_homography
 
     h, w = image_rgb.shape[:2]
     factor = min(1.0, LOOSE_WORK_SIDE / max(h, w))
     small = cv2.resize(image_rgb, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
     gray = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
-    candidates = _card_candidates(gray) + _colour_edge_candidates(small)
+    candidates = card_candidates(gray) + _colour_edge_candidates(small)
     if not candidates:
         return []
     normal = quads_normal(candidates, small.shape)

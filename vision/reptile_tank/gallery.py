@@ -8,7 +8,7 @@ in each of the four rotations, and table crops give the ``empty`` prototypes. A 
 A :class:`DeckPack` is a folder: ``faces/<card id>.png`` (one image per face, ``water.png`` for
 the back), ``gallery.npz`` (built with the shipped embedder), ``pack.json`` (name, model id,
 counts) and, once the user confirms corrections, ``examples/<label>/*.png``. The stand-in deck's
-gallery ships as ``models/stand_in_gallery.npz``.
+gallery ships in each embedder's folder, ``models/<name>/stand_in_gallery.npz``.
 """
 
 from __future__ import annotations
@@ -23,10 +23,14 @@ import cv2
 import numpy as np
 
 from scoring.reptile_tank.cards import EMPTY, FACE_LABELS
+from vision import models
+from vision.models import model_files, model_folder
 from vision.reptile_tank.augment import card_view, empty_view, rotate_crop
 
 ROTATIONS = (0, 90, 180, 270)
-DEFAULT_GALLERY = Path(__file__).resolve().parents[2] / "models" / "stand_in_gallery.npz"
+#: The stand-in deck's gallery of :data:`vision.models.DEFAULT_MODEL` (the fallback of
+#: :func:`stand_in_gallery_path`).
+DEFAULT_GALLERY = model_files(models.DEFAULT_MODEL).gallery()
 #: Faces are stored and augmented at this size (width, height): 4 px/mm of a 63 × 88 mm card.
 FACE_SIZE = (252, 352)
 
@@ -358,18 +362,17 @@ def load_gallery(pack: str | Path | None, embedder) -> Gallery:
 
 
 def stand_in_gallery_path(embedder) -> Path:
-    """The stand-in deck's gallery for ``embedder``: ``<model stem>_stand_in_gallery.npz`` or
-    ``stand_in_gallery.npz`` beside its ``.onnx`` file (the first one built by that embedder),
+    """The stand-in deck's gallery for ``embedder``: ``stand_in_gallery.npz`` in its model folder
+    (:meth:`vision.models.ModelFiles.gallery`) when it was built by that embedder (model id),
     else the shipped :data:`DEFAULT_GALLERY`."""
     model = getattr(embedder, "path", None)
     if model is not None:
         model = Path(model)
-        for candidate in (model.with_name(f"{model.stem}_stand_in_gallery.npz"),
-                          model.with_name(DEFAULT_GALLERY.name)):  # fmt: skip
-            if candidate.is_file():
-                with np.load(candidate, allow_pickle=False) as data:
-                    if str(data["model_id"]) == embedder.model_id:
-                        return candidate
+        candidate = model_folder(model.parent).gallery()
+        if candidate.is_file():
+            with np.load(candidate, allow_pickle=False) as data:
+                if str(data["model_id"]) == embedder.model_id:
+                    return candidate
     return DEFAULT_GALLERY
 
 

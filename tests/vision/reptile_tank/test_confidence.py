@@ -1,7 +1,8 @@
 """Per-cell confidence: features, the logistic model, the read's ``needs_check`` and calibration.
 
 The hand-made reads below pin what each feature means; the reader tests run the shipped
-embedder, gallery and ``models/confidence.json`` on the sample photos.
+embedder, gallery and the fitted ``confidence.json`` (``models/card_embedder_v2/``) on the
+sample photos.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from vision.reptile_tank.grid import (
     rectify_cells,
     reptile_tank_layout,
 )
-from vision.reptile_tank.grid.model import _fit_from_homography
+from vision.reptile_tank.grid.model import fit_from_homography
 from vision.reptile_tank.grid.outline import (
     _OUTLINE_ALONG,
     _fit_to_card_outlines,
@@ -212,12 +212,12 @@ def test_outline_fit_returns_to_the_cards_from_a_displaced_lattice():
         [[math.cos(turn), -math.sin(turn), 1.5], [math.sin(turn), math.cos(turn), -1.0], [0, 0, 1]]
     )
     wrong_gap = (fit.gap_mm[0] + 0.8, fit.gap_mm[1] - 0.8)
-    start = _fit_from_homography(nudge @ fit.homography, wrong_gap, method="lattice")
+    start = fit_from_homography(nudge @ fit.homography, wrong_gap, method="lattice")
     assert corner_error(start, truth) > 0.03
     refined = _fit_to_card_outlines(gray, start.homography, start.gap_mm, cells)
     assert refined is not None
     homography, gap, support = refined
-    assert corner_error(_fit_from_homography(homography, gap, method="lattice"), truth) < 0.02
+    assert corner_error(fit_from_homography(homography, gap, method="lattice"), truth) < 0.02
     assert gap == pytest.approx((3.0, 3.0), abs=0.6)
     assert support > 0.5 * len(cells) * 4 * len(_OUTLINE_ALONG)
 

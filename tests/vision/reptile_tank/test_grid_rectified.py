@@ -12,7 +12,7 @@ import pytest
 from tests.vision.reptile_tank.test_grid import corner_error, render_scene
 from vision.geometry import apply_homography
 from vision.reptile_tank.grid import find_grid_candidates, find_rectified_candidates
-from vision.reptile_tank.grid.model import _focal_prior
+from vision.reptile_tank.grid.model import focal_prior
 from vision.reptile_tank.grid.rectified import (
     distinct_normals,
     level_normal,
@@ -31,7 +31,7 @@ def _camera_homography(tilt: float, roll: float = 0.0, shape=SHAPE) -> np.ndarra
     """``plane mm -> image px`` of the focal prior's camera looking at the table ``tilt``
     degrees from above (``roll``: the camera turned about its axis)."""
     h, w = shape[:2]
-    f = _focal_prior(shape)
+    f = focal_prior(shape)
     k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
     t = -math.radians(tilt)  # the far side of the table up in the image
     rx = np.array([[1, 0, 0], [0, math.cos(t), -math.sin(t)], [0, math.sin(t), math.cos(t)]])

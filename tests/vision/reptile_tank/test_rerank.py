@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from scoring.reptile_tank.cards import EMPTY
+from vision.models import READER_MODEL, model_files
 from vision.reptile_tank.classifier import CellRead, LocalFeatureVerifier, close_face_calls
 
 
@@ -75,7 +76,7 @@ def test_close_calls_are_cells_whose_two_best_faces_are_near():
     assert close_face_calls(cells) == {(0, 0): ["a", "b"], (0, 3): ["c", "d"]}
 
 
-MODEL = Path(__file__).resolve().parents[3] / "models" / "card_embedder_v2.onnx"
+MODEL = model_files(READER_MODEL).onnx
 SAMPLE = Path(__file__).resolve().parents[3] / "reptile_tank" / "samples" / "sample_1"
 
 

@@ -13,13 +13,13 @@ from vision.geometry import (
     quad_area,
 )
 from vision.reptile_tank.grid.model import (
-    _work_copy,
+    work_copy,
 )
 
 # --------------------------------------------------------------------- card candidates
 
 
-def _card_candidates(gray: np.ndarray) -> list[np.ndarray]:
+def card_candidates(gray: np.ndarray) -> list[np.ndarray]:
     """Convex quadrilaterals of plausible size from several binarisations of ``gray``.
 
     Returns a list of ``(4, 2)`` float64 quads (clockwise on screen), largest first.
@@ -46,14 +46,14 @@ def _card_candidates(gray: np.ndarray) -> list[np.ndarray]:
             area = cv2.contourArea(contour)
             if area < min_area or area > max_area:
                 continue
-            quad = _contour_quad(contour, area)
+            quad = contour_quad(contour, area)
             if quad is not None:
                 quads.append((quad_area(quad), quad))
     quads.sort(key=lambda item: -item[0])
     return [q for _, q in quads]
 
 
-def _contour_quad(contour: np.ndarray, area: float) -> np.ndarray | None:
+def contour_quad(contour: np.ndarray, area: float) -> np.ndarray | None:
     """Simplify a contour to a convex quad that it fills well, or None."""
     hull = cv2.convexHull(contour)
     hull_area = cv2.contourArea(hull)
@@ -77,7 +77,7 @@ def _contour_quad(contour: np.ndarray, area: float) -> np.ndarray | None:
     return None
 
 
-def _dedupe(quads: list[np.ndarray], max_keep: int = 400) -> list[np.ndarray]:
+def dedupe(quads: list[np.ndarray], max_keep: int = 400) -> list[np.ndarray]:
     """Drop quads whose centre and size repeat a larger one already kept (inner panels)."""
     if not quads:
         return []
@@ -99,14 +99,14 @@ def _dedupe(quads: list[np.ndarray], max_keep: int = 400) -> list[np.ndarray]:
     return [quads[i] for i in kept]
 
 
-def _busiest_region(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
+def busiest_region(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
     """Bounds of the region of densest gradients (a grid of printed cards), as :func:`_bounds`.
 
     The gradient magnitude of the working copy is averaged over windows of 1/20 of its long
     side; the region is the connected part, around the densest window, of windows at least
     half as dense. The card width is unknown (NaN).
     """
-    _, gray, factor = _work_copy(image_rgb)
+    _, gray, factor = work_copy(image_rgb)
     h, w = gray.shape
     blur = cv2.GaussianBlur(gray, (3, 3), 0)
     magnitude = cv2.magnitude(cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1))
@@ -122,20 +122,20 @@ def _busiest_region(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, floa
     return lo, hi, math.nan
 
 
-def _busiest_quad(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
+def busiest_quad(image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
     """Bounds of the card-candidate quad (2-60 % of the photo) with the most print inside.
 
     A small grid of touching cards far away is often found only as one quad: its cards are
     too small to be found separately, and a loose card beside it is the densest window (see
-    :func:`_busiest_region`). Among the five largest quads that do not touch the frame, the
-    one whose interior has the highest mean gradient is taken; as :func:`_busiest_region`.
+    :func:`busiest_region`). Among the five largest quads that do not touch the frame, the
+    one whose interior has the highest mean gradient is taken; as :func:`busiest_region`.
     """
-    _, gray, factor = _work_copy(image_rgb)
+    _, gray, factor = work_copy(image_rgb)
     h, w = gray.shape
     area = float(h * w)
     quads = [
         q
-        for q in _card_candidates(gray)
+        for q in card_candidates(gray)
         if 0.02 * area <= quad_area(q) <= 0.6 * area
         and q[:, 0].min() > 2
         and q[:, 1].min() > 2

@@ -17,38 +17,38 @@ from vision.geometry import (
     rectangle_aspect,
 )
 from vision.reptile_tank.grid.candidates import (
-    _busiest_quad,
-    _busiest_region,
-    _card_candidates,
-    _dedupe,
+    busiest_quad,
+    busiest_region,
+    card_candidates,
+    dedupe,
 )
 from vision.reptile_tank.grid.lattice import (
-    _aspect_penalty,
-    _extent_windows,
-    _find_lattices,
-    _gap_from_extent,
-    _Lattice,
-    _transposed,
+    Lattice,
+    aspect_penalty,
+    extent_windows,
+    find_lattices,
+    gap_from_extent,
+    transposed,
 )
 from vision.reptile_tank.grid.model import (
-    _L,
     DEFAULT_GAP_MM,
     WORK_SIDE,
     WORK_UPSCALE,
     GridFit,
-    _board_size,
-    _fit_from_homography,
-    _focal_prior,
-    _orient_outer_quad,
-    _outer_homography,
-    _shifted,
-    _upright_first,
-    _work_copy,
+    active_layout,
+    board_size,
+    fit_from_homography,
+    focal_prior,
+    orient_outer_quad,
+    outer_homography,
+    shifted,
+    upright_first,
     using_layout,
+    work_copy,
 )
 from vision.reptile_tank.grid.outline import (
-    _fit_outlines,
-    _refine_outer_corners,
+    fit_outlines,
+    refine_outer_corners,
 )
 from vision.reptile_tank.grid.rectified import (
     LEVEL_TILTS_DEG,
@@ -59,11 +59,11 @@ from vision.reptile_tank.grid.rectified import (
     rectified_candidates,
 )
 from vision.reptile_tank.grid.verification import (
-    _MIN_BOUNDARY_FRACTION,
-    _internal_boundary_fraction,
-    _lattice_evidence,
-    _metric_error,
-    _occupancy,
+    MIN_BOUNDARY_FRACTION,
+    cell_occupancy,
+    internal_boundary_fraction,
+    lattice_evidence,
+    metric_error,
 )
 
 
@@ -122,12 +122,12 @@ def _fit_from_corners(
         raise ValueError("corners must form a convex quadrilateral of non-trivial area")
     gap = (DEFAULT_GAP_MM, DEFAULT_GAP_MM) if gap_mm is None else (float(gap_mm),) * 2
     if image_rgb is None:
-        oriented, _ = _orient_outer_quad(quad, image_shape, gap)
-        h = _outer_homography(oriented, gap)
-        fit = _fit_from_homography(h, gap, method="corners", quality=1.0)
-        return _upright_first(fit)
+        oriented, _ = orient_outer_quad(quad, image_shape, gap)
+        h = outer_homography(oriented, gap)
+        fit = fit_from_homography(h, gap, method="corners", quality=1.0)
+        return upright_first(fit)
     fit = _fit_outer_quad(image_rgb, None, quad, method="corners", gap=gap)
-    return _upright_first(fit)
+    return upright_first(fit)
 
 
 def _fit_outer_quad(
@@ -144,29 +144,29 @@ def _fit_outer_quad(
     q = order_quad_clockwise(quad)
     shape = image_rgb.shape
     if gray is None or small is None:
-        small, gray, image_to_work = _work_copy(image_rgb)
+        small, gray, image_to_work = work_copy(image_rgb)
     choices = []
     for roll in (0, 1):
         oriented = np.roll(q, -roll, axis=0)
-        evidence, measured_gap = _lattice_evidence(gray, oriented * image_to_work)
+        evidence, measured_gap = lattice_evidence(gray, oriented * image_to_work)
         use_gap = gap if gap is not None else measured_gap
-        width, height = _board_size(use_gap)
-        aspect = rectangle_aspect(oriented, (shape[1] / 2, shape[0] / 2), _focal_prior(shape))
+        width, height = board_size(use_gap)
+        aspect = rectangle_aspect(oriented, (shape[1] / 2, shape[0] / 2), focal_prior(shape))
         aspect_cost = abs(math.log(aspect) - math.log(width / height))
         choices.append((evidence - 1.5 * aspect_cost, evidence, oriented, use_gap))
     choices.sort(key=lambda item: -item[0])
     _, evidence, oriented, use_gap = choices[0]
-    h_image = _outer_homography(oriented, use_gap)
+    h_image = outer_homography(oriented, use_gap)
     h_work = h_image @ np.diag([1 / image_to_work, 1 / image_to_work, 1.0])
-    occupancy = _occupancy(small, h_work, use_gap)
+    occupancy = cell_occupancy(small, h_work, use_gap)
     margin = choices[0][0] - choices[1][0]
     quality = float(np.clip(0.5 * (evidence - 1.0), 0.0, 1.0) * np.clip(margin / 0.3, 0.3, 1.0))
-    return _fit_from_homography(
+    return fit_from_homography(
         h_image, use_gap, method=method, occupancy=occupancy, quality=quality
     )
 
 
-#: A blob fit must be a plausible camera view of the board (see _metric_error; right blob fits
+#: A blob fit must be a plausible camera view of the board (see metric_error; right blob fits
 #: measured <= 0.26 on 350 synthetic scenes, a wrong one spanning two boards' sides 0.44).
 _MAX_BLOB_CAMERA_ERROR = 0.35
 
@@ -174,13 +174,13 @@ _MAX_BLOB_CAMERA_ERROR = 0.35
 def _turned_blob(fit: GridFit, small: np.ndarray, factor: float) -> GridFit:
     """The same outer quad with the other side taken as the 5-card side (gaps swapped)."""
     swapped = (fit.gap_mm[1], fit.gap_mm[0])
-    h_image = _outer_homography(np.roll(fit.corners, -1, axis=0), swapped)
+    h_image = outer_homography(np.roll(fit.corners, -1, axis=0), swapped)
     h_work = h_image @ np.diag([1 / factor, 1 / factor, 1.0])
-    return _fit_from_homography(
+    return fit_from_homography(
         h_image,
         swapped,
         method="blob",
-        occupancy=_occupancy(small, h_work, swapped),
+        occupancy=cell_occupancy(small, h_work, swapped),
         quality=fit.quality,
     )
 
@@ -201,7 +201,7 @@ def _blob_fit(
     Quads of the right shape and print that fail only the card-boundary or camera test (a
     small, blurred grid far away shows few boundaries) are appended to ``doubtful``.
     """
-    lay = _L()
+    lay = active_layout()
     image_area = gray.shape[0] * gray.shape[1]
     h, w = gray.shape
     big = [
@@ -224,19 +224,19 @@ def _blob_fit(
             continue
         board_w, board_h = fit.board_size_mm
         corners_work = fit.corners * factor
-        aspect = rectangle_aspect(corners_work, (w / 2, h / 2), _focal_prior(gray.shape))
+        aspect = rectangle_aspect(corners_work, (w / 2, h / 2), focal_prior(gray.shape))
         if not math.isfinite(aspect) or abs(math.log(aspect * board_h / board_w)) > 0.3:
             # the aspect estimate needs the focal length: a far, small grid may still be one
             if doubtful is not None and math.isfinite(aspect):
                 doubtful.append(replace(fit, reason=_NO_STRUCTURE))
             continue
-        boundaries = _internal_boundary_fraction(gray, corners_work, fit.gap_mm)
+        boundaries = internal_boundary_fraction(gray, corners_work, fit.gap_mm)
         swapped = (fit.gap_mm[1], fit.gap_mm[0])
-        turned = _internal_boundary_fraction(gray, np.roll(corners_work, -1, axis=0), swapped)
+        turned = internal_boundary_fraction(gray, np.roll(corners_work, -1, axis=0), swapped)
         if turned > boundaries + 0.1:  # the card boundaries say the 5-card side is the other
             fit, boundaries = _turned_blob(fit, small, factor), turned
-        if boundaries < _MIN_BOUNDARY_FRACTION or (
-            _metric_error(np.linalg.inv(fit.homography), image_rgb.shape) > _MAX_BLOB_CAMERA_ERROR
+        if boundaries < MIN_BOUNDARY_FRACTION or (
+            metric_error(np.linalg.inv(fit.homography), image_rgb.shape) > _MAX_BLOB_CAMERA_ERROR
         ):
             # one card's panel or a plain mat shows no card boundaries inside; no camera sees
             # a flat 5x4 board of cards like some quads
@@ -342,7 +342,7 @@ def _find_grid_candidates(
     if not found and rescue:
         busiest = None if memo is None else memo.get("busiest")
         if busiest is None:
-            busiest = (_busiest_region(image_rgb), _busiest_quad(image_rgb))
+            busiest = (busiest_region(image_rgb), busiest_quad(image_rgb))
             if memo is not None:
                 memo["busiest"] = busiest
         for bounds in busiest:
@@ -352,7 +352,7 @@ def _find_grid_candidates(
         try:
             crop = np.ascontiguousarray(image_rgb[y0:y1, x0:x1])
             found_here = _candidates_once(crop, min_quality, twins, zoom_upscale, memo, region)
-            zoomed = [_shifted(f, x0, y0) for f in found_here]
+            zoomed = [shifted(f, x0, y0) for f in found_here]
         except GridNotFoundError:
             continue
         if zoomed[0].reason:
@@ -368,7 +368,7 @@ def _find_grid_candidates(
     fits.sort(key=lambda f: bool(f.reason))  # stable: accepted first, in their order
     out: list[GridFit] = []
     for fit in fits:
-        fit = _upright_first(fit)
+        fit = upright_first(fit)
         if not any(_same_grid(fit, other, 0.5) and _same_side(fit, other) for other in out):
             out.append(fit)
     return out[:limit]
@@ -377,7 +377,7 @@ def _find_grid_candidates(
 def refine_fit(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
     """A candidate fitted to its cards' outlines at the photo's resolution (see find_grid)."""
     with using_layout(fit.layout):
-        return _upright_first(_fit_outlines(image_rgb, fit))
+        return upright_first(fit_outlines(image_rgb, fit))
 
 
 def find_grid(
@@ -425,7 +425,7 @@ def _same_side(a: GridFit, b: GridFit) -> bool:
 
 def _same_grid(a: GridFit, b: GridFit, cards: float = 1.5) -> bool:
     """True when two fits' outer corners agree within ``cards`` card widths (modulo 180°)."""
-    card = cards * (np.linalg.norm(a.corners[1] - a.corners[0])) / _L().cols
+    card = cards * (np.linalg.norm(a.corners[1] - a.corners[0])) / active_layout().cols
     return any(
         float(np.linalg.norm(np.roll(b.corners, k, axis=0) - a.corners, axis=1).max()) < card
         for k in (0, 2)
@@ -437,7 +437,7 @@ def _bounds(fit: GridFit | None) -> tuple[np.ndarray, np.ndarray, float] | None:
     if fit is None or not np.all(np.isfinite(fit.corners)):
         return None
     c = fit.corners
-    card = 0.5 * (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / _L().cols
+    card = 0.5 * (np.linalg.norm(c[1] - c[0]) + np.linalg.norm(c[2] - c[3])) / active_layout().cols
     return c.min(axis=0), c.max(axis=0), float(card)
 
 
@@ -474,25 +474,25 @@ def _zoom_region(
 
 
 def _lattice_fits(
-    lattice: _Lattice, small: np.ndarray, gray: np.ndarray, factor: float
+    lattice: Lattice, small: np.ndarray, gray: np.ndarray, factor: float
 ) -> list[tuple[GridFit, str]]:
     """The grids fitted from a lattice of card candidates: ``[(fit in image px, doubt)]``.
 
-    One fit per 5x4 window the cards leave possible (see :func:`_extent_windows`); ``doubt``
+    One fit per 5x4 window the cards leave possible (see :func:`extent_windows`); ``doubt``
     is empty for an accepted fit. A lattice is in doubt when its 5x4 extent is not
     determined, when too few separate cards support it and the cells show no card
     boundaries, or when most of its cards lie in cells that look like the table (a lattice of
     table-cloth checks).
     """
     out = []
-    for h_work, inside, doubt in _extent_windows(lattice, small):
+    for h_work, inside, doubt in extent_windows(lattice, small):
         fit, why = _window_fit(lattice, h_work, inside, small, gray, factor)
         out.append((fit, doubt or why))
     return out
 
 
 def _window_fit(
-    lattice: _Lattice,
+    lattice: Lattice,
     h_work: np.ndarray,
     inside: set[tuple[int, int]],
     small: np.ndarray,
@@ -501,16 +501,16 @@ def _window_fit(
 ) -> tuple[GridFit, str]:
     """One 5x4 window of a lattice fitted: ``(fit in image px, why rejected)``."""
     gap = lattice.gap
-    fit = _fit_from_homography(h_work, gap, method="lattice", residual_px=lattice.residual_mm)
-    refined = _refine_outer_corners(gray, fit.corners, _board_size(gap))
+    fit = fit_from_homography(h_work, gap, method="lattice", residual_px=lattice.residual_mm)
+    refined = refine_outer_corners(gray, fit.corners, board_size(gap))
     if refined is not None:
-        gap = _gap_from_extent(h_work, refined, lattice.gap)
-        h_work = _outer_homography(refined, gap)
-    occupancy = _occupancy(small, h_work, gap)
+        gap = gap_from_extent(h_work, refined, lattice.gap)
+        h_work = outer_homography(refined, gap)
+    occupancy = cell_occupancy(small, h_work, gap)
     quality = math.exp(-lattice.residual_mm / 4.0) * (
         0.4 + 0.6 * len(inside) / max(1, int((occupancy > 0.5).sum()))
     )
-    fit = _fit_from_homography(
+    fit = fit_from_homography(
         h_work,
         gap,
         method="lattice",
@@ -523,7 +523,7 @@ def _window_fit(
         return fit, _TABLE_LIKE
     if len(inside) >= 6 or (
         fit.occupied.sum() >= 10
-        and _internal_boundary_fraction(gray, fit.corners * factor, gap) >= _MIN_BOUNDARY_FRACTION
+        and internal_boundary_fraction(gray, fit.corners * factor, gap) >= MIN_BOUNDARY_FRACTION
     ):
         return fit, ""
     return fit, f"{_FEW_SEPARATE} ({len(inside)}) in the grid; give the grid's corners"
@@ -545,7 +545,7 @@ _JUDGEABLE = (
 
 
 #: A lattice other than the best-scoring one is only tried when a camera could plausibly see
-#: it (see _aspect_penalty; the right lattice scores ~0-2, wrong-way-round ones > 4).
+#: it (see aspect_penalty; the right lattice scores ~0-2, wrong-way-round ones > 4).
 #: Lattice fits below this quality are refused (the user's corners decide). Measured on 461
 #: synthetic scenes (frozen full/mid-game/unseen-deck sets and a development set): right fits
 #: scored 0.16-0.80, the four wrong fits (off by 2-3 cards, unseen deck) 0.03-0.06.
@@ -570,10 +570,10 @@ def _candidates_once(
     """
     search = None if memo is None else memo.get((key, upscale))
     if search is None:
-        small, gray, factor = _work_copy(image_rgb, upscale)
-        quads = _dedupe(_card_candidates(gray))
+        small, gray, factor = work_copy(image_rgb, upscale)
+        quads = dedupe(card_candidates(gray))
         card_quads = [q for q in quads if quad_area(q) < 0.2 * gray.size][:200]
-        lattices = _find_lattices(card_quads, gray.shape)
+        lattices = find_lattices(card_quads, gray.shape)
         search = (small, gray, factor, quads, card_quads, lattices)
         if memo is not None:
             memo[(key, upscale)] = search
@@ -590,11 +590,11 @@ def _candidates_once(
     accepted: list[GridFit] = []
     doubtful: list[GridFit] = []
     for rank, lattice in enumerate(lattices):
-        if rank > 0 and _aspect_penalty(lattice, gray.shape) > _MAX_ALTERNATIVE_PENALTY:
+        if rank > 0 and aspect_penalty(lattice, gray.shape) > _MAX_ALTERNATIVE_PENALTY:
             continue
         variants = [(lattice, "")]
         if rank == 0 and twins:
-            twin = _transposed(lattice)
+            twin = transposed(lattice)
             if twin is not None and len(twin.cells) >= 3:
                 variants.append((twin, _TRANSPOSED))
         for k, (variant, twin_doubt) in enumerate(variants):
@@ -607,8 +607,8 @@ def _candidates_once(
             for fit, why in window_fits:
                 if not why and fit.quality < _MIN_LATTICE_QUALITY:
                     why = (
-                        f"the best {_L().rows}x{_L().cols} lattice fits the photo "
-                        f"poorly (quality {fit.quality:.2f})"
+                        f"the best {active_layout().rows}x{active_layout().cols} lattice fits the "
+                        f"photo poorly (quality {fit.quality:.2f})"
                     )
                 why = why or twin_doubt
                 if not why:
@@ -635,31 +635,31 @@ def _candidates_once(
     if not twins:
         blobs = []
     if blob is not None and blob.quality >= min_quality:
-        refined = _refine_outer_corners(gray, blob.corners * factor, blob.board_size_mm)
+        refined = refine_outer_corners(gray, blob.corners * factor, blob.board_size_mm)
         if refined is not None:
             oriented = refined / factor
-            h = _outer_homography(oriented, blob.gap_mm)
+            h = outer_homography(oriented, blob.gap_mm)
             blob = replace(
-                _fit_from_homography(h, blob.gap_mm, method="blob", quality=blob.quality),
+                fit_from_homography(h, blob.gap_mm, method="blob", quality=blob.quality),
                 occupied=blob.occupied,
                 occupancy=blob.occupancy,
             )
         # on the refined outline, right blob fits' boundaries beat the other side's by >= 0.45
         corners_work = blob.corners * factor
         swapped = (blob.gap_mm[1], blob.gap_mm[0])
-        turned_boundaries = _internal_boundary_fraction(
+        turned_boundaries = internal_boundary_fraction(
             gray, np.roll(corners_work, -1, axis=0), swapped
         )
-        if turned_boundaries > _internal_boundary_fraction(gray, corners_work, blob.gap_mm):
+        if turned_boundaries > internal_boundary_fraction(gray, corners_work, blob.gap_mm):
             blob = _turned_blob(blob, small, factor)
         if not twins:
-            return [_upright_first(blob)] + doubtful
+            return [upright_first(blob)] + doubtful
         twin = replace(_turned_blob(blob, small, factor), reason=_TRANSPOSED)
-        return [_upright_first(blob)] + doubtful + [_upright_first(twin)]
+        return [upright_first(blob)] + doubtful + [upright_first(twin)]
     for doubtful_blob in blobs[:2]:
-        doubtful.append(_upright_first(doubtful_blob))
+        doubtful.append(upright_first(doubtful_blob))
         turned = _turned_blob(doubtful_blob, small, factor)
-        doubtful.append(_upright_first(replace(turned, reason=_NO_STRUCTURE)))
+        doubtful.append(upright_first(replace(turned, reason=_NO_STRUCTURE)))
     if doubtful:
         return doubtful
     if blob is not None and (attempted is None or attempted.quality < blob.quality):
@@ -723,7 +723,7 @@ def find_rectified_candidates(
         for i in chosen:
             out: list[GridFit] = []
             for fit in rectified_candidates(image_rgb, [normals[i]], [regions[i]], find):
-                fit = _upright_first(fit)
+                fit = upright_first(fit)
                 if not any(_same_grid(fit, other, 0.5) and _same_side(fit, other) for other in out):
                     out.append(fit)
             yield out

@@ -14,19 +14,19 @@ from vision.geometry import (
     rect_corners,
 )
 from vision.reptile_tank.grid.model import (
-    _L,
     GAP_RANGE_MM,
+    active_layout,
 )
 from vision.reptile_tank.grid.verification import (
-    _metric_error,
-    _occupancy,
+    cell_occupancy,
+    metric_error,
 )
 
 # ----------------------------------------------------------------------------- lattice
 
 
 @dataclass
-class _Lattice:
+class Lattice:
     homography: np.ndarray  # work px -> board mm (cell (0,0) at origin)
     cells: dict[tuple[int, int], np.ndarray]  # (row, col) -> (4, 2) quad in work px, TL..BL
     gap: tuple[float, float]
@@ -40,7 +40,7 @@ def _lattice_index(
 
     Returns ``(col, row, ok)`` arrays.
     """
-    lay = _L()
+    lay = active_layout()
     lo, hi = GAP_RANGE_MM
     out = []
     for k, pitch in ((0, lay.cell_w_mm), (1, lay.cell_h_mm)):
@@ -60,7 +60,7 @@ def _hypothesis_inliers(
     h: np.ndarray, quads: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Project all quads with ``h``; which look like lattice cards, and their indices."""
-    lay = _L()
+    lay = active_layout()
     projected = apply_homography(h, quads)  # (N, 4, 2)
     lo = projected.min(axis=1)
     hi = projected.max(axis=1)
@@ -78,18 +78,18 @@ def _hypothesis_inliers(
     return ok, row, col
 
 
-def _aspect_penalty(lattice: _Lattice, shape: tuple[int, ...]) -> float:
-    """Penalty for a lattice that no real camera could see as cards (see _metric_error)."""
+def aspect_penalty(lattice: Lattice, shape: tuple[int, ...]) -> float:
+    """Penalty for a lattice that no real camera could see as cards (see metric_error)."""
     try:
-        error = _metric_error(np.linalg.inv(lattice.homography), shape)
+        error = metric_error(np.linalg.inv(lattice.homography), shape)
     except np.linalg.LinAlgError:
         return 10.0
     return 8.0 * error
 
 
-def _find_lattices(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[_Lattice]:
+def find_lattices(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[Lattice]:
     """RANSAC over card candidates: up to 3 distinct lattices, the one explaining most first."""
-    lay = _L()
+    lay = active_layout()
     if len(quads) < 2:
         return []
     stack = np.stack(quads)  # (N, 4, 2)
@@ -106,7 +106,7 @@ def _find_lattices(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[_Lat
     if not ranked:
         return []
     ranked.sort(key=lambda item: -item[0])
-    found: list[tuple[float, float, _Lattice]] = []
+    found: list[tuple[float, float, Lattice]] = []
     seen: list[tuple[frozenset[int], float]] = []
     for score, h, ok, row, col in ranked:
         members = frozenset(np.flatnonzero(ok).tolist())
@@ -131,7 +131,7 @@ def _find_lattices(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[_Lat
             continue
         keys = list(lattice.cells)
         final = _lattice_score(np.array([k[0] for k in keys]), np.array([k[1] for k in keys]))
-        final -= _aspect_penalty(lattice, shape)
+        final -= aspect_penalty(lattice, shape)
         found.append((final, -lattice.residual_mm, lattice))
     found.sort(key=lambda item: (-item[0], -item[1]))
     return [lattice for _, _, lattice in found]
@@ -148,7 +148,7 @@ def _x_axis_angle(h: np.ndarray, quads: np.ndarray) -> float:
 
 def _lattice_score(row: np.ndarray, col: np.ndarray) -> float:
     """Distinct lattice cells explained, minus a penalty for spans beyond 4 rows x 5 columns."""
-    lay = _L()
+    lay = active_layout()
     cells = set(zip(row.tolist(), col.tolist(), strict=True))
     span_r = int(row.max() - row.min() + 1)
     span_c = int(col.max() - col.min() + 1)
@@ -156,10 +156,10 @@ def _lattice_score(row: np.ndarray, col: np.ndarray) -> float:
 
 
 def _guided_inliers(
-    lattice: _Lattice, quads: np.ndarray, tol: float = 7.0
+    lattice: Lattice, quads: np.ndarray, tol: float = 7.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Re-collect inlier quads with a refined lattice (known pitch): ``(ok, row, col)``."""
-    lay = _L()
+    lay = active_layout()
     projected = apply_homography(lattice.homography, quads)
     size = projected.max(axis=1) - projected.min(axis=1)
     centres = np.nan_to_num(projected.mean(axis=1))
@@ -183,9 +183,9 @@ def _guided_inliers(
 
 def _refine_lattice(
     h: np.ndarray, quads: np.ndarray, row: np.ndarray, col: np.ndarray
-) -> _Lattice | None:
+) -> Lattice | None:
     """Re-fit the homography and the gaps to all corners of the inlier cards."""
-    lay = _L()
+    lay = active_layout()
     # image corners in the board's TL, TR, BR, BL order (projected quads are near-upright)
     projected = apply_homography(h, quads)  # (N, 4, 2)
     total = projected.sum(axis=2)
@@ -252,7 +252,7 @@ def _refine_lattice(
     residual = float(
         np.median(np.linalg.norm(apply_homography(homography, img_pts) - targets, axis=1))
     )
-    return _Lattice(homography, cells, (gap[0], gap[1]), residual)
+    return Lattice(homography, cells, (gap[0], gap[1]), residual)
 
 
 #: 5x4 windows whose card evidence is within this of the best one are all kept: the cards
@@ -261,8 +261,8 @@ def _refine_lattice(
 _EXTENT_TIE = 0.5
 
 
-def _extent_windows(
-    lattice: _Lattice, small_rgb: np.ndarray
+def extent_windows(
+    lattice: Lattice, small_rgb: np.ndarray
 ) -> list[tuple[np.ndarray, set[tuple[int, int]], str]]:
     """The 5x4 windows of lattice cells that could be the grid, best first.
 
@@ -270,7 +270,7 @@ def _extent_windows(
     when the cards found decide the extent, otherwise every window within
     :data:`_EXTENT_TIE` of the best, each with the reason the extent is in doubt.
     """
-    lay = _L()
+    lay = active_layout()
     keys = list(lattice.cells)
     rows = [r for r, _ in keys]
     cols = [c for _, c in keys]
@@ -288,7 +288,7 @@ def _extent_windows(
     ]
     scores = {}
     if span_r < lay.rows or span_c < lay.cols:
-        scores = _occupancy(
+        scores = cell_occupancy(
             small_rgb, lattice.homography, lattice.gap, cells=sorted(set(extra_cells))
         )
     ranked = []
@@ -325,14 +325,14 @@ def _extent_windows(
     return out
 
 
-def _transposed(lattice: _Lattice) -> _Lattice | None:
+def transposed(lattice: Lattice) -> Lattice | None:
     """The same card quads taken the other way round (rows <-> columns), re-fitted.
 
     At a strong tilt a portrait card's foreshortened outline can look landscape, and a lattice
     of the right cards is then fitted with rows and columns swapped; its turned twin is the
     other hypothesis. Returns None when the re-fit fails.
     """
-    lay = _L()
+    lay = active_layout()
     keys = list(lattice.cells)
     quads = np.stack([lattice.cells[k] for k in keys])
     # a quarter turn of the board plane: old x -> new y (rows), old y -> new x (columns),
@@ -350,7 +350,7 @@ def _transposed(lattice: _Lattice) -> _Lattice | None:
     return _refine_lattice(shift @ turn @ lattice.homography, quads, rows, cols)
 
 
-def _gap_from_extent(
+def gap_from_extent(
     h_lattice: np.ndarray, outer: np.ndarray, lattice_gap: tuple[float, float]
 ) -> tuple[float, float]:
     """Gaps implied by the refined outer extent measured in lattice pitches.
@@ -358,7 +358,7 @@ def _gap_from_extent(
     The ratio of the board's width to the column pitch, ``(5 * 63 + 4 g) / (63 + g)``, does
     not depend on the lattice's scale, so it survives a lattice fitted to inner panels.
     """
-    lay = _L()
+    lay = active_layout()
     board = apply_homography(h_lattice, outer)
     width = 0.5 * (np.linalg.norm(board[1] - board[0]) + np.linalg.norm(board[2] - board[3]))
     height = 0.5 * (np.linalg.norm(board[3] - board[0]) + np.linalg.norm(board[2] - board[1]))

@@ -24,8 +24,8 @@ from vision.geometry import (
 #
 # Grid finding works for any layout of rows x cols cards of cell_w_mm x cell_h_mm: the public
 # functions take it as a value (``layout=``, or a fit's own ``GridFit.layout``) and make it the
-# active one for the stages below them, which read it through ``_L()``; there is no grid size
-# at import time. Reptile Tank's layout comes from the rules data's ``[grid]`` section.
+# active one for the stages below them, which read it through ``active_layout()``; there is no
+# grid size at import time. Reptile Tank's layout comes from the rules data's ``[grid]`` section.
 
 _ACTIVE_LAYOUT: ContextVar[Layout | None] = ContextVar("vision_grid_layout", default=None)
 
@@ -38,7 +38,7 @@ def reptile_tank_layout() -> Layout:
     return default_layout()
 
 
-def _L() -> Layout:  # noqa: N802 - the active layout, read by every stage
+def active_layout() -> Layout:  # the active layout, read by every stage
     layout = _ACTIVE_LAYOUT.get()
     return layout if layout is not None else reptile_tank_layout()
 
@@ -46,7 +46,7 @@ def _L() -> Layout:  # noqa: N802 - the active layout, read by every stage
 @contextmanager
 def using_layout(layout: Layout | None) -> Iterator[Layout]:
     """Make ``layout`` (the active one when None) the grid layout inside the block."""
-    active = layout if layout is not None else _L()
+    active = layout if layout is not None else active_layout()
     token = _ACTIVE_LAYOUT.set(active)
     try:
         yield active
@@ -114,7 +114,7 @@ class GridFit:
     def board_size_mm(self) -> tuple[float, float]:
         """``(width, height)`` of the board plane in mm."""
         with using_layout(self.layout):
-            return _board_size(self.gap_mm)
+            return board_size(self.gap_mm)
 
     def rotated_180(self) -> GridFit:
         """The same fit with the board turned by 180 degrees (cell (0,0) <-> (3,4))."""
@@ -136,7 +136,7 @@ class GridFit:
         (0.5, no opinion); the quality is kept.
         """
         with using_layout(self.layout):
-            lay = _L()
+            lay = active_layout()
             gx, gy = self.gap_mm
             shift = np.array(
                 [
@@ -150,7 +150,7 @@ class GridFit:
                 for c in range(lay.cols):
                     if 0 <= r + rows < lay.rows and 0 <= c + cols < lay.cols:
                         occupancy[r, c] = self.occupancy[r + rows, c + cols]
-            return _fit_from_homography(
+            return fit_from_homography(
                 shift @ self.homography,
                 self.gap_mm,
                 method=self.method,
@@ -174,8 +174,8 @@ class GridFit:
 # --------------------------------------------------------------------------- board plane
 
 
-def _board_size(gap: tuple[float, float]) -> tuple[float, float]:
-    lay = _L()
+def board_size(gap: tuple[float, float]) -> tuple[float, float]:
+    lay = active_layout()
     gx, gy = gap
     return lay.cols * lay.cell_w_mm + (lay.cols - 1) * gx, lay.rows * lay.cell_h_mm + (
         lay.rows - 1
@@ -184,7 +184,7 @@ def _board_size(gap: tuple[float, float]) -> tuple[float, float]:
 
 def _cell_rects_mm(gap: tuple[float, float]) -> np.ndarray:
     """``(4, 5, 4, 2)`` board-plane corners TL, TR, BR, BL of every cell's card."""
-    lay = _L()
+    lay = active_layout()
     gx, gy = gap
     out = np.empty((lay.rows, lay.cols, 4, 2))
     for r in range(lay.rows):
@@ -194,7 +194,7 @@ def _cell_rects_mm(gap: tuple[float, float]) -> np.ndarray:
     return out
 
 
-def _fit_from_homography(
+def fit_from_homography(
     homography: np.ndarray,
     gap: tuple[float, float],
     *,
@@ -204,9 +204,9 @@ def _fit_from_homography(
     quality: float = 1.0,
     reason: str = "",
 ) -> GridFit:
-    lay = _L()
+    lay = active_layout()
     inverse = np.linalg.inv(homography)
-    width, height = _board_size(gap)
+    width, height = board_size(gap)
     corners = apply_homography(inverse, rect_corners(width, height))
     cells = apply_homography(inverse, _cell_rects_mm(gap))
     if occupancy is None:
@@ -226,7 +226,7 @@ def _fit_from_homography(
     )
 
 
-def _upright_first(fit: GridFit) -> GridFit:
+def upright_first(fit: GridFit) -> GridFit:
     """Of a fit and its 180-degree turn, return the one whose board 'up' points up on screen."""
     c = fit.corners
     down = (c[3] + c[2] - c[0] - c[1]) / 2.0  # board +y as seen in the image
@@ -236,11 +236,11 @@ def _upright_first(fit: GridFit) -> GridFit:
 # ------------------------------------------------------------------------ manual corners
 
 
-def _focal_prior(image_shape: tuple[int, ...]) -> float:
+def focal_prior(image_shape: tuple[int, ...]) -> float:
     return 0.8 * max(image_shape[0], image_shape[1])
 
 
-def _orient_outer_quad(
+def orient_outer_quad(
     quad: np.ndarray, image_shape: tuple[int, ...], gap: tuple[float, float]
 ) -> tuple[np.ndarray, float]:
     """Return the quad re-ordered so TL->TR is the 5-card side, and the log-aspect margin.
@@ -250,9 +250,9 @@ def _orient_outer_quad(
     """
     q = order_quad_clockwise(quad)
     h, w = image_shape[:2]
-    width, height = _board_size(gap)
+    width, height = board_size(gap)
     target = math.log(width / height)
-    aspect = rectangle_aspect(q, (w / 2.0, h / 2.0), _focal_prior(image_shape))
+    aspect = rectangle_aspect(q, (w / 2.0, h / 2.0), focal_prior(image_shape))
     cost_keep = abs(math.log(aspect) - target)
     cost_turn = abs(-math.log(aspect) - target)
     if cost_keep <= cost_turn:
@@ -260,8 +260,8 @@ def _orient_outer_quad(
     return np.roll(q, -1, axis=0), cost_keep - cost_turn
 
 
-def _outer_homography(oriented: np.ndarray, gap: tuple[float, float]) -> np.ndarray:
-    width, height = _board_size(gap)
+def outer_homography(oriented: np.ndarray, gap: tuple[float, float]) -> np.ndarray:
+    width, height = board_size(gap)
     return cv2.getPerspectiveTransform(
         oriented.astype(np.float32), rect_corners(width, height).astype(np.float32)
     ).astype(np.float64)
@@ -308,7 +308,7 @@ def _rectify_cells(
     cell_size: tuple[int, int] = CELL_SIZE,
     margin_mm: float = 0.0,
 ) -> np.ndarray:
-    lay = _L()
+    lay = active_layout()
     if image_rgb.ndim != 3 or image_rgb.shape[2] != 3:
         raise ValueError(f"image_rgb must be (H, W, 3), got {image_rgb.shape}")
     out_w, out_h = int(cell_size[0]), int(cell_size[1])
@@ -367,7 +367,7 @@ def _draw_overlay(
     *,
     thickness: int | None = None,
 ) -> np.ndarray:
-    lay = _L()
+    lay = active_layout()
     out = np.ascontiguousarray(image_rgb.copy())
     t = thickness or max(1, round(max(out.shape[:2]) / 500))
     for r in range(lay.rows):
@@ -394,7 +394,7 @@ def _draw_overlay(
 # ------------------------------------------------------------------------- working copy
 
 
-def _work_copy(image_rgb: np.ndarray, upscale: float = 1.0) -> tuple[np.ndarray, np.ndarray, float]:
+def work_copy(image_rgb: np.ndarray, upscale: float = 1.0) -> tuple[np.ndarray, np.ndarray, float]:
     """Working copy with long side <= :data:`WORK_SIDE`: ``(small RGB, gray, factor)``.
 
     The gray copy (edges, grid finding) is area-resampled; the colour copy (only used for
@@ -419,7 +419,7 @@ def _work_copy(image_rgb: np.ndarray, upscale: float = 1.0) -> tuple[np.ndarray,
     return small, gray, factor
 
 
-def _shifted(fit: GridFit, dx: float, dy: float) -> GridFit:
+def shifted(fit: GridFit, dx: float, dy: float) -> GridFit:
     """The fit of a crop whose top-left is at ``(dx, dy)``, moved to the full photo's frame."""
     back = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy], [0.0, 0.0, 1.0]])
     return replace(

@@ -15,14 +15,14 @@ from vision.geometry import (
     rect_corners,
 )
 from vision.reptile_tank.grid.model import (
-    _L,
     GAP_RANGE_MM,
     GridFit,
-    _board_size,
-    _fit_from_homography,
+    active_layout,
+    board_size,
+    fit_from_homography,
 )
 from vision.reptile_tank.grid.verification import (
-    _occupancy,
+    cell_occupancy,
 )
 
 _REFINE_IN_MM = 1.5
@@ -31,7 +31,7 @@ _REFINE_SIGNIFICANT = 0.35
 _REFINE_DIRECTED = 0.2
 
 
-def _refine_outer_corners(
+def refine_outer_corners(
     gray: np.ndarray, corners: np.ndarray, board_mm: tuple[float, float]
 ) -> np.ndarray | None:
     """Snap the four outer sides to the cards' outline nearby; None if unsupported.
@@ -207,7 +207,7 @@ def _card_side_profiles(
     side (its board x is known), 1 for a horizontal one; ``far`` 1 for the right / bottom
     side of the card.
     """
-    lay = _L()
+    lay = active_layout()
     inverse = np.linalg.inv(homography)
     offsets = np.arange(-reach_mm, reach_mm + 1e-9, _OUTLINE_STEP_MM)
     ts = _OUTLINE_ALONG
@@ -338,7 +338,7 @@ def _lattice_side_residuals(
     ``sides`` ``(N, 5)`` as returned by :func:`_resolve_touching`. With ``jacobian`` also
     returns the ``(N, 10)`` derivatives of the residuals with respect to ``params``.
     """
-    lay = _L()
+    lay = active_layout()
     h = np.append(params[:8], 1.0).reshape(3, 3)
     ph = np.concatenate([points, np.ones((len(points), 1))], axis=1)
     axis, far, half = sides[:, 2], sides[:, 3], sides[:, 4]
@@ -445,7 +445,7 @@ def _px_per_mm_across(homography: np.ndarray, points: np.ndarray, axis: np.ndarr
 
 def _image_area_per_mm2(homography: np.ndarray, gap: tuple[float, float]) -> float:
     """Image area (px^2) of one mm^2 of the board, averaged over the board."""
-    width, height = _board_size(gap)
+    width, height = board_size(gap)
     corners = apply_homography(np.linalg.inv(homography), rect_corners(width, height))
     return quad_area(corners) / (width * height)
 
@@ -491,14 +491,14 @@ def _robust_lattice_fit(
     return h / h[2, 2], (float(params[8]), float(params[9])), support
 
 
-def _fit_outlines(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
+def fit_outlines(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
     """The fit re-fitted to the outlines of its cards at the photo's full resolution.
 
     See :func:`_fit_to_card_outlines`; the fit is kept as it is when that fails or moves a
     board corner by more than :data:`_MAX_OUTLINE_MOVE_MM`. Occupancy is measured again on
     the re-fitted cells.
     """
-    lay = _L()
+    lay = active_layout()
     cells = [(r, c) for r in range(lay.rows) for c in range(lay.cols) if fit.occupied[r, c]]
     if len(cells) < 4:
         return fit
@@ -509,11 +509,11 @@ def _fit_outlines(image_rgb: np.ndarray, fit: GridFit) -> GridFit:
     homography, gap = refined[0], refined[1]
     if _corner_shift_mm(fit.homography, fit.gap_mm, homography, gap) > _MAX_OUTLINE_MOVE_MM:
         return fit
-    return _fit_from_homography(
+    return fit_from_homography(
         homography,
         gap,
         method=fit.method,
-        occupancy=_occupancy(image_rgb, homography, gap),
+        occupancy=cell_occupancy(image_rgb, homography, gap),
         residual_px=fit.residual_px,
         quality=fit.quality,
         reason=fit.reason,
@@ -524,6 +524,6 @@ def _corner_shift_mm(
     h_a: np.ndarray, gap_a: tuple[float, float], h_b: np.ndarray, gap_b: tuple[float, float]
 ) -> float:
     """Largest move (mm, in fit a's board plane) of a board corner from fit a to fit b."""
-    corners_b = apply_homography(np.linalg.inv(h_b), rect_corners(*_board_size(gap_b)))
-    moved = apply_homography(h_a, corners_b) - rect_corners(*_board_size(gap_a))
+    corners_b = apply_homography(np.linalg.inv(h_b), rect_corners(*board_size(gap_b)))
+    moved = apply_homography(h_a, corners_b) - rect_corners(*board_size(gap_a))
     return float(np.abs(moved).max()) if np.all(np.isfinite(moved)) else math.inf

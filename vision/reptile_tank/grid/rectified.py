@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.errors import GridNotFoundError
 from vision.geometry import apply_homography
-from vision.reptile_tank.grid.model import WORK_SIDE, GridFit, _focal_prior
+from vision.reptile_tank.grid.model import WORK_SIDE, GridFit, focal_prior
 
 #: Two plane normals closer than this (degrees) are one hypothesis (a view tolerates ~10
 #: degrees of error in its plane: the search on it is projective).
@@ -56,7 +56,7 @@ def plane_normal(image_to_plane: np.ndarray, shape: tuple[int, ...]) -> np.ndarr
     the normal points towards the camera (``z > 0``). None for a degenerate horizon.
     """
     h, w = shape[:2]
-    f = _focal_prior(shape)
+    f = focal_prior(shape)
     horizon = np.asarray(image_to_plane, float)[2]
     # x_image = C^-1 x_centred: the horizon in centred coordinates is C^-T l, i.e. l C^-1
     uncentre = np.array([[1.0, 0, w / 2], [0, 1.0, h / 2], [0, 0, 1.0]])
@@ -88,7 +88,7 @@ def rectifying_homography(normal: np.ndarray, shape: tuple[int, ...]) -> np.ndar
     error).
     """
     h, w = shape[:2]
-    f = _focal_prior(shape)
+    f = focal_prior(shape)
     k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]])
     n = np.asarray(normal, float) / np.linalg.norm(normal)
     z = np.array([0.0, 0.0, 1.0])

@@ -11,14 +11,14 @@ from vision.geometry import (
     rect_corners,
 )
 from vision.reptile_tank.grid.model import (
-    _L,
     DEFAULT_GAP_MM,
-    _board_size,
-    _focal_prior,
+    active_layout,
+    board_size,
+    focal_prior,
 )
 
 
-def _metric_error(board_to_image: np.ndarray, shape: tuple[int, ...]) -> float:
+def metric_error(board_to_image: np.ndarray, shape: tuple[int, ...]) -> float:
     """How far a board->image homography is from a real camera view of a flat board.
 
     With square pixels and the principal point at the image centre, ``K^-1 H`` has two
@@ -31,7 +31,7 @@ def _metric_error(board_to_image: np.ndarray, shape: tuple[int, ...]) -> float:
     centre = np.array([[1.0, 0, -w / 2], [0, 1.0, -h / 2], [0, 0, 1.0]])
     m = centre @ board_to_image
     best = math.inf
-    prior = _focal_prior(shape)
+    prior = focal_prior(shape)
     for f in prior * np.geomspace(0.3, 8.0, 40):
         a = np.array([m[0, 0] / f, m[1, 0] / f, m[2, 0]])
         b = np.array([m[0, 1] / f, m[1, 1] / f, m[2, 1]])
@@ -59,7 +59,7 @@ def _board_view(
     ``extra`` = (left, top, right, bottom) mm added beyond the margin (for cells outside the
     5x4 window). Board point ``(x, y)`` lands at ``(x + 30 + left, y + 30 + top)``.
     """
-    width, height = _board_size(gap)
+    width, height = board_size(gap)
     left, top, right, bottom = extra
     shift = np.array(
         [[_PX_PER_MM, 0, _MARGIN_MM + left], [0, _PX_PER_MM, _MARGIN_MM + top], [0, 0, 1.0]]
@@ -93,7 +93,7 @@ _BORDER_FRACTION = 0.35
 
 def _cell_regions(view: np.ndarray, x0: float, y0: float) -> list[np.ndarray]:
     """A cell's interior (8 mm inset) and its frame strip (1-3 mm inside the outline)."""
-    lay = _L()
+    lay = active_layout()
     x1, y1 = x0 + lay.cell_w_mm, y0 + lay.cell_h_mm
     interior = view[round(y0 + 8) : round(y1 - 8), round(x0 + 8) : round(x1 - 8)]
     strips = [
@@ -106,7 +106,7 @@ def _cell_regions(view: np.ndarray, x0: float, y0: float) -> list[np.ndarray]:
     return [interior, frame]
 
 
-def _occupancy(
+def cell_occupancy(
     small_rgb: np.ndarray,
     homography: np.ndarray,
     gap: tuple[float, float],
@@ -127,7 +127,7 @@ def _occupancy(
     Returns a ``(4, 5)`` array for the board, or a ``{(row, col): score}`` dict when
     ``cells`` is given.
     """
-    lay = _L()
+    lay = active_layout()
     full_board = cells is None
     if cells is None:
         cells = [(r, c) for r in range(lay.rows) for c in range(lay.cols)]
@@ -186,15 +186,15 @@ def _occupancy(
     return out
 
 
-def _lattice_evidence(gray: np.ndarray, oriented: np.ndarray) -> tuple[float, tuple[float, float]]:
+def lattice_evidence(gray: np.ndarray, oriented: np.ndarray) -> tuple[float, tuple[float, float]]:
     """How well internal card boundaries line up with a 5x4 split of the outer quad.
 
     Returns ``(score, (gx, gy))``: the mean gradient on the predicted internal boundaries over
     the median gradient (about 1 for no evidence), at the best gaps.
     """
-    lay = _L()
+    lay = active_layout()
     scale = 1.5
-    width0, height0 = _board_size((0.0, 0.0))
+    width0, height0 = board_size((0.0, 0.0))
     size = (round(width0 * scale), round(height0 * scale))
     h = cv2.getPerspectiveTransform(
         oriented.astype(np.float32), (rect_corners(*size)).astype(np.float32)
@@ -228,13 +228,13 @@ def _lattice_evidence(gray: np.ndarray, oriented: np.ndarray) -> tuple[float, tu
 #: Internal card boundaries (between neighbouring cells) must show an edge on at least this
 #: fraction of them for a quad split into 5x4 cells to be a grid of cards (one card's art panel
 #: scores ~0.15, touching-card grids >= 0.8; two empty neighbours share no edge).
-_MIN_BOUNDARY_FRACTION = 0.5
+MIN_BOUNDARY_FRACTION = 0.5
 #: An internal boundary "shows an edge" when its median cross-profile peak is this many times
 #: the board's median gradient.
 _BOUNDARY_EDGE_RATIO = 2.0
 
 
-def _internal_boundary_fraction(
+def internal_boundary_fraction(
     gray: np.ndarray, corners: np.ndarray, gap: tuple[float, float]
 ) -> float:
     """Fraction of the 31 internal card boundaries of a 5x4 split that show a clear edge.
@@ -255,9 +255,9 @@ def _internal_boundary_fraction(
         median, along it, of the strongest gradient within 2.5 mm across it is at least
         :data:`_BOUNDARY_EDGE_RATIO` x the median gradient of the whole board.
     """
-    lay = _L()
+    lay = active_layout()
     scale = 1.5
-    width, height = _board_size(gap)
+    width, height = board_size(gap)
     size = (round(width * scale), round(height * scale))
     h = cv2.getPerspectiveTransform(
         np.asarray(corners, np.float32), rect_corners(*size).astype(np.float32)
