@@ -48,7 +48,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scoring.reptile_tank.cards import FACE_LABELS  # noqa: E402
 
-
 #: Whether boards are read with each card cut along its own outline (``--no-own-outlines``).
 OWN_OUTLINES = True
 
@@ -113,7 +112,7 @@ def read_boards(
     if reader is None:
         reader = TerrariumReader(pack=None if pack is None else str(pack))
         reader.rerank = reader.rerank and shipped
-        reader.own_outlines = OWN_OUTLINES
+        reader.own_outlines = reader.own_outlines and OWN_OUTLINES
     found = right_boards = cells = wrong = silent = flagged_wrong = right_flagged = 0
     right_cells = doubt_boards = 0
     ms, post_ms = [], []

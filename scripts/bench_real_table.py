@@ -8,7 +8,7 @@ thumb covers (truth ``covered_cells``, share >= 0.15) are counted apart: flagged
 or only by the read. CPU ms per photo (bytes -> board). Runs with whichever reader is first on
 ``sys.path``: put another checkout first on ``PYTHONPATH`` to measure it in the same run::
 
-    python scripts/bench_real_table.py --data DIR [--json OUT] [--no-own-outlines]
+    python scripts/bench_real_table.py --data DIR [--json OUT] [--own-outlines]
     PYTHONPATH=/path/to/main python scripts/bench_real_table.py --data DIR
 """
 
@@ -32,7 +32,7 @@ from vision.reptile_tank.reader import TerrariumReader  # noqa: E402
 COVERED = 0.15
 
 
-def run(data: Path, own_outlines: bool = True) -> dict:
+def run(data: Path, own_outlines: bool = False) -> dict:
     cv2.setNumThreads(1)
     reader = TerrariumReader()
     reader.own_outlines = own_outlines
@@ -115,12 +115,13 @@ def main() -> None:
     parser.add_argument("--data", required=True, type=Path)
     parser.add_argument("--json", type=Path, default=None, help="write the summary here")
     parser.add_argument(
-        "--no-own-outlines",
+        "--own-outlines",
         action="store_true",
-        help="read with the lattice's cuts only (TerrariumReader.own_outlines off), to compare",
+        help="also cut cards off their cell along their own outline (TerrariumReader."
+        "own_outlines, on as shipped only for an enrolled deck), to compare",
     )
     args = parser.parse_args()
-    summary = run(args.data, own_outlines=not args.no_own_outlines)
+    summary = run(args.data, own_outlines=args.own_outlines)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps({k: v for k, v in summary.items() if k != "per_photo"}, indent=1))

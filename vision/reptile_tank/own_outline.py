@@ -3,10 +3,12 @@
 The grid is a lattice: every cell is where a card *should* lie. At a real table cards are laid by
 hand, a few degrees turned and a few millimetres off their place, so the lattice's cell cuts a
 strip of table or of the neighbour into the crop and leaves part of the card out. For the final
-grid of a read, every cell in which a card's own outline is found (a card-shaped quad whose centre
-lies in the cell, of a card's size: :func:`vision.reptile_tank.enrol.find_loose_cards`) lying off
-the cell by more than :data:`MIN_OFFSET` of the cell's width is cut again along that outline (a
-cell read as empty too: a card laid far enough off shows the lattice mostly table).
+grid of a read, every cell read as a card whose own outline is found (a card-shaped quad whose
+centre lies in the cell, of a card's size: :func:`vision.reptile_tank.enrol.find_loose_cards`)
+lying off the cell by more than :data:`MIN_OFFSET` of the cell's width is cut again along that
+outline. (Trying the cells read as empty too was measured and kept fewer of the gains, 30 -> 29
+wrong cells instead of 30 -> 26 on the same boards, BENCHMARKS.md; a re-cut empty cell moves
+the deck's copy limits for the whole board.)
 Recognition judges: the new cut is kept only when the cell's best score (its similarity to the
 nearest prototype of any label) is higher than the lattice cut's, so a wrong outline (two
 touching cards taken for one, a card and its shadow) costs nothing but the time.
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scoring.reptile_tank.cards import EMPTY
 from vision.reptile_tank.enrol import cut_card, find_loose_cards, outline_in_cell
 
 #: Smallest offset of a card's own outline from its cell (largest corner distance, share of the
@@ -38,7 +41,7 @@ class Recut:
     Attributes
     ----------
     tried : (rows, cols) bool
-        A cell holding a card's own outline that lies off it by at least :data:`MIN_OFFSET`.
+        A cell read as a card whose own outline lies off it by at least :data:`MIN_OFFSET`.
     kept : (rows, cols) bool
         Those whose new cut recognition preferred (their crop is the new cut).
     """
@@ -79,11 +82,14 @@ def recut_by_own_outline(
     size = (crops.shape[3], crops.shape[2])
     tried = np.zeros((rows, cols), bool)
     kept = np.zeros((rows, cols), bool)
+    occupied = [(r, c) for r, c in np.ndindex(rows, cols) if reads.cells[r][c].label != EMPTY]
+    if not occupied:
+        return crops, reads, Recut(tried, kept)
     outlines = find_loose_cards(rgb)
     if not outlines:
         return crops, reads, Recut(tried, kept)
     trial = crops.copy()
-    for r, c in np.ndindex(rows, cols):
+    for r, c in occupied:
         own = outline_in_cell(cell_quads[r, c], outlines)
         if own is None or _offset(own, cell_quads[r, c]) < MIN_OFFSET:
             continue

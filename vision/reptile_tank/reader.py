@@ -276,8 +276,11 @@ class TerrariumReader:
         self.rerank = self.pack is not None
         self._verifier = None
         #: Cut every card lying off its cell again along its own outline, kept where recognition
-        #: prefers it (:mod:`vision.reptile_tank.own_outline`, issue 28 item 3).
-        self.own_outlines = True
+        #: prefers it (:mod:`vision.reptile_tank.own_outline`, issue 28 item 3): on for an
+        #: enrolled deck (fewer wrong and silent cells, BENCHMARKS.md); off for the bundled
+        #: stand-in deck, whose embedder learnt hand-laid offsets (no cell changed on the
+        #: development sets) and whose read it would slow by ~120 ms (the 250 ms budget).
+        self.own_outlines = self.pack is not None
 
     def face_colours(self) -> dict[str, FaceColours]:
         """The deck's faces (the pack's, or the stand-in deck drawn once, small) in the form
