@@ -254,7 +254,7 @@ def evaluate(model_path: Path, seed: int, views: int = 30, *, decks=None) -> dic
     photo, the card 22-60 px wide) and ``turned`` (90° / 270° cards), plus ``views * 2`` empty
     cells. The crop stream depends on ``seed`` only, so two models see the same crops.
     """
-    from vision.reptile_tank.classifier import CardEmbedder
+    from vision.embedder import CardEmbedder
     from vision.reptile_tank.gallery import Gallery
     from vision.reptile_tank.lookalike import family_deck
     from vision.reptile_tank.synth.deck import random_deck, stand_in_deck
@@ -466,7 +466,7 @@ def freeze_batchnorm(model: nn.Module) -> None:
 
 def build_default_gallery(out_dir: Path, seed: int) -> Path:
     """Build ``stand_in_gallery.npz`` with the exported model."""
-    from vision.reptile_tank.classifier import CardEmbedder
+    from vision.embedder import CardEmbedder
     from vision.reptile_tank.gallery import Gallery
     from vision.reptile_tank.synth.deck import stand_in_deck
 

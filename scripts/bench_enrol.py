@@ -228,7 +228,8 @@ def night_gain(pack: Path, game1, game2, folder: Path) -> dict:
 
 
 def build(path: Path, faces: dict, views: dict | None = None) -> Path:
-    from vision.reptile_tank.classifier import READER_MODEL, CardEmbedder
+    from vision.embedder import CardEmbedder
+    from vision.reptile_tank.classifier import READER_MODEL
     from vision.reptile_tank.gallery import DeckPack, to_face_size
 
     embedder = CardEmbedder(READER_MODEL)

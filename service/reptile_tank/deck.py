@@ -135,7 +135,8 @@ def stand_in_face(label: str, px_per_mm: float = 1.6) -> np.ndarray:
 def reader_embedder() -> Any:
     """The embedder :class:`vision.reptile_tank.reader.TerrariumReader` reads with
     (``READER_MODEL``); ``OSError`` when the model file is missing."""
-    from vision.reptile_tank.classifier import READER_MODEL, CardEmbedder
+    from vision.embedder import CardEmbedder
+    from vision.reptile_tank.classifier import READER_MODEL
 
     return CardEmbedder(READER_MODEL)
 

@@ -91,7 +91,7 @@ def test_a_few_cards_in_the_grid_are_found_unnamed_in_reading_order():
     # each card cut is its face, row by row: the shipped embedder's nearest stand-in face
     if not MODEL.exists():
         return
-    from vision.reptile_tank.classifier import CardEmbedder
+    from vision.embedder import CardEmbedder
 
     def size(image):
         return np.asarray(Image.fromarray(image).resize((252, 352), Image.Resampling.BOX))

@@ -74,19 +74,8 @@ def test_the_known_list_is_no_longer_than_it_must_be():
     assert not stale, f"drop from KNOWN: {stale}"
 
 
-_SHARED_VISION = (
-    "a piece of Reptile Tank's vision both readers use, to move into the vision core; left"
-    " while vision/reptile_tank/ is being changed by another engineer"
-)
 #: Imports from one game's folders into another game's, and why.
-KNOWN_SIDEWAYS: dict[tuple[str, str], str] = {
-    ("vision/nimalia/gallery.py", "vision.reptile_tank.classifier"): "the card embedder: "
-    + _SHARED_VISION,
-    ("vision/nimalia/hypotheses.py", "vision.reptile_tank.classifier"): "the card embedder: "
-    + _SHARED_VISION,
-    ("vision/nimalia/squares.py", "vision.reptile_tank.classifier"): "the card embedder: "
-    + _SHARED_VISION,
-}
+KNOWN_SIDEWAYS: dict[tuple[str, str], str] = {}
 
 
 def _game_of(path_or_module: str) -> str | None:

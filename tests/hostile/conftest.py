@@ -52,7 +52,7 @@ def build_stand_in_embedder(out_dir: Path) -> tuple[Path, Path]:
     onnx = pytest.importorskip("onnx", reason="building the stand-in embedder needs onnx")
     from onnx import TensorProto, helper, numpy_helper
 
-    from vision.reptile_tank.classifier import CardEmbedder
+    from vision.embedder import CardEmbedder
     from vision.reptile_tank.gallery import Gallery
     from vision.reptile_tank.synth.deck import stand_in_deck
 
@@ -180,7 +180,7 @@ def cli_command(embedder: Embedder | None) -> list[str]:
     code = _REPORT_PEAK
     if embedder is not None and not embedder.trained:
         code += (
-            "import vision.reptile_tank.classifier as c, vision.reptile_tank.gallery as g\n"
+            "import vision.embedder as c, vision.reptile_tank.gallery as g\n"
             "from pathlib import Path\n"
             f"c.DEFAULT_MODEL = Path({str(embedder.model)!r})\n"
             f"g.DEFAULT_GALLERY = Path({str(embedder.gallery)!r})\n"

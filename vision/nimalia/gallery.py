@@ -14,9 +14,9 @@ import cv2
 import numpy as np
 
 from scoring.nimalia.cards import EMPTY, SQUARE_KINDS, cards, turn
+from vision.embedder import CardEmbedder
 from vision.models import model_files
 from vision.nimalia.squares import SQUARE_MODEL_NAME, square_embedder
-from vision.reptile_tank.classifier import CardEmbedder
 from vision.synth.table import table_texture
 
 #: The 15 classes of a cell: the 14 kinds, then empty.

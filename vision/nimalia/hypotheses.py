@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from scoring.nimalia.cards import EMPTY, cards, turn
+from vision.embedder import CardEmbedder
 from vision.nimalia.checks import (
     FG_LOGIT,
     FG_WEIGHT,
@@ -59,7 +60,6 @@ from vision.nimalia.result import (
     table_margins,
 )
 from vision.nimalia.squares import square_embedder
-from vision.reptile_tank.classifier import CardEmbedder
 
 
 class ReserveReader:

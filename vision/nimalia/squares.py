@@ -6,7 +6,7 @@ small CNN trained with a supervised contrastive loss on square crops of **random
 deck's art; the reader's galleries (stand-in deck, or a deck enrolled from one image per card)
 are built with it, and a gallery built with another embedder is refused
 (:meth:`vision.nimalia.reader.SquareGallery.check_model`). It runs on onnxruntime (CPU) through
-:class:`vision.reptile_tank.classifier.CardEmbedder`, whose metadata file says its 40 x 40 input; the reader's
+:class:`vision.embedder.CardEmbedder`, whose metadata file says its 40 x 40 input; the reader's
 64 x 64 crops are area-resized to it.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.embedder import DEFAULT_MODEL, CardEmbedder
 from vision.models import model_files
-from vision.reptile_tank.classifier import DEFAULT_MODEL, CardEmbedder
 
 #: The square embedder's model folder (``models/nimalia_square_embedder/``).
 SQUARE_MODEL_NAME = "nimalia_square_embedder"
@@ -42,7 +42,7 @@ class PairedEmbedder:
     concatenated and renormalised (cosine = weighted mean of the two cosines). The square
     embedder alone misses looks its random decks never drew; the card embedder alone cannot
     tell some kinds apart (lion / giraffe, table / savannah); together they err less than either.
-    Duck-types :class:`vision.reptile_tank.classifier.CardEmbedder` (``embed``, ``model_id``,
+    Duck-types :class:`vision.embedder.CardEmbedder` (``embed``, ``model_id``,
     ``embedding_dim``)."""
 
     def __init__(self, parts: list[CardEmbedder], weights: list[float]) -> None:

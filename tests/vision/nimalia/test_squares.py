@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from scoring.nimalia.cards import SQUARE_KINDS
+from vision.embedder import CardEmbedder
 from vision.nimalia.deck import PAINTED, STAND_IN, VARIANT, draw_square, random_style
 from vision.nimalia.reader import (
     CLASSES,
@@ -15,7 +16,6 @@ from vision.nimalia.reader import (
     load_gallery,
 )
 from vision.nimalia.squares import PAIR, SQUARE_MODEL, PairedEmbedder, square_embedder
-from vision.reptile_tank.classifier import CardEmbedder
 
 
 def test_the_square_embedder_loads_and_embeds_on_cpu():

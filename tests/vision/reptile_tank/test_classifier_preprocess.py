@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.reptile_tank.classifier import DEFAULT_MODEL, CardEmbedder
+from vision.embedder import DEFAULT_MODEL, CardEmbedder
 
 
 @pytest.mark.parametrize("n", [1, 5, 97])
