@@ -124,7 +124,7 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def layout_group(views: list[np.ndarray], centre: np.ndarray, height: float) -> list[int]:
-    """Indices of the cards of the layout among card outlines seen head-on (``views``): the
+    """Indices of the cards of the layout among card outlines (``views``, one frame): the
     group of cards linked by small gaps (:data:`LOOSE_GROUP_GAP`, :data:`LOOSE_GROUP_SPREAD`;
     ``height`` is a card's) whose cards lie nearest ``centre`` (the photo's centre in the same
     frame); ties keep the larger group."""
@@ -211,7 +211,7 @@ def _colour_edge_candidates(small_rgb: np.ndarray) -> list[np.ndarray]:
     return quads
 
 
-def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
+def find_loose_cards(image_rgb: np.ndarray, *, group: bool = True) -> list[np.ndarray]:
     """The outline of every card lying on the table, wherever it lies, in reading order.
 
     Card-shaped outlines are found as by the grid finder
@@ -227,6 +227,10 @@ def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
     Parameters
     ----------
     image_rgb : (H, W, 3) uint8 RGB
+    group : bool
+        Keep only the layout's group (a photo of cards to enrol); False keeps every card
+        outline (the reader looks for the outline lying in each cell of a board, where a
+        board's touching cards leave gaps between the outlines found).
 
     Returns
     -------
@@ -285,10 +289,6 @@ def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
             kept.append((quad, view, area))
     if not kept:
         return []
-    height = math.sqrt(typical / CARD_ASPECT)
-    centre = apply_homography(to_view, np.array([[small.shape[1] / 2, small.shape[0] / 2]]))[0]
-    if np.all(np.isfinite(centre)):
-        kept = [kept[i] for i in layout_group([k[1] for k in kept], centre, height)]
     # reading order along the cards' own mean direction
     angles = []
     for _, view, _ in kept:
@@ -316,7 +316,18 @@ def find_loose_cards(image_rgb: np.ndarray) -> list[np.ndarray]:
             back = np.linalg.inv(to_view)
             photo = apply_homography(back, view) / factor
             out.append(photo[_upright_corners(view)])
-    return out
+    return the_layouts(out, image_rgb.shape) if group else out
+
+
+def the_layouts(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[np.ndarray]:
+    """The cards of the layout among card outlines of a photo of ``shape`` (in order): the
+    group nearest the photo's centre (:func:`layout_group`, the photo's pixels; a card's height
+    is the outlines' median long side)."""
+    if len(quads) < 2:
+        return list(quads)
+    sides = [np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1).max() for q in quads]
+    centre = np.array([shape[1] / 2, shape[0] / 2])
+    return [quads[i] for i in layout_group(list(quads), centre, float(np.median(sides)))]
 
 
 def cut_card(
@@ -436,7 +447,8 @@ def layout_cards(
     """
     from vision.errors import GridNotFoundError
 
-    outlines = find_loose_cards(image_rgb)
+    every = find_loose_cards(image_rgb, group=False)  # each cell's card, wherever it lies
+    outlines = the_layouts(every, image_rgb.shape)  # the layout's cards (a neighbour's left out)
     given = fit is not None
     if fit is not None:
         top = (fit.corners[0, 1] + fit.corners[1, 1]) / 2
@@ -458,7 +470,7 @@ def layout_cards(
         cells = [(r, c) for r in range(rows) for c in range(cols) if bool(fit.occupied[r, c])]
         found = LayoutCards([], [], "grid", cells=cells, grid_shape=(rows, cols), given_fit=given)
         for r, c in cells:
-            own = outline_in_cell(fit.cell_quads[r, c], outlines)
+            own = outline_in_cell(fit.cell_quads[r, c], every)
             found.own_outline.append(own is not None)
             if own is None:
                 found.cards.append(np.ascontiguousarray(crops[r, c]))

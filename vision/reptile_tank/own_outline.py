@@ -6,9 +6,7 @@ strip of table or of the neighbour into the crop and leaves part of the card out
 grid of a read, every cell read as a card whose own outline is found (a card-shaped quad whose
 centre lies in the cell, of a card's size: :func:`vision.reptile_tank.enrol.find_loose_cards`)
 lying off the cell by more than :data:`MIN_OFFSET` of the cell's width is cut again along that
-outline. (Trying the cells read as empty too was measured and kept fewer of the gains, 30 -> 29
-wrong cells instead of 30 -> 26 on the same boards, BENCHMARKS.md; a re-cut empty cell moves
-the deck's copy limits for the whole board.)
+outline.
 Recognition judges: the new cut is kept only when the cell's best score (its similarity to the
 nearest prototype of any label) is higher than the lattice cut's, so a wrong outline (two
 touching cards taken for one, a card and its shadow) costs nothing but the time.
@@ -85,7 +83,7 @@ def recut_by_own_outline(
     occupied = [(r, c) for r, c in np.ndindex(rows, cols) if reads.cells[r][c].label != EMPTY]
     if not occupied:
         return crops, reads, Recut(tried, kept)
-    outlines = find_loose_cards(rgb)
+    outlines = find_loose_cards(rgb, group=False)
     if not outlines:
         return crops, reads, Recut(tried, kept)
     trial = crops.copy()
