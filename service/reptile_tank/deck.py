@@ -297,8 +297,8 @@ def _reader_layout(reader, rgb: np.ndarray):
 
 def faces_from_names(
     photos: Sequence[PhotoCards], names: Mapping[tuple[str, int], str | None]
-) -> tuple[dict[str, np.ndarray], list[str], int]:
-    """The faces named by the player.
+) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]], int]:
+    """The faces named by the player, and the extra views of them.
 
     Parameters
     ----------
@@ -310,13 +310,14 @@ def faces_from_names(
     -------
     faces : dict of label -> (H, W, 3) uint8 RGB
         The first card given each name (photos and cards in order).
-    duplicates : list of str
-        Labels given to more than one card (only the first is used).
+    views : dict of label -> list of (H, W, 3) uint8 RGB
+        Every later card given the same name: another view of that face (a second photo of the
+        deck), added to the gallery beside it (as ``enroll --from-layout`` with several photos).
     unnamed : int
         Cards without a name (left out).
     """
     faces: dict[str, np.ndarray] = {}
-    duplicates: list[str] = []
+    views: dict[str, list[np.ndarray]] = {}
     unnamed = 0
     for photo in photos:
         for i, card in enumerate(photo.cards):
@@ -324,11 +325,10 @@ def faces_from_names(
             if label is None:
                 unnamed += 1
             elif label in faces:
-                if label not in duplicates:
-                    duplicates.append(label)
+                views.setdefault(label, []).append(card)
             else:
                 faces[label] = card
-    return faces, duplicates, unnamed
+    return faces, views, unnamed
 
 
 def faces_from_uploads(uploads: Mapping[str, bytes]) -> tuple[dict[str, np.ndarray], list[str]]:

@@ -135,13 +135,14 @@ def test_a_file_named_after_a_card_is_one_named_card_and_bad_files_say_why():
     assert junk.problem and not junk.cards
 
 
-def test_names_make_faces_first_card_wins_unnamed_counted():
+def test_names_make_faces_first_card_is_the_face_later_ones_views_unnamed_counted():
     a = PhotoCards("a", "da", cards=[np.zeros((2, 2, 3), np.uint8) + i for i in range(3)])
     b = PhotoCards("b", "db", cards=[np.full((2, 2, 3), 9, np.uint8)])
     names = {("da", 0): "rock", ("da", 1): None, ("da", 2): "water", ("db", 0): "rock"}
-    faces, duplicates, unnamed = faces_from_names([a, b], names)
+    faces, views, unnamed = faces_from_names([a, b], names)
     assert sorted(faces) == ["rock", "water"] and faces["rock"][0, 0, 0] == 0
-    assert duplicates == ["rock"] and unnamed == 1
+    assert list(views) == ["rock"] and [v[0, 0, 0] for v in views["rock"]] == [9]
+    assert unnamed == 1
 
 
 @needs_model

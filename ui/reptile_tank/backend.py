@@ -303,8 +303,13 @@ def use_deck(deck: str) -> None:
     save_night_settings(night_settings().with_deck(GAME_ID, deck))
 
 
-def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
-    """Build a deck pack from one upright ``(H, W, 3)`` uint8 RGB image per face.
+def enroll_deck(
+    faces: dict[str, np.ndarray],
+    path: Path,
+    views: dict[str, list[np.ndarray]] | None = None,
+) -> Path:
+    """Build a deck pack from one upright ``(H, W, 3)`` uint8 RGB image per face (and, in
+    ``views``, more images of some faces: added to the gallery as other views of them).
 
     The shipped embedder turns the faces into the pack's gallery; the reader is reloaded for
     the new pack on the next photo (its cache is keyed on the pack folder).
@@ -330,7 +335,9 @@ def enroll_deck(faces: dict[str, np.ndarray], path: Path) -> Path:
     path = Path(path)
     replace_folder(
         path,
-        lambda new: create_pack(new, faces, seed=0, name=path.name, embedder=embedder),
+        lambda new: create_pack(
+            new, faces, views=views, seed=0, name=path.name, embedder=embedder
+        ),
         what="the night's deck",
     )
     _reader_for.clear()

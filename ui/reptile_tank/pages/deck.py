@@ -133,9 +133,12 @@ def deck_ui() -> None:
         faces_in_use_ui()
         return
     names = card_names_ui(photos)
-    faces, duplicates, unnamed = faces_from_names(photos, names)
-    for label in duplicates:
-        st.warning(f"{full_name(label)} is chosen for more than one card; the first is used.")
+    faces, views, unnamed = faces_from_names(photos, names)
+    for label, more in views.items():
+        st.caption(
+            f"{full_name(label)} is chosen for {len(more) + 1} cards: the first is its face, "
+            f"the other {len(more)} another view of it."
+        )
     missing = [label for label in FACE_LABELS if label not in faces]
     if missing:
         st.info(
@@ -154,7 +157,7 @@ def deck_ui() -> None:
     if st.button("Build my deck", type="primary", key=KEY_BUILD, disabled=bool(missing)):
         with st.spinner("Building the deck's gallery…"):
             try:
-                enroll_deck(faces, target)
+                enroll_deck(faces, target, views=views)
             except ValueError as error:
                 st.error(str(error))
                 return
