@@ -30,7 +30,9 @@ from sqlalchemy.engine import Connection
 
 from common.merge import changed_paths, path_text
 from leaderboard.records import GameRecord, LeaderboardError, NotFoundError, dump_json, utc_now
-from leaderboard.schema import TABLES
+from leaderboard.schema import GAME_LINES as _lines
+from leaderboard.schema import GAMES as _games
+from leaderboard.schema import SESSIONS as _sessions
 from leaderboard.store import (
     Store,
     _insert_game,
@@ -72,9 +74,6 @@ _settings = sa.Table(
     sa.Column("document", sa.Text, nullable=False),
     sa.Column("updated_at", sa.String(40), nullable=False),
 )
-_games = TABLES["games"]
-_lines = TABLES["game_players"]
-_sessions = TABLES["sessions"]
 
 
 class ConflictError(LeaderboardError):

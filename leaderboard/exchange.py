@@ -26,13 +26,8 @@ from leaderboard.records import (
     check_text,
 )
 from leaderboard.saved import _insert_game, _read_games
-from leaderboard.schema import TABLES
-
-_sessions = TABLES["sessions"]
-_players = TABLES["players"]
-_games = TABLES["games"]
-_lines = TABLES["game_players"]
-_versions = TABLES["schema_version"]
+from leaderboard.schema import GAMES as _games
+from leaderboard.schema import SESSIONS as _sessions
 
 #: ``format`` field of an export.
 EXPORT_FORMAT = "reptile-tank-leaderboard"

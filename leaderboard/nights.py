@@ -19,13 +19,10 @@ from leaderboard.records import (
     check_text,
     utc_now,
 )
-from leaderboard.schema import TABLES
-
-_sessions = TABLES["sessions"]
-_players = TABLES["players"]
-_games = TABLES["games"]
-_lines = TABLES["game_players"]
-_versions = TABLES["schema_version"]
+from leaderboard.schema import GAME_LINES as _lines
+from leaderboard.schema import GAMES as _games
+from leaderboard.schema import PLAYERS as _players
+from leaderboard.schema import SESSIONS as _sessions
 
 
 def name_key(name: str) -> str:

@@ -24,14 +24,11 @@ from leaderboard.records import (
     dump_json,
     utc_now,
 )
-from leaderboard.schema import TABLES
+from leaderboard.schema import GAME_LINES as _lines
+from leaderboard.schema import GAMES as _games
+from leaderboard.schema import PLAYERS as _players
+from leaderboard.schema import SESSIONS as _sessions
 from leaderboard.standings import _check_page, _game_is
-
-_sessions = TABLES["sessions"]
-_players = TABLES["players"]
-_games = TABLES["games"]
-_lines = TABLES["game_players"]
-_versions = TABLES["schema_version"]
 
 
 class SavedGames(Database):

@@ -306,6 +306,13 @@ def current_metadata(first_game: str | None = None) -> sa.MetaData:
 
 METADATA = current_metadata()
 TABLES = METADATA.tables
+#: The current tables, as the store's drawers use them.
+SESSIONS = TABLES["sessions"]
+PLAYERS = TABLES["players"]
+GAMES = TABLES["games"]
+GAME_LINES = TABLES["game_players"]
+GAME_DRAFTS = TABLES["game_drafts"]
+VERSIONS = TABLES["schema_version"]
 
 
 def _migrate_to_1(conn: Connection, _history: SchemaHistory) -> None:

@@ -16,13 +16,9 @@ from leaderboard.records import (
     LeaderboardPage,
     LeaderboardRow,
 )
-from leaderboard.schema import TABLES
-
-_sessions = TABLES["sessions"]
-_players = TABLES["players"]
-_games = TABLES["games"]
-_lines = TABLES["game_players"]
-_versions = TABLES["schema_version"]
+from leaderboard.schema import GAME_LINES as _lines
+from leaderboard.schema import GAMES as _games
+from leaderboard.schema import PLAYERS as _players
 
 #: Largest page of :meth:`Store.leaderboard_page` and :meth:`Store.list_games_page`.
 MAX_PAGE_SIZE = 1000

@@ -65,23 +65,8 @@ from leaderboard.standings import MAX_PAGE_SIZE, Standings  # noqa: F401
 class Store(Nights, SavedGames, Standings, Exchange):
     """Sessions, confirmed games and leaderboards in one database.
 
-    Parameters
-    ----------
-    url : str, path or None
-        SQLAlchemy URL or SQLite file path; ``None`` reads ``$REPTILE_TANK_DB_URL``, else uses
-        ``~/.local/share/reptile-tank/leaderboard.sqlite3`` (its folder is created).
-    migrate : bool
-        Bring the schema up to date on open (default). Opening never downgrades: a database
-        written by a newer version raises :class:`LeaderboardError`.
-    busy_timeout_s : float
-        How long SQLite waits for a lock before reporting busy.
-    retry_s : float
-        How long a transaction is retried on busy/serialisation failures before
-        :class:`StoreBusyError`.
-    history : leaderboard.schema.SchemaHistory, optional
-        The game list's facts of the schema's history (``service.store.schema_history()``;
-        ``service.store.open_store`` passes them): needed to create a database or migrate one
-        below version 5, refused without them (:class:`leaderboard.schema.HistoryMissingError`).
+    Its parameters (``url``, ``migrate``, ``busy_timeout_s``, ``retry_s``, ``history``) are
+    :class:`leaderboard.database.Database`'s: the drawers share that one connection.
 
     Notes
     -----
