@@ -104,9 +104,11 @@ _LOOSE_AREA_RANGE = (0.6, 1.6)
 #: Cards of one layout lie together: two cards whose outlines come within this many card
 #: heights of each other, or within :data:`LOOSE_GROUP_SPREAD` times the layout's typical gap
 #: (the median gap from a card to its nearest card: a layout spread wide links wide), belong
-#: to the same group; only the group nearest the photo's centre is the layout (a neighbour's
-#: terrarium lies 70 mm or more away, most of a card's height).
-LOOSE_GROUP_GAP = 0.5
+#: to the same group; only the group nearest the photo's centre is the layout. A layout laid
+#: with a card's width (63 mm, 0.72 heights) between two cards stays one group; a neighbour's
+#: terrarium lies further off (another player's place; 70-160 mm in the generator, so one in
+#: ten of its neighbours still links).
+LOOSE_GROUP_GAP = 0.9
 LOOSE_GROUP_SPREAD = 2.5
 
 
@@ -212,6 +214,13 @@ def _colour_edge_candidates(small_rgb: np.ndarray) -> list[np.ndarray]:
 
 
 def find_loose_cards(image_rgb: np.ndarray, *, group: bool = True) -> list[np.ndarray]:
+    """The outline of every card of the layout (``group``) or of every card on the table,
+    wherever it lies, in reading order (see :func:`loose_cards`)."""
+    quads, in_layout = loose_cards(image_rgb)
+    return [q for q, keep in zip(quads, in_layout, strict=True) if keep or not group]
+
+
+def loose_cards(image_rgb: np.ndarray) -> tuple[list[np.ndarray], list[bool]]:
     """The outline of every card lying on the table, wherever it lies, in reading order.
 
     Card-shaped outlines are found as by the grid finder
@@ -219,24 +228,22 @@ def find_loose_cards(image_rgb: np.ndarray, *, group: bool = True) -> list[np.nd
     table's plane is estimated from them (:func:`vision.reptile_tank.grid.rectified.quads_normal`)
     and each outline is looked at head-on: a card is a rectangle of the card's aspect with
     square corners, of the size most outlines share (a pair of touching cards, an art panel, a
-    floor plank are not). Nested outlines keep the largest. Only the group of cards nearest the
-    photo's centre is kept (:func:`layout_group`: a neighbour's cards further off are not the
-    layout's). Reading order is row by row from the player's far side, the
+    floor plank are not). Nested outlines keep the largest. The group of cards nearest the
+    photo's centre, seen head-on, is the layout (:func:`layout_group`: a neighbour's cards
+    further off are not the layout's). Reading order is row by row from the player's far side, the
     rows taken along the cards' own mean direction (a layout turned 25° still reads by rows).
 
     Parameters
     ----------
     image_rgb : (H, W, 3) uint8 RGB
-    group : bool
-        Keep only the layout's group (a photo of cards to enrol); False keeps every card
-        outline (the reader looks for the outline lying in each cell of a board, where a
-        board's touching cards leave gaps between the outlines found).
 
     Returns
     -------
-    list of (4, 2) float64
+    quads : list of (4, 2) float64
         Each card's corners TL, TR, BR, BL of the card upright (its top towards the top of
         the photo), in the photo's pixels.
+    in_layout : list of bool
+        Whether each card is one of the layout's group.
     """
     from vision.reptile_tank.grid.candidates import card_candidates
     from vision.reptile_tank.grid.rectified import quads_normal, rectifying_homography
@@ -247,7 +254,7 @@ def find_loose_cards(image_rgb: np.ndarray, *, group: bool = True) -> list[np.nd
     gray = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
     candidates = card_candidates(gray) + _colour_edge_candidates(small)
     if not candidates:
-        return []
+        return [], []
     normal = quads_normal(candidates, small.shape)
     to_view = rectifying_homography(normal, small.shape) if normal is not None else np.eye(3)
     shaped: list[tuple[np.ndarray, np.ndarray, float]] = []  # (photo quad, view quad, area)
@@ -267,7 +274,7 @@ def find_loose_cards(image_rgb: np.ndarray, *, group: bool = True) -> list[np.nd
             shaped.append((order_quad_clockwise(quad), view, quad_area(view)))
     shaped = [s for s in shaped if np.isfinite(s[2]) and s[2] > 0 and np.all(np.isfinite(s[1]))]
     if not shaped:
-        return []
+        return [], []
     areas = np.array([a for _, _, a in shaped])
     # the typical card: the area that most outlines share (within 20 %)
     support = (np.abs(np.log(areas[:, None] / areas[None, :])) < math.log(1.2)).sum(axis=1)
@@ -288,7 +295,13 @@ def find_loose_cards(image_rgb: np.ndarray, *, group: bool = True) -> list[np.nd
         if not inside:
             kept.append((quad, view, area))
     if not kept:
-        return []
+        return [], []
+    height = math.sqrt(typical / CARD_ASPECT)
+    middle = apply_homography(to_view, np.array([[small.shape[1] / 2, small.shape[0] / 2]]))[0]
+    if len(kept) > 1 and np.all(np.isfinite(middle)):
+        layout = set(layout_group([k[1] for k in kept], middle, height))
+    else:
+        layout = set(range(len(kept)))
     # reading order along the cards' own mean direction
     angles = []
     for _, view, _ in kept:
@@ -307,7 +320,7 @@ def find_loose_cards(image_rgb: np.ndarray, *, group: bool = True) -> list[np.nd
             rows[-1].append(int(i))
         else:
             rows.append([int(i)])
-    out = []
+    out, in_layout = [], []
     for row in rows:
         for i in sorted(row, key=lambda i: centres[i, 0]):
             quad, view, _ = kept[i]
@@ -316,18 +329,8 @@ def find_loose_cards(image_rgb: np.ndarray, *, group: bool = True) -> list[np.nd
             back = np.linalg.inv(to_view)
             photo = apply_homography(back, view) / factor
             out.append(photo[_upright_corners(view)])
-    return the_layouts(out, image_rgb.shape) if group else out
-
-
-def the_layouts(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[np.ndarray]:
-    """The cards of the layout among card outlines of a photo of ``shape`` (in order): the
-    group nearest the photo's centre (:func:`layout_group`, the photo's pixels; a card's height
-    is the outlines' median long side)."""
-    if len(quads) < 2:
-        return list(quads)
-    sides = [np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1).max() for q in quads]
-    centre = np.array([shape[1] / 2, shape[0] / 2])
-    return [quads[i] for i in layout_group(list(quads), centre, float(np.median(sides)))]
+            in_layout.append(i in layout)
+    return out, in_layout
 
 
 def cut_card(
@@ -447,8 +450,8 @@ def layout_cards(
     """
     from vision.errors import GridNotFoundError
 
-    every = find_loose_cards(image_rgb, group=False)  # each cell's card, wherever it lies
-    outlines = the_layouts(every, image_rgb.shape)  # the layout's cards (a neighbour's left out)
+    every, in_layout = loose_cards(image_rgb)  # each cell's card, wherever it lies
+    outlines = [q for q, keep in zip(every, in_layout, strict=True) if keep]  # the layout's
     given = fit is not None
     if fit is not None:
         top = (fit.corners[0, 1] + fit.corners[1, 1]) / 2
