@@ -196,6 +196,41 @@ def test_enrol_two_photos_by_tapping_names_then_back_to_bundled(app, tmp_path):
 
 @needs_model
 @pytest.mark.slow
+def test_a_name_tapped_twice_adds_another_view_of_that_face(app):
+    at = create_night(app)
+    at.switch_page("ui/reptile_tank/pages/deck.py").run()
+    second = second_layout()
+    photos = [
+        ("IMG_1.jpg", layout_photo(FIRST)),
+        ("IMG_2.jpg", layout_photo(second, seed=9)),
+        ("IMG_3.jpg", layout_photo(FIRST, seed=11)),  # the first photo's cards again
+    ]
+    at.file_uploader(key="deck_files").set_value(
+        [(name, data, "image/jpeg") for name, data in photos]
+    )
+    at.run()
+    no_errors(at)
+    found = [cards_in_photo(name, data) for name, data in photos]
+    for photo, rows in zip(found, [FIRST, second, FIRST], strict=True):
+        assert len(photo.cards) == len(laid(rows))
+        for i, label in enumerate(laid(rows)):
+            at.selectbox(key=f"deck_name_{photo.digest[:16]}_{i}").select(label)
+    at.run()
+    no_errors(at)
+    assert any(
+        "Rock is chosen for 2 cards" in c.value and "another view" in c.value for c in at.caption
+    ), [c.value for c in at.caption]
+    at.button(key="deck_build").click().run()
+    no_errors(at)
+    from ui.reptile_tank.backend import night_pack_path
+
+    pack = night_pack_path(at.session_state["rt_night_uid"])
+    views = sorted(p.name for p in (pack / "examples").iterdir())
+    assert views == sorted(laid(FIRST))  # each of the first photo's faces has its second view
+
+
+@needs_model
+@pytest.mark.slow
 def test_files_named_after_the_cards_need_no_tapping(app):
     from ui.reptile_tank.backend import png_bytes
     from vision.reptile_tank.synth.deck import render_face
