@@ -426,7 +426,7 @@ def test_a_file_that_is_not_a_photo_says_so(app):
     at.segmented_control(key="nim_photo_source").set_value("Upload").run()
     at.file_uploader(key="nim_photo_0_1").upload("notes.png", b"not a picture", "image/png")
     at.run()
-    assert at.error and "not a photo" in at.error[0].value
+    assert len(at.error) == 1 and "not a photo" in at.error[0].value
 
 
 def _plain_table_uploaded(app):

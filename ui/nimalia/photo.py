@@ -28,13 +28,15 @@ CARD_PROMPT = (
 
 def _decode(data: bytes, digest: str):
     """The photo as the reader takes it (:func:`service.nimalia.reading.load_reserve_photo`:
-    full size, EXIF orientation applied, decoded once), or None when it is not a picture.
+    full size, EXIF orientation applied, decoded once), or None when it is not a picture (the
+    page then says so in one error).
 
     The same photos as Reptile Tank's (JPEG, PNG, WebP, HEIC/HEIF, AVIF, TIFF, up to 64 MB),
     through the same loader; one over its pixel cap is reduced first."""
     try:
         return reading.load_reserve_photo(data, sha256=digest)
     except Exception:  # noqa: BLE001 - a file that is not a picture
+        st.error("This file is not a photo the app can open.")
         return None
 
 
@@ -92,7 +94,6 @@ def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str
     if not kept or kept[0] != digest:  # decoded once per photo, not on every tap
         photo = _decode(data, digest)
         if photo is None:
-            st.error("This file is not a photo the app can open.")
             return
         kept = (digest, N.card_photo(photo.image.rgb, digest))
         st.session_state[KEY_CARD_PHOTO] = kept
@@ -109,7 +110,6 @@ def card_corners_ui(game: dict, player: str, seat: str, data: bytes, digest: str
         return
     photo = _decode(data, digest)
     if photo is None:
-        st.error("This file is not a photo the app can open.")
         return
     read = _read_or_explain(
         "Reading the reserve around that card…",
@@ -195,7 +195,6 @@ def photo_ui(game: dict, player: str) -> None:
         return
     photo = _decode(data, digest)
     if photo is None:
-        st.error("This file is not a photo the app can open.")
         return
     read = _read_or_explain(
         "Reading the reserve…", lambda: reading.read_reserve_photo(photo, nimalia_pack())[0]
