@@ -43,10 +43,6 @@ from vision.synth.canvas import card_canvas, warp_layers
 from vision.synth.photo import apply_light_and_sensor, encode_jpeg
 from vision.synth.table import TABLE_KINDS, table_layer
 
-_MAX_CARD_CANVAS_PX = 6.0e6
-_MAX_TABLE_CANVAS_PX = 1.5e6
-
-
 # ---------------------------------------------------------------------------------------------
 # Reserves
 # ---------------------------------------------------------------------------------------------

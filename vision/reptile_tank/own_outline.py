@@ -28,8 +28,6 @@ from vision.reptile_tank.enrol import cut_card, find_loose_cards, outline_in_cel
 #: Smallest offset of a card's own outline from its cell (largest corner distance, share of the
 #: cell's width) that is worth a second cut; below it the lattice's cut is the card's.
 MIN_OFFSET = 0.04
-#: How much higher the best score of the new cut must be to replace the lattice's cut.
-MIN_GAIN = 0.0
 
 
 @dataclass(frozen=True)
@@ -98,7 +96,7 @@ def recut_by_own_outline(
     trial_reads = classify(trial)
     before = reads.label_scores.max(axis=2)
     after = trial_reads.label_scores.max(axis=2)
-    kept = tried & (after > before + MIN_GAIN)
+    kept = tried & (after > before)
     if not kept.any():
         return crops, reads, Recut(tried, kept)
     if (kept == tried).all():
