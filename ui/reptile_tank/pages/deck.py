@@ -135,9 +135,11 @@ def deck_ui() -> None:
     names = card_names_ui(photos)
     faces, views, unnamed = faces_from_names(photos, names)
     for label, more in views.items():
+        n = len(more)
+        others = "the other is another view" if n == 1 else f"the other {n} are views"
         st.caption(
             f"{full_name(label)} is chosen for {len(more) + 1} cards: the first is its face, "
-            f"the other {len(more)} another view of it."
+            f"{others} of it."
         )
     missing = [label for label in FACE_LABELS if label not in faces]
     if missing:
