@@ -28,6 +28,7 @@ import numpy as np
 
 from scoring.reptile_tank.cards import FACE_LABELS
 from service.photos import PHOTO_SUFFIXES, PhotoInputError, load_photo, read_photo_file
+from vision.loading import MIN_SHORT_SIDE
 
 #: Shortest side (pixels) of a face image: a small scan of one card is enough.
 FACE_MIN_SIDE = 32
@@ -224,8 +225,9 @@ def cards_in_photo(name: str, data: bytes, reader=None) -> PhotoCards:
         found = PhotoCards(name=name, digest=hashlib.sha256(data).hexdigest())
         found.problem = f"{name}: the file is empty (0 bytes)"
         return found
-    try:  # the service layer's one loader: decoded and hashed once
-        photo = load_photo(data, max_side=LAYOUT_MAX_SIDE)
+    try:  # the service layer's one loader: decoded and hashed once; a scan of one card may
+        # be smaller than a table photo (FACE_MIN_SIDE), it is then taken as one card below
+        photo = load_photo(data, max_side=LAYOUT_MAX_SIDE, min_short_side=FACE_MIN_SIDE)
     except ValueError as error:
         found = PhotoCards(name=name, digest=hashlib.sha256(data).hexdigest())
         found.problem = f"{name}: {error}"
@@ -237,6 +239,14 @@ def cards_in_photo(name: str, data: bytes, reader=None) -> PhotoCards:
         found.cards = [cut_face(rgb)]
         found.suggested = [label]
         found.how = f"{name}: one card, named by its file name"
+        return found
+    if min(rgb.shape[:2]) < MIN_SHORT_SIDE:  # too few pixels for a layout of cards
+        found.cards = [cut_face(rgb)]
+        found.suggested = [None]
+        found.how = (
+            f"{name}: a small image ({rgb.shape[1]} × {rgb.shape[0]} px), taken as one card; "
+            "tap its name"
+        )
         return found
     from vision.reptile_tank.enrol import layout_cards
 

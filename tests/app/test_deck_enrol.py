@@ -135,6 +135,18 @@ def test_a_file_named_after_a_card_is_one_named_card_and_bad_files_say_why():
     assert junk.problem and not junk.cards
 
 
+def test_a_small_scan_of_one_card_is_one_card_to_name_not_a_table_refused():
+    from vision.reptile_tank.synth.deck import render_face
+
+    face = render_face("rosy_boa", px_per_mm=2.0)  # 126 x 176 px: under a table photo's 200
+    assert min(face.shape[:2]) < 200
+    found = cards_in_photo("IMG_2.jpg", jpeg(face))
+    assert not found.problem and len(found.cards) == 1 and found.suggested == [None]
+    assert "small image (126 × 176 px), taken as one card" in found.how
+    tiny = cards_in_photo("IMG_3.jpg", jpeg(face[:20, :20]))  # under a face's 32 px
+    assert "at least 32 px" in tiny.problem and not tiny.cards
+
+
 def test_names_make_faces_first_card_is_the_face_later_ones_views_unnamed_counted():
     a = PhotoCards("a", "da", cards=[np.zeros((2, 2, 3), np.uint8) + i for i in range(3)])
     b = PhotoCards("b", "db", cards=[np.full((2, 2, 3), 9, np.uint8)])
