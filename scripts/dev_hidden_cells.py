@@ -2,9 +2,11 @@
 
 Renders real-table scenes from development seeds of their own (never a benchmark's), reads them
 with the shipped reader and prints, per cell read as a face, the hidden share beside what the
-truth says: covered by a thumb, washed out by glare, read wrong. Usage::
+truth says: covered by a thumb, washed out by glare, read wrong. ``--deck-seed S`` uses the
+look-alike deck ``family_deck(S)`` (another game's art) enrolled from one image per face instead
+of the stand-in deck. Usage::
 
-    python scripts/dev_hidden_cells.py --seed 2890 --n 30 [--size 2016x1512]
+    python scripts/dev_hidden_cells.py --seed 2890 --n 30 [--size 2016x1512] [--deck-seed S]
 """
 
 from __future__ import annotations
@@ -20,11 +22,33 @@ import numpy as np  # noqa: E402
 
 from scoring.reptile_tank.cards import EMPTY  # noqa: E402
 from vision.errors import GridNotFoundError  # noqa: E402
-from vision.reptile_tank.coverage import hidden_cells, hidden_shares  # noqa: E402
+from vision.reptile_tank.coverage import (  # noqa: E402
+    SKIN_LIMIT,
+    foreign_limit,
+    hidden_cells,
+    hidden_shares,
+)
 from vision.reptile_tank.reader import TerrariumReader  # noqa: E402
 from vision.reptile_tank.synth.dataset import parse_size, scene_seed  # noqa: E402
 from vision.reptile_tank.synth.deck import stand_in_deck  # noqa: E402
 from vision.reptile_tank.synth.scene import encode_jpeg, render_scene  # noqa: E402
+
+
+def _lookalike(seed: int):
+    """The look-alike deck of ``seed`` and a reader with it enrolled from one image per face."""
+    import tempfile
+
+    from scoring.reptile_tank.cards import FACE_LABELS
+    from vision.reptile_tank.gallery import DeckPack
+    from vision.reptile_tank.lookalike import family_deck
+
+    deck = family_deck(np.random.default_rng(seed), px_per_mm=6.0)
+    folder = tempfile.mkdtemp(prefix="dev-hidden-")
+    reader = TerrariumReader()
+    DeckPack.create(
+        folder, {lab: deck[lab] for lab in FACE_LABELS}, reader.embedder, np.random.default_rng(0)
+    )
+    return deck, TerrariumReader(pack=folder)
 
 
 def main() -> None:
@@ -34,9 +58,13 @@ def main() -> None:
     parser.add_argument("--size", default="2016x1512")
     parser.add_argument("--partial", type=float, default=0.15)
     parser.add_argument("--out", default=None, help="write the per-cell rows as JSON here")
+    parser.add_argument("--deck-seed", type=int, default=None, help="a look-alike deck's seed")
     args = parser.parse_args()
-    deck = stand_in_deck()
-    reader = TerrariumReader()
+    if args.deck_seed is None:
+        deck = stand_in_deck()
+        reader = TerrariumReader()
+    else:
+        deck, reader = _lookalike(args.deck_seed)
     faces = reader.face_colours()
     rows = []
     crops = []
@@ -51,6 +79,8 @@ def main() -> None:
             continue
         true_rows = truth["board"]["rows"]
         foreign, skin = hidden_shares(read.crops, read.rows, faces)
+        face_cells = np.array([[lab != EMPTY for lab in row] for row in read.rows])
+        limit = foreign_limit(foreign, face_cells)
         covered = {(r, c): s for r, c, s in truth["covered_cells"]}
         glared = {(r, c): s for r, c, s in truth["glared_cells"]}
         for r in range(4):
@@ -66,6 +96,7 @@ def main() -> None:
                         "cell": [r, c],
                         "foreign": round(float(foreign[r, c]), 3),
                         "skin": round(float(skin[r, c]), 3),
+                        "limit": round(limit, 3),
                         "wrong": read.rows[r][c] != true_rows[r][c],
                         "flagged": bool(read.check[r, c]),
                         "covered": covered.get((r, c), 0.0),
@@ -82,7 +113,14 @@ def main() -> None:
         if mask.any():
             for what, values in (("foreign", foreign), ("skin", skin)):
                 print(name, what, np.round(np.percentile(values[mask], [5, 25, 50, 75, 95, 99]), 3))
-    flagged = hidden_cells(foreign, skin)
+    limits = np.array([row["limit"] for row in rows])
+    fixed = hidden_cells(foreign, skin)
+    print(
+        f"fixed limit: clean flagged {fixed[clean].mean():.2%}, covered flagged by the check "
+        f"{fixed[covered].sum()} of {covered.sum()}"
+    )
+    flagged = (skin >= SKIN_LIMIT) | (foreign >= limits)
+    print("board limit:", end=" ")
     already = np.array([row["flagged"] for row in rows])
     print(
         f"hidden: clean flagged {flagged[clean].mean():.2%}, covered flagged "

@@ -422,7 +422,8 @@ class TerrariumReader:
             model_id=self.embedder.model_id,
         )
         foreign, skin = hidden_shares(crops, reads.rows(), self.face_colours())
-        hidden = hidden_cells(foreign, skin) | washed_out_cells(crops)
+        faces = np.array([[label != EMPTY for label in row] for row in reads.rows()])
+        hidden = hidden_cells(foreign, skin, faces) | washed_out_cells(crops)
         confidence = with_hidden(confidence, hidden)
         clock.mark("orient")
         read = BoardRead(

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.reptile_tank import coverage
 from vision.reptile_tank.confidence import ReadConfidence, with_hidden
 from vision.reptile_tank.coverage import (
     cell_shares,
@@ -125,3 +126,41 @@ def test_a_card_washed_out_by_glare_is_flagged_whatever_it_was_read_as():
     crops[0, 3] = 252  # a blown-out cell (an empty read of white glare is as blind)
     washed = washed_out_cells(crops)
     assert washed.tolist() == [[False, False, False, True], [False, False, True, False]]
+
+
+def test_the_foreign_limit_is_the_boards_own_and_needs_enough_cards() -> None:
+    faces = np.ones((4, 5), bool)
+    typical = np.full((4, 5), coverage.BOARD_FOREIGN_TYPICAL)
+    assert coverage.foreign_limit(typical, faces) == pytest.approx(coverage.FOREIGN_LIMIT)
+    hazy = np.full((4, 5), 0.2)
+    raised = coverage.FOREIGN_LIMIT + coverage.BOARD_FOREIGN_GAIN * (
+        0.2 - coverage.BOARD_FOREIGN_TYPICAL
+    )
+    assert coverage.foreign_limit(hazy, faces) == pytest.approx(raised)
+    assert coverage.foreign_limit(np.full((4, 5), 0.9), faces) == coverage.MAX_FOREIGN_LIMIT
+    few = np.zeros((4, 5), bool)
+    few.flat[: coverage.BOARD_MIN_FACES - 1] = True
+    assert coverage.foreign_limit(hazy, few) == coverage.FOREIGN_LIMIT
+    assert coverage.foreign_limit(hazy) == coverage.FOREIGN_LIMIT
+    # one card of a hazy board far less like its face than the rest is still hidden
+    odd = hazy.copy()
+    odd[2, 3] = raised + 0.05
+    assert hidden_cells(odd, np.zeros((4, 5)), faces).tolist() == (odd > raised).tolist()
+
+
+def test_on_a_stand_in_board_the_boards_limit_is_the_fixed_one_and_a_thumb_is_hidden(deck) -> None:
+    rng = np.random.default_rng(5)
+    names = list(deck)[:15]
+    labels = [names[k * 5 : k * 5 + 5] for k in range(3)]
+    crops = np.zeros((3, 5, CROP[1], CROP[0], 3), np.uint8)
+    for r, row in enumerate(labels):
+        for c, label in enumerate(row):
+            crops[r, c] = _photo_of(deck[label], rng)
+    crops[1, 2] = _thumb(crops[1, 2], 0.35)
+    faces = {label: face_colours(deck[label]) for label in names}
+    foreign, skin = hidden_shares(crops, labels, faces)
+    limit = coverage.foreign_limit(foreign, np.ones((3, 5), bool))
+    assert coverage.FOREIGN_LIMIT <= limit < coverage.FOREIGN_LIMIT + 0.05
+    own = hidden_cells(foreign, skin, np.ones((3, 5), bool))
+    assert own.tolist() == hidden_cells(foreign, skin).tolist()
+    assert np.argwhere(own).tolist() == [[1, 2]]
