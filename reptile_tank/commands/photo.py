@@ -167,12 +167,13 @@ def run_enroll(args: argparse.Namespace) -> int:
     from service.reptile_tank.deck import create_pack, reader_embedder
 
     views: dict[str, list[np.ndarray]] = {}
+    unsure: list[str] = []
     if args.names is not None and args.from_layout is None:
         raise PhotoInputError("--names names the cards of --from-layout photos")
     if args.from_dir is not None:
         faces = read_face_dir(args.from_dir)
     else:
-        faces, views = faces_from_layouts(args.from_layout, args.names)
+        faces, views, unsure = faces_from_layouts(args.from_layout, args.names)
     missing = [label for label in FACE_LABELS if label not in faces]
     if missing:
         raise PhotoInputError(f"no card named {', '.join(missing)}: a deck needs every face")
@@ -187,4 +188,10 @@ def run_enroll(args: argparse.Namespace) -> int:
         + (f", {added} extra view(s)" if added else "")
         + f", {len(pack.gallery.embeddings)} prototypes, {seconds:.1f} s)"
     )
+    if unsure:
+        print(
+            f"note: no card could be seen well where {', '.join(unsure)} should lie (glare, a "
+            "thumb?); the face was cut from its place in the grid: look at faces/ in the pack, "
+            "and photograph the layout again if it is not the card"
+        )
     return 0

@@ -104,12 +104,14 @@ def read_face_dir(directory: str | Path) -> dict[str, np.ndarray]:
 
 def faces_from_layouts(
     photos: Sequence[str | Path], names: str | None = None
-) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
+) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]], list[str]]:
     """Faces and extra views from layout photos (:func:`vision.reptile_tank.enrol.named_faces`);
-    ``names`` (comma-separated card ids, ``skip`` leaves a card out) names them. One
-    :class:`service.photos.PhotoInputError` per unusable photo."""
+    ``names`` (comma-separated card ids, ``skip`` leaves a card out) names them. Also the faces
+    cut where the grid finder could not see a card well (glare, a thumb: the documented
+    layout's place assumed, :func:`vision.reptile_tank.enrol.unsure_faces`), worth a look.
+    One :class:`service.photos.PhotoInputError` per unusable photo."""
     from vision.errors import GridNotFoundError
-    from vision.reptile_tank.enrol import layout_cards, named_faces
+    from vision.reptile_tank.enrol import layout_cards, named_faces, unsure_faces
 
     layouts = []
     for photo in photos:
@@ -120,9 +122,10 @@ def faces_from_layouts(
             raise PhotoInputError(f"{photo}: {error}") from None
     listed = None if names is None else [n.strip().lower() for n in names.split(",")]
     try:
-        return named_faces(layouts, listed)
+        faces, views = named_faces(layouts, listed)
     except ValueError as error:
         raise PhotoInputError(str(error)) from None
+    return faces, views, unsure_faces(layouts, listed)
 
 
 def stand_in_face(label: str, px_per_mm: float = 1.6) -> np.ndarray:
@@ -276,6 +279,12 @@ def cards_in_photo(name: str, data: bytes, reader=None) -> PhotoCards:
             "change any that are wrong"
             + (f" ({extra} more place(s) after the 16th left out)" if extra else "")
         )
+        unsure = [k + 1 for k, assumed in enumerate(laid.assumed[: len(FACE_LABELS)]) if assumed]
+        if unsure:
+            found.how += (
+                f"; no card could be seen well at place(s) {', '.join(map(str, unsure))} "
+                "(glare, a thumb?): look at those faces"
+            )
     else:
         found.cards = laid.cards
         found.suggested = [None] * count

@@ -366,6 +366,10 @@ class LayoutCards:
         The grid's shape (``"grid"`` only).
     given_fit : bool
         The grid (and which places hold a card) was given by the caller (the reader).
+    assumed : list of bool
+        Whether each card's place was taken to hold a card the grid finder could not see well
+        (``"grid"`` only; a documented layout's place, see :data:`ASSUMED_OCCUPANCY`): its face
+        is worth a look.
     """
 
     cards: list[np.ndarray]
@@ -375,6 +379,7 @@ class LayoutCards:
     own_outline: list[bool] = field(default_factory=list)
     grid_shape: tuple[int, int] | None = None
     given_fit: bool = False
+    assumed: list[bool] = field(default_factory=list)
 
     @property
     def documented_layout(self) -> bool:
@@ -466,21 +471,9 @@ def layout_cards(
         except GridNotFoundError:
             fit = None
     if fit is not None and (given or int(fit.occupied.sum()) >= len(outlines)):
-        from vision.reptile_tank.grid import rectify_cells
-
-        crops = rectify_cells(image_rgb, fit, cell_size=size)
-        rows, cols = fit.occupied.shape
-        cells = [(r, c) for r in range(rows) for c in range(cols) if bool(fit.occupied[r, c])]
-        found = LayoutCards([], [], "grid", cells=cells, grid_shape=(rows, cols), given_fit=given)
-        for r, c in cells:
-            own = outline_in_cell(fit.cell_quads[r, c], every)
-            found.own_outline.append(own is not None)
-            if own is None:
-                found.cards.append(np.ascontiguousarray(crops[r, c]))
-                found.corners.append(np.asarray(fit.cell_quads[r, c], np.float64))
-            else:
-                found.cards.append(cut_card(image_rgb, own, size))
-                found.corners.append(own)
+        found = _grid_cards(image_rgb, fit, every, size, given)
+        if not given and not found.documented_layout:
+            found = _documented_nearby(image_rgb, fit, every, size) or found
     elif outlines:
         found = LayoutCards(
             [cut_card(image_rgb, q, size) for q in outlines],
@@ -491,6 +484,91 @@ def layout_cards(
     else:
         raise GridNotFoundError("no card found in the photo (no grid and no card outline)")
     return found
+
+
+#: How unsure the grid finder's occupancy of a place among the documented layout's first 16 may
+#: be (its evidence, 0..1) for that place to be taken as holding a card nobody could see well (a
+#: glare, a thumb): places the finder is sure are table stay empty.
+ASSUMED_OCCUPANCY = 0.3
+#: At most this many such places in one photo.
+MAX_ASSUMED = 2
+
+
+def _grid_cards(
+    image_rgb: np.ndarray,
+    fit,
+    every: list[np.ndarray],
+    size: tuple[int, int],
+    given: bool,
+    assume: frozenset[tuple[int, int]] = frozenset(),
+) -> LayoutCards:
+    """The cards of a grid layout: each place the fit finds occupied (a place of a line the fit
+    knows nothing of -- occupancy exactly 0.5, :meth:`GridFit.shifted_lines` -- when a card's own
+    outline lies there), plus the places in ``assume``; each cut by its card's own outline where
+    one is found, by the nominal cell otherwise."""
+    from vision.reptile_tank.grid import rectify_cells
+
+    crops = rectify_cells(image_rgb, fit, cell_size=size)
+    rows, cols = fit.occupied.shape
+    own = {
+        (r, c): outline_in_cell(fit.cell_quads[r, c], every)
+        for r in range(rows)
+        for c in range(cols)
+    }
+    unknown = np.asarray(fit.occupancy) == 0.5
+    cells = [
+        (r, c)
+        for r in range(rows)
+        for c in range(cols)
+        if (bool(fit.occupied[r, c]) and not unknown[r, c])
+        or (unknown[r, c] and own[r, c] is not None)
+        or (r, c) in assume
+    ]
+    found = LayoutCards([], [], "grid", cells=cells, grid_shape=(rows, cols), given_fit=given)
+    for r, c in cells:
+        outline = own[r, c]
+        found.own_outline.append(outline is not None)
+        found.assumed.append((r, c) in assume)
+        if outline is None:
+            found.cards.append(np.ascontiguousarray(crops[r, c]))
+            found.corners.append(np.asarray(fit.cell_quads[r, c], np.float64))
+        else:
+            found.cards.append(cut_card(image_rgb, outline, size))
+            found.corners.append(outline)
+    return found
+
+
+def _documented_nearby(
+    image_rgb: np.ndarray, fit, every: list[np.ndarray], size: tuple[int, int]
+) -> LayoutCards | None:
+    """The documented layout near a grid fit that does not show it, or None.
+
+    Two ways a grid finder's fit of the 16 faces misses it: the lattice sits one row or column
+    off (the layout's last row holds one card, so a lattice one row up fits the same three full
+    rows; the new line's places hold a card where its own outline lies), or a card or two of the
+    first 16 places was not seen (glare over a light card, a thumb) while the finder was unsure
+    of them (:data:`ASSUMED_OCCUPANCY`) and sure that every place after them is table. Such
+    places are cut by the nominal cell and marked :attr:`LayoutCards.assumed`.
+    """
+    fits = [fit] + [fit.shifted_lines(dr, dc) for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+    for candidate in fits:
+        cards = _grid_cards(image_rgb, candidate, every, size, False)
+        if cards.documented_layout:
+            return cards
+        rows, cols = candidate.occupied.shape
+        first = [(k // cols, k % cols) for k in range(len(FACE_LABELS))]
+        present = set(cards.cells or [])
+        if not present <= set(first):
+            continue
+        missing = [place for place in first if place not in present]
+        occupancy = np.asarray(candidate.occupancy)
+        if 0 < len(missing) <= MAX_ASSUMED and all(
+            occupancy[r, c] >= ASSUMED_OCCUPANCY and occupancy[r, c] != 0.5 for r, c in missing
+        ):
+            cards = _grid_cards(image_rgb, candidate, every, size, False, frozenset(missing))
+            if cards.documented_layout:
+                return cards
+    return None
 
 
 #: A name that leaves a card of a layout photo out (``--names``).
@@ -557,3 +635,19 @@ def named_faces(
         else:
             faces[label] = card
     return faces, views
+
+
+def unsure_faces(layouts: list[LayoutCards], names: list[str] | None = None) -> list[str]:
+    """The faces cut from a place the grid finder could not see a card in well
+    (:attr:`LayoutCards.assumed`), named as :func:`named_faces` names them, in photo order."""
+    out: list[str] = []
+    given = iter(names) if names is not None else None
+    for layout in layouts:
+        if given is None:
+            labels = list(FACE_LABELS) if layout.documented_layout else []
+        else:
+            labels = [next(given, "skip") for _ in layout.cards]
+        for label, assumed in zip(labels, layout.assumed, strict=False):
+            if assumed and label not in SKIP_NAMES:
+                out.append(label)
+    return out

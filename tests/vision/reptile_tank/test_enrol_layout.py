@@ -82,3 +82,79 @@ def test_a_neighbours_cards_further_off_are_not_the_layouts():
     alone = table_with_cards(labels[8:], [(c[0] - 500, c[1]) for c in neighbour], [0] * 3,
                              size=(1500, 900))  # fmt: skip
     assert len(find_loose_cards(alone)) == 3
+
+
+def documented_photo() -> np.ndarray:
+    """The 16 stand-in faces in the documented layout (three rows of five, the 16th alone in
+    the fourth row's first place) on a plain table, seen from above."""
+    from scoring.reptile_tank.cards import FACE_LABELS
+
+    centres = [(150 + 150 * (k % 5), 130 + 215 * (k // 5)) for k in range(len(FACE_LABELS))]
+    return table_with_cards(list(FACE_LABELS), centres, [0] * 16, size=(900, 1000))
+
+
+@pytest.fixture(scope="module")
+def documented():
+    from vision.reptile_tank.grid import find_grid
+
+    photo = documented_photo()
+    fit = find_grid(photo)
+    laid = layout_cards(photo)
+    assert laid.documented_layout and not any(laid.assumed)  # the photo is a fair start
+    return photo, fit, laid
+
+
+def test_a_lattice_one_row_off_the_documented_layout_is_moved_back(documented):
+    from vision.reptile_tank.enrol import _documented_nearby, loose_cards
+
+    photo, fit, laid = documented
+    up = fit.shifted_lines(-1, 0)  # the lattice one row up: the 16th card falls out of it
+    outlines, _ = loose_cards(photo)
+    moved = _documented_nearby(photo, up, outlines, (252, 352))
+    assert moved is not None and moved.documented_layout and not any(moved.assumed)
+    assert np.allclose(
+        [q.mean(axis=0) for q in moved.corners], [q.mean(axis=0) for q in laid.corners], atol=3
+    )
+
+
+def test_an_unsure_place_of_the_documented_layout_is_assumed_a_sure_empty_one_is_not(documented):
+    from dataclasses import replace
+
+    from vision.reptile_tank.enrol import _documented_nearby, loose_cards
+
+    photo, fit, _ = documented
+    outlines, _ = loose_cards(photo)
+
+    def with_place(place, evidence):
+        occupancy = np.where(fit.occupied, 1.0, 0.0)
+        occupancy[place] = evidence
+        return replace(fit, occupancy=occupancy, occupied=occupancy > 0.5)
+
+    assumed = _documented_nearby(photo, with_place((1, 3), 0.4), outlines, (252, 352))
+    assert assumed is not None and assumed.documented_layout
+    assert [k for k, a in enumerate(assumed.assumed) if a] == [8]  # the 9th face, row 2 col 4
+    assert _documented_nearby(photo, with_place((1, 3), 0.1), outlines, (252, 352)) is None
+    # a card past the 16th place: not the documented layout, nothing assumed
+    extra = with_place((1, 3), 0.4)
+    occupancy = extra.occupancy.copy()
+    occupancy[3, 2] = 1.0
+    extra = replace(extra, occupancy=occupancy, occupied=occupancy > 0.5)
+    assert _documented_nearby(photo, extra, outlines, (252, 352)) is None
+
+
+def test_unsure_faces_are_named_as_the_faces_are():
+    from scoring.reptile_tank.cards import FACE_LABELS
+    from vision.reptile_tank.enrol import unsure_faces
+
+    first = [(k // 5, k % 5) for k in range(16)]
+    ninth = [k == 8 for k in range(16)]
+    documented = LayoutCards(cards(16), [], "grid", cells=first, grid_shape=(4, 5),
+                             own_outline=[True] * 16, assumed=ninth)  # fmt: skip
+    assert unsure_faces([documented]) == [FACE_LABELS[8]]
+    loose = LayoutCards(cards(3), [], "grid", cells=first[:3], grid_shape=(4, 5),
+                        own_outline=[True] * 3, assumed=[False, True, True])  # fmt: skip
+    assert unsure_faces([loose], ["rock", "water", "skip"]) == ["water"]
+    assert unsure_faces([documented, loose], [*FACE_LABELS, "rock", "water", "-"]) == [
+        FACE_LABELS[8],
+        "water",
+    ]
