@@ -8,7 +8,9 @@ category's cards sharing one frame: look-alike art) is enrolled four ways in one
   cells (the reader's code before issue 28 item 1: ``find_grid`` + ``rectify_cells``);
 - ``grid-outlines``: the same photo cut by each card's own outline (``layout_cards``);
 - ``loose``: two photos of 8 cards each on a sparse lattice (no full grid to find), every card
-  by its own outline, named by the truth (as ``--names`` or the app's taps do).
+  by its own outline, named by the truth (as ``--names`` or the app's taps do);
+- ``grid-outlines all`` (with ``--layouts`` >= 2): every layout photo at once, the first one's
+  cuts the faces and the others' views of them (``enroll --from-layout A B``).
 
 Then the same boards (photos rendered by :func:`vision.reptile_tank.synth.scene.render_scene`
 with that deck) are read with each pack. Per pack: photos found, boards fully right, per-card
@@ -327,9 +329,14 @@ def main(argv: list[str] | None = None) -> int:
         grid_rows = [list(FACE_LABELS[r * 5 : r * 5 + 5]) for r in range(3)]
         grid_rows.append([FACE_LABELS[15], "empty", "empty", "empty", "empty"])
         halves = [list(FACE_LABELS[:8]), list(FACE_LABELS[8:])]
+        grid_layouts = []  # every layout photo's cards, for the pack enrolled from all of them
         for k in range(args.layouts):
             seed = args.seed + 10 * k
             photo = load(upright_scene(seed + 1, deck, grid_rows, max_size=size, **laid_out))
+            try:
+                grid_layouts.append(layout_cards(photo))
+            except Exception:  # noqa: BLE001 - refused below, in its own row
+                pass
             loose = [
                 load(
                     upright_scene(seed + 2 + i, deck, sparse_rows(half), max_size=size, **laid_out)
@@ -370,6 +377,19 @@ def main(argv: list[str] | None = None) -> int:
                     results[name + " night"] = night_gain(
                         pack, boards[:half], boards[half:], tmp / f"night-{k}"
                     )
+        if len(grid_layouts) >= 2:
+            # all layout photos at once, as `enroll --from-layout A B` takes them: the first
+            # photo's cut is each face, the others' cuts are views of it
+            try:
+                faces_all, views_all = named_faces(grid_layouts)
+            except ValueError as error:
+                results["grid-outlines all"] = {"refused": str(error)}
+            else:
+                pack = build(tmp / "grid-outlines_all", faces_all, views_all)
+                results["grid-outlines all"] = read_boards(pack, boards)
+                if args.as_shipped:
+                    shipped = read_boards(pack, boards, shipped=True)
+                    results["grid-outlines all as shipped"] = shipped
         if args.real:
             real = Path(args.real)
             truth = json.loads((real / "real_deck_layout.json").read_text())
