@@ -279,11 +279,12 @@ def cards_in_photo(name: str, data: bytes, reader=None) -> PhotoCards:
             "change any that are wrong"
             + (f" ({extra} more place(s) after the 16th left out)" if extra else "")
         )
-        unsure = [k + 1 for k, assumed in enumerate(laid.assumed[: len(FACE_LABELS)]) if assumed]
+        unsure = [k for k, assumed in enumerate(laid.assumed[: len(FACE_LABELS)]) if assumed]
         if unsure:
-            found.how += (
-                f"; no card could be seen well at place(s) {', '.join(map(str, unsure))} "
-                "(glare, a thumb?): look at those faces"
+            cols = laid.grid_shape[1] if laid.grid_shape else 5
+            places = " and ".join(f"row {k // cols + 1}, card {k % cols + 1}" for k in unsure)
+            found.how += f"; no card could be seen well at {places} (glare, a thumb?): " + (
+                "look at that face" if len(unsure) == 1 else "look at those faces"
             )
     else:
         found.cards = laid.cards

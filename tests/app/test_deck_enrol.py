@@ -83,6 +83,26 @@ def test_a_full_layout_in_enrolment_order_comes_named():
     assert all(card.shape == (352, 252, 3) for card in found.cards)
 
 
+def test_a_documented_layout_with_a_place_nobody_could_see_well_says_which_face_to_look_at(
+    monkeypatch,
+):
+    import vision.reptile_tank.enrol as enrol
+
+    first = [(k // 5, k % 5) for k in range(16)]
+    faces = [np.full((352, 252, 3), 40 + 10 * k, np.uint8) for k in range(16)]
+    laid = enrol.LayoutCards(
+        faces, [], "grid", cells=first, grid_shape=(4, 5), own_outline=[True] * 16,
+        assumed=[k in (8, 14) for k in range(16)],
+    )  # fmt: skip
+    monkeypatch.setattr(enrol, "layout_cards", lambda *args, **kwargs: laid)
+    found = cards_in_photo("IMG_5.jpg", layout_photo(FIRST))
+    assert found.suggested == list(FACE_LABELS)
+    assert found.how.endswith(
+        "no card could be seen well at row 2, card 4 and row 3, card 5 (glare, a thumb?): "
+        "look at those faces"
+    )
+
+
 def test_a_few_cards_in_the_grid_are_found_unnamed_in_reading_order():
     from vision.reptile_tank.synth.deck import render_face
 
