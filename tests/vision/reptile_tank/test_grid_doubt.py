@@ -133,3 +133,19 @@ def test_the_right_lattice_of_a_board_with_an_empty_edge_column_is_in_doubt(
     fit, crops, reads, doubt = reader._settle_empty_edges(image, right, crops, reads, classify)
     assert "could sit one column further" in doubt
     assert sum(label != EMPTY for row in reads.rows() for label in row) == 16
+
+
+def test_a_cell_is_explained_as_a_card_at_the_readers_own_threshold(reader) -> None:
+    from vision.reptile_tank.classifier import CellRead, CellReads
+    from vision.reptile_tank.reader import CARD_MATCH, STAND_IN_CARD_MATCH, explain_cells
+
+    labels = ("rock", "water", EMPTY)
+    scores = np.full((1, 3, len(labels), 4), 0.1, np.float32)
+    scores[0, 0, 0, 0] = 0.95  # a clear rock
+    scores[0, 1, 1, 2] = 0.75  # a water card turned round, under a sleeve's glare
+    scores[0, 2, 2, :] = 0.9  # the table
+    cells = [[CellRead(label, 0, 0.5, 0.9, ()) for label in ("rock", "water", EMPTY)]]
+    reads = CellReads(cells, labels, scores.max(axis=3), scores)
+    assert explain_cells(reads, CARD_MATCH)[1:] == (1, 1)  # one card, one cell unexplained
+    assert explain_cells(reads, STAND_IN_CARD_MATCH)[1:] == (2, 0)
+    assert reader.card_match == STAND_IN_CARD_MATCH  # the bundled stand-in deck
