@@ -22,12 +22,7 @@ import numpy as np  # noqa: E402
 
 from scoring.reptile_tank.cards import EMPTY  # noqa: E402
 from vision.errors import GridNotFoundError  # noqa: E402
-from vision.reptile_tank.coverage import (  # noqa: E402
-    SKIN_LIMIT,
-    foreign_limit,
-    hidden_cells,
-    hidden_shares,
-)
+from vision.reptile_tank.coverage import hidden_cells, hidden_shares  # noqa: E402
 from vision.reptile_tank.reader import TerrariumReader  # noqa: E402
 from vision.reptile_tank.synth.dataset import parse_size, scene_seed  # noqa: E402
 from vision.reptile_tank.synth.deck import stand_in_deck  # noqa: E402
@@ -80,7 +75,7 @@ def main() -> None:
         true_rows = truth["board"]["rows"]
         foreign, skin = hidden_shares(read.crops, read.rows, faces)
         face_cells = np.array([[lab != EMPTY for lab in row] for row in read.rows])
-        limit = foreign_limit(foreign, face_cells)
+        by_board = hidden_cells(foreign, skin, face_cells)  # the board's own foreign limit
         covered = {(r, c): s for r, c, s in truth["covered_cells"]}
         glared = {(r, c): s for r, c, s in truth["glared_cells"]}
         for r in range(4):
@@ -96,7 +91,7 @@ def main() -> None:
                         "cell": [r, c],
                         "foreign": round(float(foreign[r, c]), 3),
                         "skin": round(float(skin[r, c]), 3),
-                        "limit": round(limit, 3),
+                        "hidden": bool(by_board[r, c]),
                         "wrong": read.rows[r][c] != true_rows[r][c],
                         "flagged": bool(read.check[r, c]),
                         "covered": covered.get((r, c), 0.0),
@@ -113,13 +108,12 @@ def main() -> None:
         if mask.any():
             for what, values in (("foreign", foreign), ("skin", skin)):
                 print(name, what, np.round(np.percentile(values[mask], [5, 25, 50, 75, 95, 99]), 3))
-    limits = np.array([row["limit"] for row in rows])
     fixed = hidden_cells(foreign, skin)
     print(
         f"fixed limit: clean flagged {fixed[clean].mean():.2%}, covered flagged by the check "
         f"{fixed[covered].sum()} of {covered.sum()}"
     )
-    flagged = (skin >= SKIN_LIMIT) | (foreign >= limits)
+    flagged = np.array([row["hidden"] for row in rows])
     print("board limit:", end=" ")
     already = np.array([row["flagged"] for row in rows])
     print(

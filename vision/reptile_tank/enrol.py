@@ -473,7 +473,7 @@ def layout_cards(
     if fit is not None and (given or int(fit.occupied.sum()) >= len(outlines)):
         found = _grid_cards(image_rgb, fit, every, size, given)
         if not given and not found.documented_layout:
-            found = _documented_nearby(image_rgb, fit, every, size) or found
+            found = _documented_nearby(image_rgb, fit, every, size, found) or found
     elif outlines:
         found = LayoutCards(
             [cut_card(image_rgb, q, size) for q in outlines],
@@ -510,20 +510,15 @@ def _grid_cards(
 
     crops = rectify_cells(image_rgb, fit, cell_size=size)
     rows, cols = fit.occupied.shape
-    own = {
-        (r, c): outline_in_cell(fit.cell_quads[r, c], every)
-        for r in range(rows)
-        for c in range(cols)
-    }
     unknown = np.asarray(fit.occupancy) == 0.5
-    cells = [
-        (r, c)
-        for r in range(rows)
-        for c in range(cols)
-        if (bool(fit.occupied[r, c]) and not unknown[r, c])
-        or (unknown[r, c] and own[r, c] is not None)
-        or (r, c) in assume
-    ]
+    own, cells = {}, []
+    for r in range(rows):
+        for c in range(cols):
+            known_card = bool(fit.occupied[r, c]) and not unknown[r, c]
+            if known_card or unknown[r, c] or (r, c) in assume:
+                own[r, c] = outline_in_cell(fit.cell_quads[r, c], every)
+                if known_card or own[r, c] is not None or (r, c) in assume:
+                    cells.append((r, c))
     found = LayoutCards([], [], "grid", cells=cells, grid_shape=(rows, cols), given_fit=given)
     for r, c in cells:
         outline = own[r, c]
@@ -539,7 +534,11 @@ def _grid_cards(
 
 
 def _documented_nearby(
-    image_rgb: np.ndarray, fit, every: list[np.ndarray], size: tuple[int, int]
+    image_rgb: np.ndarray,
+    fit,
+    every: list[np.ndarray],
+    size: tuple[int, int],
+    cut: LayoutCards | None = None,
 ) -> LayoutCards | None:
     """The documented layout near a grid fit that does not show it, or None.
 
@@ -548,11 +547,15 @@ def _documented_nearby(
     rows; the new line's places hold a card where its own outline lies), or a card or two of the
     first 16 places was not seen (glare over a light card, a thumb) while the finder was unsure
     of them (:data:`ASSUMED_OCCUPANCY`) and sure that every place after them is table. Such
-    places are cut by the nominal cell and marked :attr:`LayoutCards.assumed`.
+    places are cut by the nominal cell and marked :attr:`LayoutCards.assumed`. ``cut`` is
+    ``fit``'s own cards when the caller has them already (:func:`_grid_cards`).
     """
     fits = [fit] + [fit.shifted_lines(dr, dc) for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))]
-    for candidate in fits:
-        cards = _grid_cards(image_rgb, candidate, every, size, False)
+    for k, candidate in enumerate(fits):
+        if k == 0 and cut is not None:
+            cards = cut
+        else:
+            cards = _grid_cards(image_rgb, candidate, every, size, False)
         if cards.documented_layout:
             return cards
         rows, cols = candidate.occupied.shape
