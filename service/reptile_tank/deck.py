@@ -329,26 +329,23 @@ def faces_from_names(
     Returns
     -------
     faces : dict of label -> (H, W, 3) uint8 RGB
-        The first card given each name (photos and cards in order).
+        The card given each name; of several, the cleanest
+        (:func:`vision.reptile_tank.enrol.cleanest_cut`: not the one under a thumb).
     views : dict of label -> list of (H, W, 3) uint8 RGB
-        Every later card given the same name: another view of that face (a second photo of the
+        Every other card given the same name: another view of that face (a second photo of the
         deck), added to the gallery beside it (as ``enroll --from-layout`` with several photos).
     unnamed : int
         Cards without a name (left out).
     """
-    faces: dict[str, np.ndarray] = {}
-    views: dict[str, list[np.ndarray]] = {}
-    unnamed = 0
-    for photo in photos:
-        for i, card in enumerate(photo.cards):
-            label = names.get((photo.digest, i))
-            if label is None:
-                unnamed += 1
-            elif label in faces:
-                views.setdefault(label, []).append(card)
-            else:
-                faces[label] = card
-    return faces, views, unnamed
+    from vision.reptile_tank.enrol import faces_and_views
+
+    named = [
+        (names.get((photo.digest, i)), card)
+        for photo in photos
+        for i, card in enumerate(photo.cards)
+    ]
+    faces, views = faces_and_views((label, card) for label, card in named if label is not None)
+    return faces, views, sum(label is None for label, _ in named)
 
 
 def faces_from_uploads(uploads: Mapping[str, bytes]) -> tuple[dict[str, np.ndarray], list[str]]:

@@ -9,7 +9,7 @@ and straightened), or a photo of the 16 faces laid out in the layout's grid is c
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import cv2
@@ -595,9 +595,9 @@ def named_faces(
     Returns
     -------
     faces : dict label -> (H, W, 3) uint8 RGB
-        The first card given each name.
+        The card given each name; of several, the cleanest (:func:`cleanest_cut`).
     views : dict label -> list of (H, W, 3) uint8 RGB
-        Every later card given the same name (added to the gallery as views of the face).
+        Every other card given the same name (added to the gallery as views of the face).
 
     Raises
     ------
@@ -628,16 +628,44 @@ def named_faces(
         for layout in layouts:
             cards.extend(layout.cards)
         labels = [None if n in SKIP_NAMES else n for n in names]
+    return faces_and_views(
+        (label, card) for card, label in zip(cards, labels, strict=True) if label is not None
+    )
+
+
+def faces_and_views(
+    named: Iterable[tuple[str, np.ndarray]],
+) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
+    """``(label, card)`` pairs as ``(faces, views)``: each label's face is its cleanest card
+    (:func:`cleanest_cut`), its other cards are views of it."""
+    cuts: dict[str, list[np.ndarray]] = {}
+    for label, card in named:
+        cuts.setdefault(label, []).append(card)
     faces: dict[str, np.ndarray] = {}
     views: dict[str, list[np.ndarray]] = {}
-    for card, label in zip(cards, labels, strict=True):
-        if label is None:
-            continue
-        if label in faces:
-            views.setdefault(label, []).append(card)
-        else:
-            faces[label] = card
+    for label, same in cuts.items():
+        k = cleanest_cut(same)
+        faces[label] = same[k]
+        if len(same) > 1:
+            views[label] = [cut for j, cut in enumerate(same) if j != k]
     return faces, views
+
+
+def cleanest_cut(cuts: list[np.ndarray]) -> int:
+    """Of several cuts of one face, the one least covered: the cut with the smallest share of
+    pixels outside the other cuts' colours (:func:`vision.reptile_tank.coverage.cell_shares`,
+    its worst over the others). A thumb or a glare over one cut brings colours the others lack;
+    the clean cut's colours are all in the covered one. The first cut on a tie, or when alone."""
+    if len(cuts) < 2:
+        return 0
+    from vision.reptile_tank.coverage import cell_shares, face_colours
+
+    colours = [face_colours(cut) for cut in cuts]
+    worst = [
+        max(cell_shares(cut, colours[j])[0] for j in range(len(cuts)) if j != k)
+        for k, cut in enumerate(cuts)
+    ]
+    return int(np.argmin(worst))
 
 
 def unsure_faces(layouts: list[LayoutCards], names: list[str] | None = None) -> list[str]:

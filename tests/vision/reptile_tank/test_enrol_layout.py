@@ -158,3 +158,18 @@ def test_unsure_faces_are_named_as_the_faces_are():
         FACE_LABELS[8],
         "water",
     ]
+
+
+@pytest.mark.parametrize("covered_first", [True, False])
+def test_of_two_photos_the_face_is_the_cut_without_a_thumb(covered_first):
+    from vision.reptile_tank.synth.deck import render_face
+
+    clean = np.ascontiguousarray(cv2.resize(render_face("blue_tongued_skink", px_per_mm=4.0),
+                                            (252, 352)))  # fmt: skip
+    thumbed = clean.copy()
+    cv2.ellipse(thumbed, (252, 120), (90, 60), 0, 0, 360, (214, 150, 120), -1)  # from the edge
+    first, second = (thumbed, clean) if covered_first else (clean, thumbed)
+    photos = [LayoutCards([first], [], "loose"), LayoutCards([second], [], "loose")]
+    faces, views = named_faces(photos, ["blue_tongued_skink", "blue_tongued_skink"])
+    assert faces["blue_tongued_skink"] is clean
+    assert len(views["blue_tongued_skink"]) == 1 and views["blue_tongued_skink"][0] is thumbed
