@@ -503,14 +503,14 @@ def _grid_cards(
     assume: frozenset[tuple[int, int]] = frozenset(),
 ) -> LayoutCards:
     """The cards of a grid layout: each place the fit finds occupied (a place of a line the fit
-    knows nothing of -- occupancy exactly 0.5, :meth:`GridFit.shifted_lines` -- when a card's own
+    knows nothing of -- :attr:`GridFit.unseen`, :meth:`GridFit.shifted_lines` -- when a card's own
     outline lies there), plus the places in ``assume``; each cut by its card's own outline where
     one is found, by the nominal cell otherwise."""
     from vision.reptile_tank.grid import rectify_cells
 
     crops = rectify_cells(image_rgb, fit, cell_size=size)
     rows, cols = fit.occupied.shape
-    unknown = np.asarray(fit.occupancy) == 0.5
+    unknown = fit.unseen_cells
     own, cells = {}, []
     for r in range(rows):
         for c in range(cols):
@@ -564,9 +564,9 @@ def _documented_nearby(
         if not present <= set(first):
             continue
         missing = [place for place in first if place not in present]
-        occupancy = np.asarray(candidate.occupancy)
+        occupancy, unseen = np.asarray(candidate.occupancy), candidate.unseen_cells
         if 0 < len(missing) <= MAX_ASSUMED and all(
-            occupancy[r, c] >= ASSUMED_OCCUPANCY and occupancy[r, c] != 0.5 for r, c in missing
+            occupancy[r, c] >= ASSUMED_OCCUPANCY and not unseen[r, c] for r, c in missing
         ):
             cards = _grid_cards(image_rgb, candidate, every, size, False, frozenset(missing))
             if cards.documented_layout:

@@ -13,6 +13,7 @@ import pytest
 from scoring.reptile_tank.cards import EMPTY
 from vision.reptile_tank.classifier import classify_cells
 from vision.reptile_tank.grid import fit_from_corners, rectify_cells
+from vision.reptile_tank.grid.model import fit_from_homography
 from vision.reptile_tank.reader import TerrariumReader, _empty_edge_lines
 from vision.reptile_tank.synth.deck import stand_in_deck
 from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
@@ -56,6 +57,21 @@ def test_shifted_lines_moves_the_lattice_by_whole_cells() -> None:
     back = moved.shifted_lines(0, -1)
     np.testing.assert_allclose(back.corners, fit.corners, atol=1e-6)
     assert moved.occupancy[0, -1] == 0.5  # the new line: no opinion
+    assert moved.unseen_cells[:, -1].all() and not moved.unseen_cells[:, :-1].any()
+    assert not fit.unseen_cells.any()
+    # moved back, the line that was new falls out again and the first column is unseen
+    assert back.unseen_cells[:, 0].all() and not back.unseen_cells[:, 1:].any()
+    turned = moved.rotated_180()
+    assert turned.unseen_cells[:, 0].all() and not turned.unseen_cells[:, 1:].any()
+
+
+def test_a_measured_occupancy_of_one_half_is_not_an_unseen_cell() -> None:
+    corners = np.array([[100.0, 100.0], [600.0, 100.0], [600.0, 500.0], [100.0, 500.0]])
+    fit = fit_from_corners((800, 1000), corners)
+    measured = fit_from_homography(
+        fit.homography, fit.gap_mm, method="lattice", occupancy=np.full((4, 5), 0.5)
+    )
+    assert not measured.unseen_cells.any()  # evidence of exactly 0.5 is still evidence
 
 
 def test_empty_edge_lines_names_each_empty_outer_line(reader: TerrariumReader) -> None:

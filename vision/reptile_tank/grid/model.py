@@ -96,6 +96,10 @@ class GridFit:
         Why the fit is doubtful or was rejected; empty for a good fit.
     layout : scoring.layout.Layout
         The layout fitted (rows, columns, card size); Reptile Tank's when None.
+    unseen : np.ndarray or None
+        ``(4, 5)`` bool, the cells no card evidence was gathered for (the new line of a lattice
+        moved by whole cells, :meth:`shifted_lines`): their ``occupancy`` is 0.5, no opinion,
+        not a measured 0.5. None: every cell was looked at.
     """
 
     homography: np.ndarray
@@ -109,6 +113,14 @@ class GridFit:
     reason: str = ""
     residual_px: float = field(default=float("nan"))
     layout: Layout | None = None
+    unseen: np.ndarray | None = None
+
+    @property
+    def unseen_cells(self) -> np.ndarray:
+        """``unseen`` as a bool array of the lattice's shape (all False when None)."""
+        if self.unseen is None:
+            return np.zeros(self.occupancy.shape, bool)
+        return np.asarray(self.unseen, bool)
 
     @property
     def board_size_mm(self) -> tuple[float, float]:
@@ -127,13 +139,14 @@ class GridFit:
             cell_quads=np.roll(self.cell_quads[::-1, ::-1], -2, axis=2).copy(),
             occupied=self.occupied[::-1, ::-1].copy(),
             occupancy=self.occupancy[::-1, ::-1].copy(),
+            unseen=None if self.unseen is None else self.unseen[::-1, ::-1].copy(),
         )
 
     def shifted_lines(self, rows: int = 0, cols: int = 0) -> GridFit:
         """The same lattice moved by whole cells: cell ``(r, c)`` of the result is cell
         ``(r + rows, c + cols)`` of this fit (one column or row either way of an empty edge
         line). The occupancy of the cells both fits share is kept, the new line's is unknown
-        (0.5, no opinion); the quality is kept.
+        (0.5, no opinion, and marked :attr:`unseen`); the quality is kept.
         """
         with using_layout(self.layout):
             lay = active_layout()
@@ -146,11 +159,14 @@ class GridFit:
                 ]
             )
             occupancy = np.full((lay.rows, lay.cols), 0.5)
+            unseen = np.ones((lay.rows, lay.cols), bool)
+            before = self.unseen_cells
             for r in range(lay.rows):
                 for c in range(lay.cols):
                     if 0 <= r + rows < lay.rows and 0 <= c + cols < lay.cols:
                         occupancy[r, c] = self.occupancy[r + rows, c + cols]
-            return fit_from_homography(
+                        unseen[r, c] = before[r + rows, c + cols]
+            moved = fit_from_homography(
                 shift @ self.homography,
                 self.gap_mm,
                 method=self.method,
@@ -159,6 +175,7 @@ class GridFit:
                 quality=self.quality,
                 reason=self.reason,
             )
+            return replace(moved, unseen=unseen)
 
     def scaled(self, factor: float) -> GridFit:
         """The fit for the same photo resized by ``factor`` (image pixels times ``factor``)."""
