@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 
 from scoring.reptile_tank.cards import EMPTY  # noqa: E402
 from vision.errors import GridNotFoundError  # noqa: E402
-from vision.reptile_tank.coverage import hidden_cells, hidden_shares  # noqa: E402
+from vision.reptile_tank.coverage import hidden_cells, hidden_on_board  # noqa: E402
 from vision.reptile_tank.reader import TerrariumReader  # noqa: E402
 from vision.reptile_tank.synth.dataset import parse_size, scene_seed  # noqa: E402
 from vision.reptile_tank.synth.deck import stand_in_deck  # noqa: E402
@@ -73,9 +73,7 @@ def main() -> None:
         except GridNotFoundError:
             continue
         true_rows = truth["board"]["rows"]
-        foreign, skin = hidden_shares(read.crops, read.rows, faces)
-        face_cells = np.array([[lab != EMPTY for lab in row] for row in read.rows])
-        by_board = hidden_cells(foreign, skin, face_cells)  # the board's own foreign limit
+        by_board, foreign, skin = hidden_on_board(read.crops, read.rows, faces)  # board's limit
         covered = {(r, c): s for r, c, s in truth["covered_cells"]}
         glared = {(r, c): s for r, c, s in truth["glared_cells"]}
         for r in range(4):

@@ -163,6 +163,17 @@ def hidden_cells(
     return (np.asarray(skin) >= SKIN_LIMIT) | (np.asarray(foreign) >= limit)
 
 
+def hidden_on_board(
+    crops: np.ndarray, labels: list[list[str]], faces: Mapping[str, FaceColours]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(hidden, foreign, skin)`` for a board read as ``labels``: :func:`hidden_shares` of its
+    crops and the cells :func:`hidden_cells` flags, with the board's own foreign limit taken over
+    the cells read as a face."""
+    foreign, skin = hidden_shares(crops, labels, faces)
+    read_as_face = np.array([[label != EMPTY for label in row] for row in labels])
+    return hidden_cells(foreign, skin, read_as_face), foreign, skin
+
+
 #: A pixel is washed out when every channel is at least this (of 255).
 WASHED_LEVEL = 245
 #: A cell is washed out when at least this share of it is: glare or a blown exposure over most

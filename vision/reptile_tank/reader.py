@@ -35,8 +35,7 @@ from vision.reptile_tank.confidence import ReadConfidence, assess, cell_width_px
 from vision.reptile_tank.coverage import (
     FaceColours,
     face_colours,
-    hidden_cells,
-    hidden_shares,
+    hidden_on_board,
     washed_out_cells,
 )
 from vision.reptile_tank.gallery import DeckPack, Gallery, load_gallery
@@ -434,9 +433,8 @@ class TerrariumReader:
             orientation=orientation,
             model_id=self.embedder.model_id,
         )
-        foreign, skin = hidden_shares(crops, reads.rows(), self.face_colours())
-        faces = np.array([[label != EMPTY for label in row] for row in reads.rows()])
-        hidden = hidden_cells(foreign, skin, faces) | washed_out_cells(crops)
+        hidden = hidden_on_board(crops, reads.rows(), self.face_colours())[0]
+        hidden |= washed_out_cells(crops)
         confidence = with_hidden(confidence, hidden)
         clock.mark("orient")
         read = BoardRead(

@@ -164,3 +164,11 @@ def test_on_a_stand_in_board_the_boards_limit_is_the_fixed_one_and_a_thumb_is_hi
     own = hidden_cells(foreign, skin, np.ones((3, 5), bool))
     assert own.tolist() == hidden_cells(foreign, skin).tolist()
     assert np.argwhere(own).tolist() == [[1, 2]]
+    # the reader's path: the same cells, the board's limit over the cells read as a face
+    hidden, board_foreign, _ = coverage.hidden_on_board(crops, labels, faces)
+    assert hidden.tolist() == own.tolist()
+    np.testing.assert_array_equal(board_foreign, foreign)
+    # a cell read as empty has no share and does not count towards the board's limit
+    labels[1][2] = "empty"
+    hidden, board_foreign, _ = coverage.hidden_on_board(crops, labels, faces)
+    assert board_foreign[1, 2] == 0 and not hidden.any()
