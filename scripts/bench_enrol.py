@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     OWN_OUTLINES = not args.no_own_outlines
     UNFLAG_CONFIRMED = bool(args.unflag)
 
-    from vision.reptile_tank.enrol import layout_cards, named_faces
+    from vision.reptile_tank.enrol import documented_rows, layout_cards, named_faces
     from vision.reptile_tank.lookalike import family_deck
 
     size = tuple(int(v) for v in args.size.lower().split("x"))
@@ -326,8 +326,7 @@ def main(argv: list[str] | None = None) -> int:
             RERANK_STATS.clear()
             results["files +rerank+unflag"] = read_boards(files_pack, boards, post=rerank_unflag)
             results["files +rerank+unflag"].update(RERANK_STATS)
-        grid_rows = [list(FACE_LABELS[r * 5 : r * 5 + 5]) for r in range(3)]
-        grid_rows.append([FACE_LABELS[15], "empty", "empty", "empty", "empty"])
+        grid_rows = documented_rows()
         halves = [list(FACE_LABELS[:8]), list(FACE_LABELS[8:])]
         grid_layouts = []  # every layout photo's cards, for the pack enrolled from all of them
         for k in range(args.layouts):

@@ -29,12 +29,12 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.reptile_tank.cards import FACE_LABELS  # noqa: E402
 
 
 def layout_rows(hole: int | None = None) -> list[list[str]]:
-    rows = [list(FACE_LABELS[r * 5 : r * 5 + 5]) for r in range(3)]
-    rows.append([FACE_LABELS[15], "empty", "empty", "empty", "empty"])
+    from vision.reptile_tank.enrol import documented_rows
+
+    rows = documented_rows()
     if hole is not None:
         rows[hole // 5][hole % 5] = "empty"
     return rows

@@ -20,6 +20,7 @@ from service.reptile_tank.deck import (
     label_from_file_name,
 )
 from vision.models import DEFAULT_MODEL, model_files
+from vision.reptile_tank.enrol import documented_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = model_files(DEFAULT_MODEL).onnx
@@ -75,8 +76,7 @@ def laid(rows: list[list[str]]) -> list[str]:
 
 
 def test_a_full_layout_in_enrolment_order_comes_named():
-    rows = [list(FACE_LABELS[r * 5 : r * 5 + 5]) for r in range(3)]
-    rows.append([FACE_LABELS[15], "empty", "empty", "empty", "empty"])
+    rows = documented_rows()
     found = cards_in_photo("table.jpg", layout_photo(rows))
     assert not found.problem
     assert len(found.cards) == 16 and found.suggested == list(FACE_LABELS)

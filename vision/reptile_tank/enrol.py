@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from scoring.reptile_tank.cards import FACE_LABELS
+from scoring.reptile_tank.cards import EMPTY, FACE_LABELS
 from vision.card_outline import largest_card_quad
 from vision.geometry import (
     apply_homography,
@@ -28,6 +28,15 @@ from vision.geometry import (
 CARD_ASPECT = 63.0 / 88.0
 #: Size (width, height) of a face cut from a photo: 8 px/mm.
 FACE_CUT_SIZE = (504, 704)
+
+
+def documented_rows(rows: int = 4, cols: int = 5) -> list[list[str]]:
+    """The documented layout of the 16 faces as a board's rows: :data:`FACE_LABELS` row by row
+    from the top-left place of a ``rows`` x ``cols`` grid, the places after them empty."""
+    if rows * cols < len(FACE_LABELS):
+        raise ValueError(f"a {rows} x {cols} grid has no room for {len(FACE_LABELS)} faces")
+    places = list(FACE_LABELS) + [EMPTY] * (rows * cols - len(FACE_LABELS))
+    return [places[r * cols : (r + 1) * cols] for r in range(rows)]
 
 
 def faces_from_images(images: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

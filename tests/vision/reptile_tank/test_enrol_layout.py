@@ -173,3 +173,16 @@ def test_of_two_photos_the_face_is_the_cut_without_a_thumb(covered_first):
     faces, views = named_faces(photos, ["blue_tongued_skink", "blue_tongued_skink"])
     assert faces["blue_tongued_skink"] is clean
     assert len(views["blue_tongued_skink"]) == 1 and views["blue_tongued_skink"][0] is thumbed
+
+
+def test_the_documented_rows_are_the_faces_row_by_row_then_empty_places() -> None:
+    from scoring.reptile_tank.cards import EMPTY, FACE_LABELS
+    from vision.reptile_tank.enrol import documented_rows
+
+    rows = documented_rows()
+    assert [len(row) for row in rows] == [5, 5, 5, 5]
+    assert [label for row in rows for label in row][:16] == list(FACE_LABELS)
+    assert rows[3][1:] == [EMPTY] * 4
+    assert documented_rows(4, 4) == [list(FACE_LABELS[k : k + 4]) for k in range(0, 16, 4)]
+    with pytest.raises(ValueError, match="no room"):
+        documented_rows(3, 5)
