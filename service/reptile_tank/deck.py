@@ -125,7 +125,7 @@ def faces_from_layouts(
         faces, views = named_faces(layouts, listed)
     except ValueError as error:
         raise PhotoInputError(str(error)) from None
-    return faces, views, unsure_faces(layouts, listed)
+    return faces, views, unsure_faces(layouts, listed, faces)
 
 
 def stand_in_face(label: str, px_per_mm: float = 1.6) -> np.ndarray:

@@ -677,9 +677,17 @@ def cleanest_cut(cuts: list[np.ndarray]) -> int:
     return int(np.argmin(worst))
 
 
-def unsure_faces(layouts: list[LayoutCards], names: list[str] | None = None) -> list[str]:
+def unsure_faces(
+    layouts: list[LayoutCards],
+    names: list[str] | None = None,
+    faces: Mapping[str, np.ndarray] | None = None,
+) -> list[str]:
     """The faces cut from a place the grid finder could not see a card in well
-    (:attr:`LayoutCards.assumed`), named as :func:`named_faces` names them, in photo order."""
+    (:attr:`LayoutCards.assumed`), named as :func:`named_faces` names them, in photo order.
+
+    With ``faces`` (:func:`named_faces`'s), a label is named only when its kept face is such a
+    cut: another photo's cut of it that was kept instead (:func:`cleanest_cut`) makes it sure.
+    """
     out: list[str] = []
     given = iter(names) if names is not None else None
     for layout in layouts:
@@ -687,7 +695,9 @@ def unsure_faces(layouts: list[LayoutCards], names: list[str] | None = None) -> 
             labels = list(FACE_LABELS) if layout.documented_layout else []
         else:
             labels = [next(given, "skip") for _ in layout.cards]
-        for label, assumed in zip(labels, layout.assumed, strict=False):
-            if assumed and label not in SKIP_NAMES:
+        for label, card, assumed in zip(labels, layout.cards, layout.assumed, strict=False):
+            if not assumed or label in SKIP_NAMES:
+                continue
+            if faces is None or faces.get(label) is card:
                 out.append(label)
     return out

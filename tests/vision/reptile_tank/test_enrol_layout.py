@@ -158,6 +158,16 @@ def test_unsure_faces_are_named_as_the_faces_are():
         FACE_LABELS[8],
         "water",
     ]
+    # of two cuts of a face, the one kept decides: the assumed cut kept, the face is unsure
+    names = [*FACE_LABELS, "rock", "water", "-"]
+    kept = {
+        FACE_LABELS[8]: documented.cards[8],
+        "water": documented.cards[FACE_LABELS.index("water")],
+    }
+    assert unsure_faces([documented, loose], names, kept) == [FACE_LABELS[8]]
+    kept["water"] = loose.cards[1]
+    kept[FACE_LABELS[8]] = cards(1, 7)[0]  # another photo's cut kept instead
+    assert unsure_faces([documented, loose], names, kept) == ["water"]
 
 
 @pytest.mark.parametrize("covered_first", [True, False])
