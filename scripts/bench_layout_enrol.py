@@ -29,11 +29,10 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.reptile_tank.enrol import documented_rows  # noqa: E402
 
 
 def layout_rows(hole: int | None = None) -> list[list[str]]:
-    from vision.reptile_tank.enrol import documented_rows
-
     rows = documented_rows()
     if hole is not None:
         rows[hole // 5][hole % 5] = "empty"
