@@ -73,7 +73,7 @@ def main() -> None:
         except GridNotFoundError:
             continue
         true_rows = truth["board"]["rows"]
-        by_board, foreign, skin = hidden_on_board(read.crops, read.rows, faces)  # board's limit
+        by_board, (foreign, skin, patch) = hidden_on_board(read.crops, read.rows, faces)
         covered = {(r, c): s for r, c, s in truth["covered_cells"]}
         glared = {(r, c): s for r, c, s in truth["glared_cells"]}
         for r in range(4):
@@ -89,6 +89,7 @@ def main() -> None:
                         "cell": [r, c],
                         "foreign": round(float(foreign[r, c]), 3),
                         "skin": round(float(skin[r, c]), 3),
+                        "patch": round(float(patch[r, c]), 3),
                         "hidden": bool(by_board[r, c]),
                         "wrong": read.rows[r][c] != true_rows[r][c],
                         "flagged": bool(read.check[r, c]),
@@ -98,15 +99,16 @@ def main() -> None:
                 )
     foreign = np.array([row["foreign"] for row in rows])
     skin = np.array([row["skin"] for row in rows])
+    patch = np.array([row["patch"] for row in rows])
     covered = np.array([row["covered"] >= 0.15 for row in rows])
     wrong = np.array([row["wrong"] for row in rows])
     clean = ~covered & ~wrong & ~np.array([row["glared"] >= 0.3 for row in rows])
     print(f"{len(rows)} face cells; covered >= 0.15: {covered.sum()}; wrong {wrong.sum()}")
     for name, mask in (("clean right", clean), ("covered", covered), ("wrong", wrong)):
         if mask.any():
-            for what, values in (("foreign", foreign), ("skin", skin)):
+            for what, values in (("foreign", foreign), ("skin", skin), ("patch", patch)):
                 print(name, what, np.round(np.percentile(values[mask], [5, 25, 50, 75, 95, 99]), 3))
-    fixed = hidden_cells(foreign, skin)
+    fixed = hidden_cells(foreign, skin, patch=patch)
     print(
         f"fixed limit: clean flagged {fixed[clean].mean():.2%}, covered flagged by the check "
         f"{fixed[covered].sum()} of {covered.sum()}"

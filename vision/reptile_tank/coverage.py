@@ -7,16 +7,24 @@ face's own image by colour alone (no alignment: a card laid a little off its cel
 few degrees, compares the same): the crop's colours are matched to the face's (per channel,
 its 20th..80th percentile range onto the face's: exposure, colour cast, a sleeve's haze), and
 each crop pixel is *foreign* when its colour lies in no colour-cube bin the face uses (or a
-neighbouring one). Two shares per cell:
+neighbouring one). Three shares per cell:
 
 - ``foreign``: the share of foreign pixels (something that is not this card lies on it, or the
   read named the wrong card);
-- ``skin``: the share of foreign pixels with a skin tone in the photo's own colours (a finger or
-  thumb).
+- ``skin``: the largest share, over the card's :data:`TILES` patches, of pixels with a skin tone
+  in the photo's own colours that are foreign to that *part* of the face (its colours within
+  half a patch around it): a finger or thumb over an edge. Patches whose own print is warm (a
+  brown log, a pink snake, a red field a sleeve's haze turns pink) are left out of it, and a
+  thumb over a quarter of the card fills one or two patches however little of the whole card
+  it covers;
+- ``patch``: the largest share, over the patches, of pixels foreign to that part of the face
+  (a thumb in shade, a neighbour's card, whatever its tone).
 
-A cell is *hidden* when ``skin >= SKIN_LIMIT`` or ``foreign`` reaches the board's foreign limit
-(:func:`foreign_limit`), or when most of it is washed out (:func:`washed_out_cells`, whatever it
-was read as); the reader then flags it for a check whatever the recogniser's confidence.
+A cell is *hidden* when ``skin >= SKIN_LIMIT``, ``foreign`` reaches the board's foreign limit
+(:func:`foreign_limit`), ``patch`` exceeds the board's typical card's by :data:`PATCH_MARGIN`, or
+when most of it is washed out (:func:`washed_out_cells`, whatever it was read as); the reader then
+flags it for a check whatever the recogniser's confidence. The patches are compared with the face
+upright and turned a half turn (a card laid the other way round), the better kept.
 
 The foreign limit is the board's own: :data:`FOREIGN_LIMIT` on a board whose cards are as alike
 their faces as the stand-in deck's usually are, raised where the board's typical card (the
@@ -28,19 +36,25 @@ deck, and a fixed limit flagged 6-10 % of the clean cards of such a deck (develo
 ``scripts/dev_hidden_cells.py --deck-seed``, BENCHMARKS.md issue 28).
 
 The limits were chosen on real-table development scenes of their own seeds
-(``scripts/dev_hidden_cells.py``), never on a benchmark set or a hard photo: with ``--seed 2893
---n 40 --size 1600x1200`` 0.45 % of the clean right cells are flagged and 8 of 16 cells a thumb
-covers by >= 15 % (with ``--seed 2890 --n 25``: 0 % and 4 of 8). A thumb in shade over brown or
-pink art matches that art's colours, so this check does not catch every covered card (see
-BENCHMARKS.md, issue 28).
+(``scripts/dev_hidden_cells.py``, ``scripts/bench_real_table.py`` and ``scripts/bench_enrol.py``
+data), never on a benchmark set or a hard photo. A thumb in shade over brown or pink art matches
+that art's colours, so this check does not catch every covered card (see BENCHMARKS.md, issue
+28).
 
-Cost: about 0.2 ms per cell (a resize, a percentile, a table look-up).
+The patch shares (stop 39) replaced a whole-card skin share (limit 0.1), which flagged clean
+cards of faces printed in skin tones: on development boards of three look-alike decks (seeds
+5511, 6601, 2811, enrolled from files) and two stand-in sets (4417, 4418), 26 of 1,398 clean
+right cells, while it caught 11 of 25 covered cards; the limits below were chosen on those
+development boards (BENCHMARKS.md, issue 28, stop 39).
+
+Cost: about 0.5 ms per cell (two resizes, a percentile, table look-ups).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -56,8 +70,19 @@ BINS = 12
 DILATE = 1
 #: Percentiles matched between crop and face, per channel.
 RANGE = (20, 80)
+#: The patches: a card is cut into TILES = (rows, columns) of them, compared at PATCH_SIZE
+#: (width, height) against the face's colours within PATCH_REACH of a patch around each.
+TILES = (4, 3)
+PATCH_SIZE = (48, 64)
+PATCH_REACH = 0.5
+#: Saturation from which a warm pixel has a skin tone (a thumb in shade is greyish), and the
+#: share of a face's own patch in skin tones from which the skin share leaves that patch out
+#: (a red field, a brown log: the patch share still sees a thumb there).
+SKIN_MIN_SATURATION = 0.08
+FACE_SKIN_MAX = 0.2
 #: The hidden-cell limits (see the module docstring).
-SKIN_LIMIT = 0.1
+SKIN_LIMIT = 0.35
+PATCH_MARGIN = 0.6
 FOREIGN_LIMIT = 0.45
 #: The board-relative part of the foreign limit: the limit rises by ``BOARD_FOREIGN_GAIN`` times
 #: what the board's median foreign share exceeds ``BOARD_FOREIGN_TYPICAL`` by (the stand-in
@@ -76,10 +101,24 @@ class FaceColours:
     used: np.ndarray  # (BINS, BINS, BINS) bool, dilated
     low: np.ndarray  # (3,) RGB at RANGE[0]
     high: np.ndarray  # (3,) RGB at RANGE[1]
+    #: per patch (row-major over TILES), the dilated bins around it: upright, then a half turn
+    patches: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] = ((), ())
+    patch_low: np.ndarray | None = None  # (3,) RGB at RANGE[0] at PATCH_SIZE
+    patch_high: np.ndarray | None = None
+    #: per patch, as ``patches``: whether the face's own print there is skin-toned
+    skin_toned: tuple[np.ndarray, np.ndarray] | None = None
 
 
-def _small(image: np.ndarray, inset: float) -> np.ndarray:
-    s = cv2.resize(np.asarray(image), SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)
+class Shares(NamedTuple):
+    """One crop against the face it was read as (see the module docstring)."""
+
+    foreign: float
+    skin: float
+    patch: float
+
+
+def _small(image: np.ndarray, inset: float, size: tuple[int, int] = SIZE) -> np.ndarray:
+    s = cv2.resize(np.asarray(image), size, interpolation=cv2.INTER_AREA).astype(np.float32)
     h, w = s.shape[:2]
     a, b = int(round(inset * h)), int(round(inset * w))
     return s[a : h - a, b : w - b]
@@ -89,10 +128,9 @@ def _bins(rgb: np.ndarray) -> np.ndarray:
     return np.clip((rgb * (BINS / 256.0)).astype(np.int64), 0, BINS - 1)
 
 
-def face_colours(face: np.ndarray) -> FaceColours:
-    """Prepare one upright face image (H, W, 3) uint8 RGB for :func:`hidden_shares`."""
-    pixels = _small(face, 0.0).reshape(-1, 3)
-    q = _bins(pixels)
+def _used_bins(pixels: np.ndarray) -> np.ndarray:
+    """(BINS, BINS, BINS) bool: the bins of (N, 3) RGB pixels, grown by DILATE bins."""
+    q = _bins(pixels.reshape(-1, 3))
     used = np.zeros((BINS,) * 3, bool)
     used[q[:, 0], q[:, 1], q[:, 2]] = True
     for _ in range(DILATE):
@@ -100,42 +138,131 @@ def face_colours(face: np.ndarray) -> FaceColours:
         for axis in range(3):
             grown |= np.roll(used, 1, axis) | np.roll(used, -1, axis)
         used = grown
-    low, high = np.percentile(pixels, RANGE, axis=0)
-    return FaceColours(used=used, low=low, high=high)
+    return used
 
 
-def cell_shares(crop: np.ndarray, face: FaceColours) -> tuple[float, float]:
-    """``(foreign, skin)`` shares of one crop against the face it was read as (any rotation:
-    colours do not turn)."""
-    pixels = _small(crop, INSET).reshape(-1, 3)
+def _patch_spans(length: int, parts: int, reach: float) -> list[tuple[int, int]]:
+    spans = []
+    for k in range(parts):
+        a = max(0, int((k - reach) * length / parts))
+        b = min(length, int(np.ceil((k + 1 + reach) * length / parts)))
+        spans.append((a, b))
+    return spans
+
+
+def _patch_bins(face: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per patch of an upright face at PATCH_SIZE (inset as a crop is), the bins around it."""
+    h, w = face.shape[:2]
+    rows = _patch_spans(h, TILES[0], PATCH_REACH)
+    cols = _patch_spans(w, TILES[1], PATCH_REACH)
+    return tuple(_used_bins(face[a:b, c:d]) for a, b in rows for c, d in cols)
+
+
+def _skin_toned_patches(face: np.ndarray) -> np.ndarray:
+    """(patches,) bool: the patches (with their reach) of a face at PATCH_SIZE whose own print
+    is at least :data:`FACE_SKIN_MAX` warm (a skin tone, or a saturated red or orange that a
+    sleeve's haze turns into one): a skin tone there is no sign of a thumb."""
+    h, w = face.shape[:2]
+    rows = _patch_spans(h, TILES[0], PATCH_REACH)
+    cols = _patch_spans(w, TILES[1], PATCH_REACH)
+    return np.array(
+        [
+            _skin_tone(face[a:b, c:d].reshape(-1, 3), SKIN_MIN_SATURATION, 1.0).mean()
+            >= FACE_SKIN_MAX
+            for a, b in rows
+            for c, d in cols
+        ]
+    )
+
+
+def face_colours(face: np.ndarray) -> FaceColours:
+    """Prepare one upright face image (H, W, 3) uint8 RGB for :func:`hidden_shares`."""
+    pixels = _small(face, 0.0).reshape(-1, 3)
     low, high = np.percentile(pixels, RANGE, axis=0)
-    gain = np.clip((face.high - face.low) / np.maximum(high - low, 1.0), 0.6, 2.0)
-    matched = np.clip((pixels - low) * gain + face.low, 0, 255)
-    q = _bins(matched)
-    foreign = ~face.used[q[:, 0], q[:, 1], q[:, 2]]
-    # skin is judged on the photo's own colours (matching them to a blue face would turn a
-    # thumb's red to anything)
+    patched = _small(face, INSET, PATCH_SIZE)
+    patch_low, patch_high = np.percentile(patched.reshape(-1, 3), RANGE, axis=0)
+    return FaceColours(
+        used=_used_bins(pixels),
+        low=low,
+        high=high,
+        patches=(_patch_bins(patched), _patch_bins(patched[::-1, ::-1])),
+        patch_low=patch_low,
+        patch_high=patch_high,
+        skin_toned=(_skin_toned_patches(patched), _skin_toned_patches(patched[::-1, ::-1])),
+    )
+
+
+def _matched(pixels: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """(…, 3) pixels with their RANGE percentiles mapped onto ``low``..``high`` per channel."""
+    own_low, own_high = np.percentile(pixels.reshape(-1, 3), RANGE, axis=0)
+    gain = np.clip((high - low) / np.maximum(own_high - own_low, 1.0), 0.6, 2.0)
+    return np.clip((pixels - own_low) * gain + low, 0, 255)
+
+
+def _skin_tone(
+    pixels: np.ndarray, min_saturation: float, max_saturation: float = 0.7
+) -> np.ndarray:
+    """(N,) bool: which of (N, 3) RGB pixels have a skin tone (warm hue, some saturation)."""
     hsv = cv2.cvtColor(pixels.astype(np.uint8)[None], cv2.COLOR_RGB2HSV)[0].astype(np.float32)
     hue, sat, val = hsv[:, 0] * 2.0, hsv[:, 1] / 255.0, hsv[:, 2] / 255.0
-    skin = ((hue < 40) | (hue > 340)) & (sat > 0.15) & (sat < 0.7) & (val > 0.25)
-    return float(foreign.mean()), float((foreign & skin).mean())
+    warm = (hue < 40) | (hue > 340)
+    return warm & (sat > min_saturation) & (sat <= max_saturation) & (val > 0.25)
+
+
+def _patch_shares(crop: np.ndarray, face: FaceColours) -> tuple[float, float]:
+    """``(skin, patch)``: the largest per-patch shares of foreign skin-toned and of foreign
+    pixels, the face's orientation (upright or a half turn) the one the crop fits better."""
+    pixels = _small(crop, INSET, PATCH_SIZE)
+    h, w = pixels.shape[:2]
+    q = _bins(_matched(pixels, face.patch_low, face.patch_high))
+    skin = _skin_tone(pixels.reshape(-1, 3), SKIN_MIN_SATURATION).reshape(h, w)
+    cells = [
+        (rows, cols)
+        for rows in _patch_spans(h, TILES[0], 0.0)
+        for cols in _patch_spans(w, TILES[1], 0.0)
+    ]
+    best = None
+    for bins, toned in zip(face.patches, face.skin_toned, strict=True):
+        foreign, foreign_skin = [], []
+        for k, ((a, b), (c, d)) in enumerate(cells):
+            part = q[a:b, c:d].reshape(-1, 3)
+            outside = ~bins[k][part[:, 0], part[:, 1], part[:, 2]]
+            foreign.append(float(outside.mean()))
+            if not toned[k]:
+                foreign_skin.append(float((outside & skin[a:b, c:d].reshape(-1)).mean()))
+        # the orientation judged by its second-worst patch (one patch may hold the cover)
+        fit = sorted(foreign)[-2]
+        if best is None or fit < best[0]:
+            best = (fit, max(foreign_skin, default=0.0), max(foreign))
+    return best[1], best[2]
+
+
+def cell_shares(crop: np.ndarray, face: FaceColours) -> Shares:
+    """The :class:`Shares` of one crop against the face it was read as. ``foreign`` holds for
+    any rotation (colours do not turn); the patch shares take the face upright or a half turn.
+    Skin is judged on the photo's own colours (matching them to a blue face would turn a
+    thumb's red to anything)."""
+    pixels = _small(crop, INSET).reshape(-1, 3)
+    q = _bins(_matched(pixels, face.low, face.high))
+    foreign = float((~face.used[q[:, 0], q[:, 1], q[:, 2]]).mean())
+    skin, patch = _patch_shares(crop, face) if face.patches[0] else (0.0, 0.0)
+    return Shares(foreign, skin, patch)
 
 
 def hidden_shares(
     crops: np.ndarray, labels: list[list[str]], faces: Mapping[str, FaceColours]
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(foreign, skin)``, each (rows, cols) float32, for every cell read as a face (0 for empty
-    cells and for labels without a face)."""
+) -> Shares:
+    """The :class:`Shares` as (rows, cols) float32 arrays, for every cell read as a face (0 for
+    empty cells and for labels without a face)."""
     rows, cols = len(labels), len(labels[0])
-    foreign = np.zeros((rows, cols), np.float32)
-    skin = np.zeros((rows, cols), np.float32)
+    shares = np.zeros((3, rows, cols), np.float32)
     for r in range(rows):
         for c in range(cols):
             label = labels[r][c]
             if label == EMPTY or label not in faces:
                 continue
-            foreign[r, c], skin[r, c] = cell_shares(crops[r, c], faces[label])
-    return foreign, skin
+            shares[:, r, c] = cell_shares(crops[r, c], faces[label])
+    return Shares(*shares)
 
 
 def foreign_limit(foreign: np.ndarray, faces: np.ndarray | None = None) -> float:
@@ -154,24 +281,44 @@ def foreign_limit(foreign: np.ndarray, faces: np.ndarray | None = None) -> float
     return min(raised, MAX_FOREIGN_LIMIT)
 
 
+def patch_limit(patch: np.ndarray, faces: np.ndarray | None = None) -> float:
+    """The patch share above which a cell of this board is hidden: the board's typical card's
+    (the median over the cells read as a face) plus :data:`PATCH_MARGIN`; without ``faces``, or
+    with fewer than :data:`BOARD_MIN_FACES` of them, :data:`PATCH_MARGIN` over none."""
+    typical = 0.0
+    if faces is not None:
+        shares = np.asarray(patch, np.float64)[np.asarray(faces, bool)]
+        if len(shares) >= BOARD_MIN_FACES:
+            typical = float(np.median(shares))
+    return typical + PATCH_MARGIN
+
+
 def hidden_cells(
-    foreign: np.ndarray, skin: np.ndarray, faces: np.ndarray | None = None
+    foreign: np.ndarray,
+    skin: np.ndarray,
+    faces: np.ndarray | None = None,
+    patch: np.ndarray | None = None,
 ) -> np.ndarray:
     """(rows, cols) bool: the cells to flag as hidden; ``faces`` (the cells read as a face)
-    makes the foreign limit the board's own (:func:`foreign_limit`)."""
-    limit = foreign_limit(foreign, faces)
-    return (np.asarray(skin) >= SKIN_LIMIT) | (np.asarray(foreign) >= limit)
+    makes the foreign and patch limits the board's own (:func:`foreign_limit`,
+    :func:`patch_limit`)."""
+    hidden = np.asarray(skin) >= SKIN_LIMIT
+    hidden |= np.asarray(foreign) >= foreign_limit(foreign, faces)
+    if patch is not None:
+        hidden |= np.asarray(patch) >= patch_limit(patch, faces)
+    return hidden
 
 
 def hidden_on_board(
     crops: np.ndarray, labels: list[list[str]], faces: Mapping[str, FaceColours]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(hidden, foreign, skin)`` for a board read as ``labels``: :func:`hidden_shares` of its
-    crops and the cells :func:`hidden_cells` flags, with the board's own foreign limit taken over
-    the cells read as a face."""
-    foreign, skin = hidden_shares(crops, labels, faces)
+) -> tuple[np.ndarray, Shares]:
+    """``(hidden, shares)`` for a board read as ``labels``: :func:`hidden_shares` of its crops
+    and the cells :func:`hidden_cells` flags, with the board's own limits taken over the cells
+    read as a face."""
+    shares = hidden_shares(crops, labels, faces)
     read_as_face = np.array([[label != EMPTY for label in row] for row in labels])
-    return hidden_cells(foreign, skin, read_as_face), foreign, skin
+    hidden = hidden_cells(shares.foreign, shares.skin, read_as_face, shares.patch)
+    return hidden, shares
 
 
 #: A pixel is washed out when every channel is at least this (of 255).
