@@ -76,7 +76,7 @@ TILES = (4, 3)
 PATCH_SIZE = (48, 64)
 PATCH_REACH = 0.5
 #: Saturation from which a warm pixel has a skin tone (a thumb in shade is greyish), and the
-#: share of a face's own patch in skin tones from which the skin share leaves that patch out
+#: share of a face's own patch in warm colours from which the skin share leaves that patch out
 #: (a red field, a brown log: the patch share still sees a thumb there).
 SKIN_MIN_SATURATION = 0.08
 FACE_SKIN_MAX = 0.2
@@ -102,11 +102,11 @@ class FaceColours:
     low: np.ndarray  # (3,) RGB at RANGE[0]
     high: np.ndarray  # (3,) RGB at RANGE[1]
     #: per patch (row-major over TILES), the dilated bins around it: upright, then a half turn
-    patches: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] = ((), ())
-    patch_low: np.ndarray | None = None  # (3,) RGB at RANGE[0] at PATCH_SIZE
-    patch_high: np.ndarray | None = None
-    #: per patch, as ``patches``: whether the face's own print there is skin-toned
-    skin_toned: tuple[np.ndarray, np.ndarray] | None = None
+    patches: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]
+    patch_low: np.ndarray  # (3,) RGB at RANGE[0] at PATCH_SIZE
+    patch_high: np.ndarray
+    #: per patch, as ``patches``: whether the face's own print there is warm (no skin test)
+    warm_patches: tuple[np.ndarray, np.ndarray]
 
 
 class Shares(NamedTuple):
@@ -150,29 +150,19 @@ def _patch_spans(length: int, parts: int, reach: float) -> list[tuple[int, int]]
     return spans
 
 
-def _patch_bins(face: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per patch of an upright face at PATCH_SIZE (inset as a crop is), the bins around it."""
+def _face_patches(face: np.ndarray) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Per patch of an upright face at PATCH_SIZE (inset as a crop is), with its reach: the
+    bins it uses, and whether its own print is at least :data:`FACE_SKIN_MAX` warm (a skin
+    tone, or a saturated red or orange that a sleeve's haze turns into one: a skin tone there
+    is no sign of a thumb)."""
     h, w = face.shape[:2]
-    rows = _patch_spans(h, TILES[0], PATCH_REACH)
-    cols = _patch_spans(w, TILES[1], PATCH_REACH)
-    return tuple(_used_bins(face[a:b, c:d]) for a, b in rows for c, d in cols)
-
-
-def _skin_toned_patches(face: np.ndarray) -> np.ndarray:
-    """(patches,) bool: the patches (with their reach) of a face at PATCH_SIZE whose own print
-    is at least :data:`FACE_SKIN_MAX` warm (a skin tone, or a saturated red or orange that a
-    sleeve's haze turns into one): a skin tone there is no sign of a thumb."""
-    h, w = face.shape[:2]
-    rows = _patch_spans(h, TILES[0], PATCH_REACH)
-    cols = _patch_spans(w, TILES[1], PATCH_REACH)
-    return np.array(
-        [
-            _skin_tone(face[a:b, c:d].reshape(-1, 3), SKIN_MIN_SATURATION, 1.0).mean()
-            >= FACE_SKIN_MAX
-            for a, b in rows
-            for c, d in cols
-        ]
-    )
+    parts = [
+        face[a:b, c:d].reshape(-1, 3)
+        for a, b in _patch_spans(h, TILES[0], PATCH_REACH)
+        for c, d in _patch_spans(w, TILES[1], PATCH_REACH)
+    ]
+    warm = [_skin_tone(part, SKIN_MIN_SATURATION, 1.0).mean() >= FACE_SKIN_MAX for part in parts]
+    return tuple(_used_bins(part) for part in parts), np.array(warm)
 
 
 def face_colours(face: np.ndarray) -> FaceColours:
@@ -181,14 +171,18 @@ def face_colours(face: np.ndarray) -> FaceColours:
     low, high = np.percentile(pixels, RANGE, axis=0)
     patched = _small(face, INSET, PATCH_SIZE)
     patch_low, patch_high = np.percentile(patched.reshape(-1, 3), RANGE, axis=0)
+    (upright, upright_warm), (turned, turned_warm) = (
+        _face_patches(patched),
+        _face_patches(patched[::-1, ::-1]),
+    )
     return FaceColours(
         used=_used_bins(pixels),
         low=low,
         high=high,
-        patches=(_patch_bins(patched), _patch_bins(patched[::-1, ::-1])),
+        patches=(upright, turned),
         patch_low=patch_low,
         patch_high=patch_high,
-        skin_toned=(_skin_toned_patches(patched), _skin_toned_patches(patched[::-1, ::-1])),
+        warm_patches=(upright_warm, turned_warm),
     )
 
 
@@ -222,13 +216,13 @@ def _patch_shares(crop: np.ndarray, face: FaceColours) -> tuple[float, float]:
         for cols in _patch_spans(w, TILES[1], 0.0)
     ]
     best = None
-    for bins, toned in zip(face.patches, face.skin_toned, strict=True):
+    for bins, warm in zip(face.patches, face.warm_patches, strict=True):
         foreign, foreign_skin = [], []
         for k, ((a, b), (c, d)) in enumerate(cells):
             part = q[a:b, c:d].reshape(-1, 3)
             outside = ~bins[k][part[:, 0], part[:, 1], part[:, 2]]
             foreign.append(float(outside.mean()))
-            if not toned[k]:
+            if not warm[k]:
                 foreign_skin.append(float((outside & skin[a:b, c:d].reshape(-1)).mean()))
         # the orientation judged by its second-worst patch (one patch may hold the cover)
         fit = sorted(foreign)[-2]
@@ -237,16 +231,19 @@ def _patch_shares(crop: np.ndarray, face: FaceColours) -> tuple[float, float]:
     return best[1], best[2]
 
 
-def cell_shares(crop: np.ndarray, face: FaceColours) -> Shares:
-    """The :class:`Shares` of one crop against the face it was read as. ``foreign`` holds for
-    any rotation (colours do not turn); the patch shares take the face upright or a half turn.
-    Skin is judged on the photo's own colours (matching them to a blue face would turn a
-    thumb's red to anything)."""
+def foreign_share(crop: np.ndarray, face: FaceColours) -> float:
+    """The share of a crop's pixels outside the face's colours (any rotation: colours do not
+    turn)."""
     pixels = _small(crop, INSET).reshape(-1, 3)
     q = _bins(_matched(pixels, face.low, face.high))
-    foreign = float((~face.used[q[:, 0], q[:, 1], q[:, 2]]).mean())
-    skin, patch = _patch_shares(crop, face) if face.patches[0] else (0.0, 0.0)
-    return Shares(foreign, skin, patch)
+    return float((~face.used[q[:, 0], q[:, 1], q[:, 2]]).mean())
+
+
+def cell_shares(crop: np.ndarray, face: FaceColours) -> Shares:
+    """The :class:`Shares` of one crop against the face it was read as: :func:`foreign_share`
+    and the patch shares (the face upright or a half turn). Skin is judged on the photo's own
+    colours (matching them to a blue face would turn a thumb's red to anything)."""
+    return Shares(foreign_share(crop, face), *_patch_shares(crop, face))
 
 
 def hidden_shares(

@@ -662,16 +662,16 @@ def faces_and_views(
 
 def cleanest_cut(cuts: list[np.ndarray]) -> int:
     """Of several cuts of one face, the one least covered: the cut with the smallest share of
-    pixels outside the other cuts' colours (:func:`vision.reptile_tank.coverage.cell_shares`,
+    pixels outside the other cuts' colours (:func:`vision.reptile_tank.coverage.foreign_share`,
     its worst over the others). A thumb or a glare over one cut brings colours the others lack;
     the clean cut's colours are all in the covered one. The first cut on a tie, or when alone."""
     if len(cuts) < 2:
         return 0
-    from vision.reptile_tank.coverage import cell_shares, face_colours
+    from vision.reptile_tank.coverage import face_colours, foreign_share
 
     colours = [face_colours(cut) for cut in cuts]
     worst = [
-        max(cell_shares(cut, colours[j])[0] for j in range(len(cuts)) if j != k)
+        max(foreign_share(cut, colours[j]) for j in range(len(cuts)) if j != k)
         for k, cut in enumerate(cuts)
     ]
     return int(np.argmin(worst))
