@@ -190,8 +190,9 @@ def run_enroll(args: argparse.Namespace) -> int:
     )
     if unsure:
         print(
-            f"note: no card could be seen well where {', '.join(unsure)} should lie (glare, a "
-            "thumb?); the face was cut from its place in the grid: look at faces/ in the pack, "
-            "and photograph the layout again if it is not the card"
+            f"note: {', '.join(unsure)} could not be seen whole (something over the card's "
+            "edge, a thumb? or no card seen where it should lie: glare?); look at faces/ in the "
+            "pack, and photograph the layout again (or add a second photo: --from-layout A B) "
+            "if a face is not the whole card"
         )
     return 0

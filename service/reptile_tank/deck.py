@@ -192,6 +192,10 @@ class PhotoCards:
         layout of the 16 faces (taken in the enrolment order, :data:`FACE_LABELS`).
     how : str
         One sentence saying how the cards were found.
+    crossed : list of bool
+        Per card, whether something lies over its edge in the photo (a thumb:
+        :attr:`vision.reptile_tank.enrol.LayoutCards.crossed`): worth a look, and another
+        photo's card of the same name is kept as the face instead.
     problem : str
         Why nothing could be used from the file (empty otherwise).
     """
@@ -201,6 +205,7 @@ class PhotoCards:
     cards: list[np.ndarray] = field(default_factory=list)
     suggested: list[str | None] = field(default_factory=list)
     how: str = ""
+    crossed: list[bool] = field(default_factory=list)
     problem: str = ""
 
 
@@ -272,6 +277,7 @@ def cards_in_photo(name: str, data: bytes, reader=None) -> PhotoCards:
     count = len(laid.cards)
     if laid.documented_layout:  # the 16 faces in enrolment order
         found.cards = laid.cards[: len(FACE_LABELS)]
+        found.crossed = list(laid.crossed[: len(FACE_LABELS)])
         found.suggested = list(FACE_LABELS)
         extra = count - len(FACE_LABELS)
         found.how = (
@@ -279,15 +285,19 @@ def cards_in_photo(name: str, data: bytes, reader=None) -> PhotoCards:
             "change any that are wrong"
             + (f" ({extra} more place(s) after the 16th left out)" if extra else "")
         )
+        cols = laid.grid_shape[1] if laid.grid_shape else 5
         unsure = [k for k, assumed in enumerate(laid.assumed[: len(FACE_LABELS)]) if assumed]
-        if unsure:
-            cols = laid.grid_shape[1] if laid.grid_shape else 5
-            places = " and ".join(f"row {k // cols + 1}, card {k % cols + 1}" for k in unsure)
-            found.how += f"; no card could be seen well at {places} (glare, a thumb?): " + (
-                "look at that face" if len(unsure) == 1 else "look at those faces"
-            )
+        crossed = [k for k, c in enumerate(laid.crossed[: len(FACE_LABELS)]) if c]
+        for places, why in ((unsure, "no card could be seen well"),
+                            (crossed, "something lies over the card's edge")):  # fmt: skip
+            if places:
+                where = " and ".join(f"row {k // cols + 1}, card {k % cols + 1}" for k in places)
+                found.how += f"; {why} at {where} (glare, a thumb?): " + (
+                    "look at that face" if len(places) == 1 else "look at those faces"
+                )
     else:
         found.cards = laid.cards
+        found.crossed = list(laid.crossed)
         found.suggested = [None] * count
         where = "in the grid" if laid.source == "grid" else "laid out"
         found.how = f"{name}: {count} card(s) found {where}"
@@ -340,12 +350,15 @@ def faces_from_names(
     from vision.reptile_tank.enrol import faces_and_views
 
     named = [
-        (names.get((photo.digest, i)), card)
+        (names.get((photo.digest, i)), card, i < len(photo.crossed) and photo.crossed[i])
         for photo in photos
         for i, card in enumerate(photo.cards)
     ]
-    faces, views = faces_and_views((label, card) for label, card in named if label is not None)
-    return faces, views, sum(label is None for label, _ in named)
+    kept = [(label, card, crossed) for label, card, crossed in named if label is not None]
+    faces, views = faces_and_views(
+        ((label, card) for label, card, _ in kept), covered=[crossed for *_, crossed in kept]
+    )
+    return faces, views, sum(label is None for label, *_ in named)
 
 
 def faces_from_uploads(uploads: Mapping[str, bytes]) -> tuple[dict[str, np.ndarray], list[str]]:

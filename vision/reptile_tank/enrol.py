@@ -379,6 +379,9 @@ class LayoutCards:
         Whether each card's place was taken to hold a card the grid finder could not see well
         (``"grid"`` only; a documented layout's place, see :data:`ASSUMED_OCCUPANCY`): its face
         is worth a look.
+    crossed : list of bool
+        Whether something lies across the card's edge (a thumb, a hand: :func:`crossed_edges`):
+        its face is worth a look, and another photo's cut of it is kept instead.
     """
 
     cards: list[np.ndarray]
@@ -389,6 +392,7 @@ class LayoutCards:
     grid_shape: tuple[int, int] | None = None
     given_fit: bool = False
     assumed: list[bool] = field(default_factory=list)
+    crossed: list[bool] = field(default_factory=list)
 
     @property
     def documented_layout(self) -> bool:
@@ -492,7 +496,126 @@ def layout_cards(
         )
     else:
         raise GridNotFoundError("no card found in the photo (no grid and no card outline)")
+    found.crossed = crossed_edges(image_rgb, found.corners)
     return found
+
+
+#: The edge check (:func:`crossed_edges`): the card is cut with this margin (a share of its
+#: width and height) around it, at EDGE_CUT_SIZE (width, height of the card itself), and each
+#: side is split into EDGE_SEGMENTS pieces; a piece's band just inside the edge (EDGE_INSIDE, a
+#: share of the card's size from the edge) is compared with its band just outside (EDGE_OUTSIDE).
+EDGE_MARGIN = 0.14
+EDGE_CUT_SIZE = (100, 140)
+EDGE_SEGMENTS = 6
+EDGE_INSIDE = (0.03, 0.09)
+EDGE_OUTSIDE = (0.04, 0.11)
+#: A piece is *bridged* when its inside and outside bands differ by at most EDGE_SAME (CIE
+#: delta E: no edge there) while the outside band differs from the table (the median of every
+#: card's outside bands) by at least EDGE_NOT_TABLE; a card is crossed from EDGE_MIN_PIECES
+#: bridged pieces on. Chosen on development layout photos of their own seeds (real-table
+#: scenes of the documented layout, six look-alike decks and the stand-in deck, 26 photos cut
+#: by the grid, 480 cards): 11 of the 13 cards under a thumb found, 3 clean cards taken for
+#: covered (a wider EDGE_SAME of 8 found all 13 and took 8 clean ones; BENCHMARKS.md, issue
+#: 28, stop 41).
+EDGE_SAME = 5.0
+EDGE_NOT_TABLE = 15.0
+EDGE_MIN_PIECES = 2
+
+
+def _edge_bands(width: int, height: int, margin_x: int, margin_y: int):
+    """Per side piece of a card cut with margins, the (inside, outside) band slices."""
+    out = []
+    ia, ib = EDGE_INSIDE
+    oa, ob = EDGE_OUTSIDE
+    for k in range(EDGE_SEGMENTS):
+        n = EDGE_SEGMENTS
+        x = slice(margin_x + k * width // n, margin_x + (k + 1) * width // n)
+        y = slice(margin_y + k * height // n, margin_y + (k + 1) * height // n)
+        i1, i2, o1, o2 = (int(v * height) for v in (ia, ib, oa, ob))
+        top, bottom = margin_y, margin_y + height
+        out.append(((slice(top + i1, top + i2), x), (slice(top - o2, top - o1), x)))
+        out.append(((slice(bottom - i2, bottom - i1), x), (slice(bottom + o1, bottom + o2), x)))
+        i1, i2, o1, o2 = (int(v * width) for v in (ia, ib, oa, ob))
+        left, right = margin_x, margin_x + width
+        out.append(((y, slice(left + i1, left + i2)), (y, slice(left - o2, left - o1))))
+        out.append(((y, slice(right - i2, right - i1)), (y, slice(right + o1, right + o2))))
+    return out
+
+
+def edge_contrasts(
+    image_rgb: np.ndarray, corners: list[np.ndarray]
+) -> list[list[tuple[float, float]]]:
+    """Per card, per judged piece of its edge (:func:`crossed_edges`): the colour difference
+    (CIE delta E) across the edge, and of the outside band from the table."""
+    if not corners:
+        return []
+    h, w = image_rgb.shape[:2]
+    # which card each photo pixel belongs to (1-based; 0 = none), at a quarter of the size
+    scale = 0.25
+    owners = np.zeros((max(1, int(h * scale)), max(1, int(w * scale))), np.uint8)
+    for k, quad in enumerate(corners):
+        centre = np.asarray(quad, np.float64).mean(axis=0)
+        grown = centre + (np.asarray(quad, np.float64) - centre) * 1.04
+        cv2.fillPoly(owners, [np.round(grown * scale).astype(np.int32)], min(k + 1, 255))
+    cw, ch = EDGE_CUT_SIZE
+    mx, my = int(round(EDGE_MARGIN * cw)), int(round(EDGE_MARGIN * ch))
+    size = (cw + 2 * mx, ch + 2 * my)
+    bands = _edge_bands(cw, ch, mx, my)
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    out_box = np.float32([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
+    grown_unit = np.float32(
+        [[-EDGE_MARGIN, -EDGE_MARGIN], [1 + EDGE_MARGIN, -EDGE_MARGIN],
+         [1 + EDGE_MARGIN, 1 + EDGE_MARGIN], [-EDGE_MARGIN, 1 + EDGE_MARGIN]]
+    )  # fmt: skip
+    pieces = []  # per card: (inside Lab, outside Lab) of each judged piece
+    for k, quad in enumerate(corners):
+        to_photo = cv2.getPerspectiveTransform(unit, np.asarray(quad, np.float32))
+        grown = cv2.perspectiveTransform(grown_unit[None], to_photo)[0]
+        warp = cv2.getPerspectiveTransform(grown, out_box)
+        cut = cv2.warpPerspective(image_rgb, warp, size, flags=cv2.INTER_AREA)
+        small = np.diag([scale, scale, 1.0]) @ np.linalg.inv(warp)
+        owner = cv2.warpPerspective(
+            owners, np.linalg.inv(small), size, flags=cv2.INTER_NEAREST, borderValue=255
+        )
+        lab = cv2.cvtColor(cut, cv2.COLOR_RGB2LAB).astype(np.float32)
+        lab[..., 0] *= 100.0 / 255.0
+        lab[..., 1:] -= 128.0
+        judged = []
+        for inside, outside in bands:
+            who = owner[outside]
+            if who.size == 0 or float(((who != 0) & (who != k + 1)).mean()) > 0.1:
+                continue  # another card, or off the photo
+            judged.append(
+                (
+                    np.median(lab[inside].reshape(-1, 3), axis=0),
+                    np.median(lab[outside].reshape(-1, 3), axis=0),
+                )
+            )
+        pieces.append(judged)
+    outsides = [o for judged in pieces for _, o in judged]
+    if not outsides:
+        return [[] for _ in corners]
+    table = np.median(np.array(outsides), axis=0)
+    return [
+        [(float(np.linalg.norm(i - o)), float(np.linalg.norm(o - table))) for i, o in judged]
+        for judged in pieces
+    ]
+
+
+def crossed_edges(image_rgb: np.ndarray, corners: list[np.ndarray]) -> list[bool]:
+    """Per card (corners TL, TR, BR, BL in the photo), whether something lies across its edge.
+
+    A card on a table shows an edge all round: its print or border against the table. A thumb
+    or a hand over the card runs on past its edge, and there the edge is gone -- the same colour
+    just inside and just outside, a colour that is not the table's. Pieces whose outside band
+    lies on another card or off the photo are not judged (cards side by side in a grid: only the
+    layout's outer edges, where a hand comes in, are).
+    """
+    return [
+        sum(1 for same, table in judged if same <= EDGE_SAME and table >= EDGE_NOT_TABLE)
+        >= EDGE_MIN_PIECES
+        for judged in edge_contrasts(image_rgb, corners)
+    ]
 
 
 #: How unsure the grid finder's occupancy of a place among the documented layout's first 16 may
@@ -615,11 +738,13 @@ def named_faces(
     """
     cards: list[np.ndarray] = []
     labels: list[str | None] = []
+    crossed: list[bool] = []
     if names is None:
         for layout in layouts:
             by_label = layout.in_enrolment_order()  # raises for a loose or partial layout
             cards.extend(by_label.values())
             labels.extend(by_label)
+            crossed.extend(_padded(layout.crossed, len(by_label)))
     else:
         counts = [len(layout.cards) for layout in layouts]
         if len(names) != sum(counts):
@@ -636,45 +761,59 @@ def named_faces(
             )
         for layout in layouts:
             cards.extend(layout.cards)
+            crossed.extend(_padded(layout.crossed, len(layout.cards)))
         labels = [None if n in SKIP_NAMES else n for n in names]
+    kept = [k for k, label in enumerate(labels) if label is not None]
     return faces_and_views(
-        (label, card) for card, label in zip(cards, labels, strict=True) if label is not None
+        ((labels[k], cards[k]) for k in kept), covered=[crossed[k] for k in kept]
     )
+
+
+def _padded(flags: list[bool], n: int) -> list[bool]:
+    return (list(flags) + [False] * n)[:n]
 
 
 def faces_and_views(
     named: Iterable[tuple[str, np.ndarray]],
+    covered: Iterable[bool] = (),
 ) -> tuple[dict[str, np.ndarray], dict[str, list[np.ndarray]]]:
     """``(label, card)`` pairs as ``(faces, views)``: each label's face is its cleanest card
-    (:func:`cleanest_cut`), its other cards are views of it."""
+    (:func:`cleanest_cut`; ``covered`` marks, pair by pair, the cards something lies across,
+    :attr:`LayoutCards.crossed`), its other cards are views of it."""
     cuts: dict[str, list[np.ndarray]] = {}
+    marks: dict[str, list[bool]] = {}
+    flags = iter(covered)
     for label, card in named:
         cuts.setdefault(label, []).append(card)
+        marks.setdefault(label, []).append(bool(next(flags, False)))
     faces: dict[str, np.ndarray] = {}
     views: dict[str, list[np.ndarray]] = {}
     for label, same in cuts.items():
-        k = cleanest_cut(same)
+        k = cleanest_cut(same, marks[label])
         faces[label] = same[k]
         if len(same) > 1:
             views[label] = [cut for j, cut in enumerate(same) if j != k]
     return faces, views
 
 
-def cleanest_cut(cuts: list[np.ndarray]) -> int:
-    """Of several cuts of one face, the one least covered: the cut with the smallest share of
-    pixels outside the other cuts' colours (:func:`vision.reptile_tank.coverage.foreign_share`,
-    its worst over the others). A thumb or a glare over one cut brings colours the others lack;
-    the clean cut's colours are all in the covered one. The first cut on a tie, or when alone."""
-    if len(cuts) < 2:
-        return 0
+def cleanest_cut(cuts: list[np.ndarray], covered: list[bool] | None = None) -> int:
+    """Of several cuts of one face, the one least covered: of the cuts not marked ``covered``
+    (all of them when every one is), the cut with the smallest share of pixels outside the
+    other cuts' colours (:func:`vision.reptile_tank.coverage.foreign_share`, its worst over the
+    others). A thumb or a glare over one cut brings colours the others lack; the clean cut's
+    colours are all in the covered one. The first cut on a tie, or when alone."""
+    covered = _padded(covered or [], len(cuts))
+    candidates = [k for k in range(len(cuts)) if not covered[k]] or list(range(len(cuts)))
+    if len(cuts) < 2 or len(candidates) == 1:
+        return candidates[0]
     from vision.reptile_tank.coverage import face_colours, foreign_share
 
     colours = [face_colours(cut) for cut in cuts]
     worst = [
-        max(foreign_share(cut, colours[j]) for j in range(len(cuts)) if j != k)
-        for k, cut in enumerate(cuts)
+        max(foreign_share(cuts[k], colours[j]) for j in range(len(cuts)) if j != k)
+        for k in candidates
     ]
-    return int(np.argmin(worst))
+    return candidates[int(np.argmin(worst))]
 
 
 def unsure_faces(
@@ -683,7 +822,9 @@ def unsure_faces(
     faces: Mapping[str, np.ndarray] | None = None,
 ) -> list[str]:
     """The faces cut from a place the grid finder could not see a card in well
-    (:attr:`LayoutCards.assumed`), named as :func:`named_faces` names them, in photo order.
+    (:attr:`LayoutCards.assumed`) or from a card something lies across
+    (:attr:`LayoutCards.crossed`: a thumb), named as :func:`named_faces` names them, in photo
+    order.
 
     With ``faces`` (:func:`named_faces`'s), a label is named only when its kept face is such a
     cut: another photo's cut of it that was kept instead (:func:`cleanest_cut`) makes it sure.
@@ -695,8 +836,16 @@ def unsure_faces(
             labels = list(FACE_LABELS) if layout.documented_layout else []
         else:
             labels = [next(given, "skip") for _ in layout.cards]
-        for label, card, assumed in zip(labels, layout.cards, layout.assumed, strict=False):
-            if not assumed or label in SKIP_NAMES:
+        doubtful = [
+            a or c
+            for a, c in zip(
+                _padded(layout.assumed, len(layout.cards)),
+                _padded(layout.crossed, len(layout.cards)),
+                strict=True,
+            )
+        ]
+        for label, card, doubt in zip(labels, layout.cards, doubtful, strict=False):
+            if not doubt or label in SKIP_NAMES or label in out:
                 continue
             if faces is None or faces.get(label) is card:
                 out.append(label)

@@ -196,3 +196,56 @@ def test_the_documented_rows_are_the_faces_row_by_row_then_empty_places() -> Non
     assert documented_rows(4, 4) == [list(FACE_LABELS[k : k + 4]) for k in range(0, 16, 4)]
     with pytest.raises(ValueError, match="no room"):
         documented_rows(3, 5)
+
+
+def _thumb(photo: np.ndarray, tip: tuple[int, int], out: tuple[int, int]) -> np.ndarray:
+    """A thumb (a skin-toned capsule) from ``tip`` on a card running out to ``out``."""
+    thumbed = photo.copy()
+    cv2.line(thumbed, tip, out, (214, 150, 120), 70, cv2.LINE_AA)
+    cv2.circle(thumbed, tip, 35, (214, 150, 120), -1, cv2.LINE_AA)
+    return thumbed
+
+
+def test_a_thumb_over_a_cards_edge_marks_that_card_crossed_and_no_other():
+    from vision.reptile_tank.enrol import crossed_edges
+
+    labels = ["rock", "water", "corn_snake", "hollow_log"]
+    centres = [(300, 200), (800, 230), (320, 640), (850, 660)]
+    photo = table_with_cards(labels, centres, angles=[4, -3, 2, -5])
+    laid = layout_cards(photo, grid=False)
+    assert laid.crossed == [False] * 4  # a clean table: every edge shows
+    thumbed = _thumb(photo, (850, 700), (1150, 880))  # over the bottom-right card, out of frame
+    assert crossed_edges(thumbed, laid.corners) == [False, False, False, True]
+    # a second photo's clean cut of the covered card is kept as the face
+    photos = [
+        LayoutCards([laid.cards[3]], [laid.corners[3]], "loose", crossed=[True]),
+        LayoutCards([laid.cards[0]], [laid.corners[0]], "loose", crossed=[False]),
+    ]
+    faces, views = named_faces(photos, ["hollow_log", "hollow_log"])
+    assert faces["hollow_log"] is laid.cards[0] and views["hollow_log"][0] is laid.cards[3]
+
+
+def test_cards_side_by_side_are_not_taken_for_a_thumb():
+    from vision.reptile_tank.enrol import crossed_edges
+
+    # two rock cards touching (a tight grid): the edge between them has the same colours on
+    # both sides, and is not judged; a thumb over the pair's outer edge still is
+    w, h = 63 * 2.5, 88 * 2.5
+    centres = [(400, 400), (400 + w, 400)]
+    photo = table_with_cards(["rock", "rock"], centres, angles=[0, 0])
+    corners = [np.array([[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2],
+                         [x - w / 2, y + h / 2]]) for x, y in centres]  # fmt: skip
+    assert crossed_edges(photo, corners) == [False, False]
+    thumbed = _thumb(photo, (int(400 + w), 480), (int(400 + w) + 380, 620))
+    assert crossed_edges(thumbed, corners) == [False, True]
+
+
+def test_a_crossed_face_is_unsure():
+    from scoring.reptile_tank.cards import FACE_LABELS
+    from vision.reptile_tank.enrol import unsure_faces
+
+    first = [(k // 5, k % 5) for k in range(16)]
+    fifth = [k == 4 for k in range(16)]
+    documented = LayoutCards(cards(16), [], "grid", cells=first, grid_shape=(4, 5),
+                             own_outline=[True] * 16, crossed=fifth)  # fmt: skip
+    assert unsure_faces([documented]) == [FACE_LABELS[4]]

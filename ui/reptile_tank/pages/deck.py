@@ -80,8 +80,9 @@ def card_names_ui(photos: list[PhotoCards]) -> dict[tuple[str, int], str | None]
         for i, card in enumerate(photo.cards):
             key = name_key(photo, i)
             suggested = photo.suggested[i] if i < len(photo.suggested) else None
+            crossed = i < len(photo.crossed) and photo.crossed[i]
             with grid.cell():
-                st.image(card, width="stretch")
+                st.image(card, width="stretch", caption="⚠ covered?" if crossed else None)
                 names[(photo.digest, i)] = st.selectbox(
                     f"Card {i + 1} of {photo.name}",
                     FACE_LABELS,
