@@ -10,7 +10,12 @@ category's cards sharing one frame: look-alike art) is enrolled four ways in one
 - ``loose``: two photos of 8 cards each on a sparse lattice (no full grid to find), every card
   by its own outline, named by the truth (as ``--names`` or the app's taps do);
 - ``grid-outlines all`` (with ``--layouts`` >= 2): every layout photo at once, the first one's
-  cuts the faces and the others' views of them (``enroll --from-layout A B``).
+  cuts the faces and the others' views of them (``enroll --from-layout A B``);
+- ``grid-outlines K retaken``: where enrolment names a face of layout photo K unsure (a thumb
+  over a card's edge, a place not seen; ``enroll`` prints it), the player's way: the layout
+  photographed again (a new scene, up to :data:`RETAKES` times) until no face is named unsure.
+  Each ``grid-outlines K`` row says which faces the photo's truth has under a thumb
+  (``covered_in_truth``) and which enrolment named unsure (``named_unsure``).
 
 Then the same boards (photos rendered by :func:`vision.reptile_tank.synth.scene.render_scene`
 with that deck) are read with each pack. Per pack: photos found, boards fully right, per-card
@@ -61,6 +66,10 @@ def jpeg(image: np.ndarray) -> bytes:
 
 
 def upright_scene(seed: int, deck, rows, **kw) -> bytes:
+    return upright_scene_truth(seed, deck, rows, **kw)[0]
+
+
+def upright_scene_truth(seed: int, deck, rows, **kw) -> tuple[bytes, dict]:
     from vision.reptile_tank.synth.scene import render_scene
 
     for attempt in range(30):
@@ -68,8 +77,24 @@ def upright_scene(seed: int, deck, rows, **kw) -> bytes:
             np.random.default_rng([seed, attempt]), deck, board={"rows": rows}, **kw
         )
         if truth["rotation_deg"] < 30 or truth["rotation_deg"] > 330:
-            return jpeg(image)
+            return jpeg(image), truth
     raise RuntimeError("no upright render")
+
+
+#: A face counts as covered in a layout photo's truth from this share of it under a thumb.
+COVERED_FACE = 0.1
+#: How many times the player photographs the layout again when enrolment names a face unsure.
+RETAKES = 3
+
+
+def covered_faces(truth: dict) -> list[str]:
+    """The faces of a documented layout photo that its truth has under a thumb."""
+    cols = len(truth["board"]["rows"][0])
+    return [
+        FACE_LABELS[r * cols + c]
+        for r, c, share in truth.get("covered_cells", [])
+        if share >= COVERED_FACE and r * cols + c < len(FACE_LABELS)
+    ]
 
 
 def load(data: bytes) -> np.ndarray:
@@ -229,6 +254,29 @@ def night_gain(pack: Path, game1, game2, folder: Path) -> dict:
             "other_night_untouched": other is base}  # fmt: skip
 
 
+def retaken(folder: Path, seed: int, deck, rows, size, laid_out: dict, boards) -> dict:
+    """The player's way with a layout photo whose enrolment names a face unsure (a thumb over a
+    card's edge, a place not seen): photograph the layout again (a new scene, up to
+    :data:`RETAKES` times) until no face is named unsure, and read the boards with that pack."""
+    from vision.reptile_tank.enrol import layout_cards, unsure_faces
+
+    for take in range(1, RETAKES + 1):
+        data, truth = upright_scene_truth(seed + 1000 * take, deck, rows, max_size=size, **laid_out)
+        try:
+            laid = layout_cards(load(data))
+            faces = laid.in_enrolment_order()
+        except Exception:  # noqa: BLE001 - a refused retake: take another
+            continue
+        unsure = unsure_faces([laid])
+        if unsure and take < RETAKES:
+            continue
+        out = read_boards(build(folder, faces), boards)
+        out.update({"retakes": take, "named_unsure": unsure,
+                    "covered_in_truth": covered_faces(truth)})  # fmt: skip
+        return out
+    return {"refused": f"no usable layout photo in {RETAKES} retakes"}
+
+
 def build(path: Path, faces: dict, views: dict | None = None) -> Path:
     from vision.embedder import CardEmbedder
     from vision.reptile_tank.classifier import READER_MODEL
@@ -296,7 +344,12 @@ def main(argv: list[str] | None = None) -> int:
     OWN_OUTLINES = not args.no_own_outlines
     UNFLAG_CONFIRMED = bool(args.unflag)
 
-    from vision.reptile_tank.enrol import documented_rows, layout_cards, named_faces
+    from vision.reptile_tank.enrol import (
+        documented_rows,
+        layout_cards,
+        named_faces,
+        unsure_faces,
+    )
     from vision.reptile_tank.lookalike import family_deck
 
     size = tuple(int(v) for v in args.size.lower().split("x"))
@@ -331,11 +384,16 @@ def main(argv: list[str] | None = None) -> int:
         grid_layouts = []  # every layout photo's cards, for the pack enrolled from all of them
         for k in range(args.layouts):
             seed = args.seed + 10 * k
-            photo = load(upright_scene(seed + 1, deck, grid_rows, max_size=size, **laid_out))
+            data, truth = upright_scene_truth(seed + 1, deck, grid_rows, max_size=size, **laid_out)
+            photo = load(data)
+            layout_note = {"covered_in_truth": covered_faces(truth)}
             try:
                 grid_layouts.append(layout_cards(photo))
             except Exception:  # noqa: BLE001 - refused below, in its own row
                 pass
+            else:
+                if grid_layouts[-1].documented_layout:
+                    layout_note["named_unsure"] = unsure_faces([grid_layouts[-1]])
             loose = [
                 load(
                     upright_scene(seed + 2 + i, deck, sparse_rows(half), max_size=size, **laid_out)
@@ -360,6 +418,12 @@ def main(argv: list[str] | None = None) -> int:
                 pack = build(tmp / name.replace(" ", "_"), cut_faces)
                 results[name] = read_boards(pack, boards)
                 results[name]["cut_cpu_s"] = round(seconds, 2)
+                if name.startswith("grid-outlines"):
+                    results[name].update(layout_note)
+                    if layout_note.get("named_unsure"):
+                        results[name + " retaken"] = retaken(
+                            tmp / f"retaken-{k}", seed + 1, deck, grid_rows, size, laid_out, boards
+                        )
                 if args.as_shipped:
                     results[name + " as shipped"] = read_boards(pack, boards, shipped=True)
                 if args.rerank:

@@ -354,6 +354,11 @@ def cut_card(
     )
 
 
+#: How many places after the documented layout's 16th may show a card's own outline (a play
+#: mat's printed spot, a spare card) with the photo still taken as the documented layout.
+MAX_EXTRA_OUTLINES = 1
+
+
 @dataclass
 class LayoutCards:
     """The cards of one photo of cards laid out (:func:`layout_cards`).
@@ -396,17 +401,18 @@ class LayoutCards:
 
     @property
     def documented_layout(self) -> bool:
-        """Whether the first 16 places of the grid (row by row) hold a card each and no place
-        after them a card's own outline: the faces laid out in the enrolment order
-        (:data:`FACE_LABELS`), the last 4 places empty."""
+        """Whether the first 16 places of the grid (row by row) hold a card each and at most
+        :data:`MAX_EXTRA_OUTLINES` place after them a card's own outline: the faces laid out in
+        the enrolment order (:data:`FACE_LABELS`), the last 4 places empty."""
         if self.source != "grid" or self.cells is None or len(self.cells) < len(FACE_LABELS):
             return False
         cols = self.grid_shape[1] if self.grid_shape else 5
         first = [(k // cols, k % cols) for k in range(len(FACE_LABELS))]
-        # past the 16th place nothing with a card's own outline (a full board is no layout;
-        # a play mat's pattern taken for a card there is)
+        # past the 16th place: a full board (4 more cards) is no layout; a play mat's pattern
+        # taken for a card there is, even when the pattern has an outline of a card's size (a
+        # printed spot, a spare card laid beside the layout); the reader's own grid sees cards
         extra = self.own_outline[len(FACE_LABELS) :]
-        extra_cards = any(extra) or (self.given_fit and len(extra) > 0)
+        extra_cards = sum(extra) > MAX_EXTRA_OUTLINES or (self.given_fit and len(extra) > 0)
         return self.cells[: len(FACE_LABELS)] == first and not extra_cards
 
     def in_enrolment_order(self) -> dict[str, np.ndarray]:

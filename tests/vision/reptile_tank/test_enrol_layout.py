@@ -249,3 +249,18 @@ def test_a_crossed_face_is_unsure():
     documented = LayoutCards(cards(16), [], "grid", cells=first, grid_shape=(4, 5),
                              own_outline=[True] * 16, crossed=fifth)  # fmt: skip
     assert unsure_faces([documented]) == [FACE_LABELS[4]]
+
+
+def test_one_outline_after_the_16th_place_is_a_mats_spot_four_are_a_full_board():
+    places = [(k // 5, k % 5) for k in range(20)]
+
+    def laid(n: int, extra_outlines: int) -> LayoutCards:
+        outlines = [True] * 16 + [k < extra_outlines for k in range(n - 16)]
+        return LayoutCards(cards(n), [], "grid", cells=places[:n], grid_shape=(4, 5),
+                           own_outline=outlines)  # fmt: skip
+
+    assert laid(16, 0).documented_layout
+    assert laid(17, 1).documented_layout  # a printed spot on the mat taken for a card
+    assert laid(18, 0).documented_layout  # places the finder called occupied, no card outline
+    assert not laid(18, 2).documented_layout
+    assert not laid(20, 4).documented_layout  # a full board
