@@ -45,6 +45,35 @@ def test_cards_laid_anywhere_are_found_by_their_outlines_in_reading_order():
     assert all(card.shape == (352, 252, 3) for card in laid.cards)
 
 
+def test_two_cards_laid_by_hand_touching_at_a_corner_are_both_found():
+    # the rock and water cards lean together until their top corners touch: their outlines
+    # join into one contour that is no quad
+    labels = ["rock", "water", "corn_snake", "hollow_log"]
+    centres = [(300, 250), (486, 250), (300, 620), (560, 640)]
+    photo = table_with_cards(labels, centres, angles=[-9, 9, 3, -4])
+    quads = find_loose_cards(photo)
+    assert len(quads) == 4
+    assert np.allclose([q.mean(axis=0) for q in quads], centres, atol=8)
+
+
+def test_a_card_shaped_patch_of_table_is_no_card():
+    from vision.reptile_tank.enrol import _card_like, _colour_edges
+
+    photo = table_with_cards(["rock"], [(300, 250)], [0], size=(700, 500))
+    hole = np.array([[450, 140], [607, 140], [607, 360], [450, 360]], np.float64)
+    outlined = photo.copy()
+    cv2.polylines(outlined, [hole.astype(np.int32)], True, (250, 250, 250), 3)  # edges all round
+    card = np.array([[222, 140], [379, 140], [379, 360], [222, 360]], np.float64)
+    for image, quad, expected in (
+        (outlined, card, True),
+        (outlined, hole, False),
+        (photo, hole, False),
+    ):
+        lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
+        near_edges = cv2.dilate(_colour_edges(image), np.ones((5, 5), np.uint8))
+        assert _card_like(lab, near_edges, quad) is expected
+
+
 def test_a_bare_table_has_no_card():
     with pytest.raises(GridNotFoundError, match="no card found"):
         layout_cards(table_with_cards([], [], []), grid=False)
@@ -223,6 +252,36 @@ def test_a_thumb_over_a_cards_edge_marks_that_card_crossed_and_no_other():
     ]
     faces, views = named_faces(photos, ["hollow_log", "hollow_log"])
     assert faces["hollow_log"] is laid.cards[0] and views["hollow_log"][0] is laid.cards[3]
+
+
+def test_a_glare_or_a_mats_colour_over_a_cards_edge_is_no_thumb():
+    from vision.reptile_tank.enrol import crossed_edges
+
+    labels = ["rock", "water", "corn_snake", "hollow_log"]
+    centres = [(300, 200), (800, 230), (320, 640), (850, 660)]
+    photo = table_with_cards(labels, centres, angles=[4, -3, 2, -5])
+    corners = layout_cards(photo, grid=False).corners
+    for colour in ((250, 250, 250), (40, 90, 200), (30, 140, 60)):  # a glare, a blue or green mat
+        spot = photo.copy()
+        cv2.line(spot, (850, 700), (1150, 880), colour, 70, cv2.LINE_AA)
+        cv2.circle(spot, (850, 700), 35, colour, -1, cv2.LINE_AA)
+        assert crossed_edges(spot, corners) == [False] * 4, colour
+    assert crossed_edges(_thumb(photo, (850, 700), (1150, 880)), corners)[3]
+
+
+def test_a_sparse_layouts_places_without_a_card_outline_count_only_where_the_grid_is_sure():
+    from types import SimpleNamespace
+
+    from vision.reptile_tank.enrol import SURE_PLACE, _sure_places
+
+    found = LayoutCards(
+        cards(3), [np.zeros((4, 2))] * 3, "grid", cells=[(0, 0), (0, 2), (1, 1)],
+        own_outline=[True, False, False], grid_shape=(2, 3), assumed=[False] * 3,
+    )  # fmt: skip
+    occupancy = np.array([[0.3, 0.0, SURE_PLACE - 0.1], [0.0, SURE_PLACE + 0.1, 0.0]])
+    kept = _sure_places(found, SimpleNamespace(occupancy=occupancy))
+    assert kept.cells == [(0, 0), (1, 1)] and kept.own_outline == [True, False]
+    assert kept.cards[1] is found.cards[2]
 
 
 def test_cards_side_by_side_are_not_taken_for_a_thumb():
