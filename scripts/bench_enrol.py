@@ -8,7 +8,9 @@ category's cards sharing one frame: look-alike art) is enrolled four ways in one
   cells (the reader's code before issue 28 item 1: ``find_grid`` + ``rectify_cells``);
 - ``grid-outlines``: the same photo cut by each card's own outline (``layout_cards``);
 - ``loose``: two photos of 8 cards each on a sparse lattice (no full grid to find), every card
-  by its own outline, named by the truth (as ``--names`` or the app's taps do);
+  by its own outline, named by the truth card lying there (the app's taps; anything else
+  skipped), the cards not found or marked covered photographed again (up to :data:`RETAKES`
+  more photos per 8; ``photos``, ``first_photos_found`` of 16, ``skipped``, ``never_clean``);
 - ``grid-outlines all`` (with ``--layouts`` >= 2): every layout photo at once, the first one's
   cuts the faces and the others' views of them (``enroll --from-layout A B``);
 - ``grid-outlines K retaken``: where enrolment names a face of layout photo K unsure (a thumb
@@ -277,6 +279,64 @@ def retaken(folder: Path, seed: int, deck, rows, size, laid_out: dict, boards) -
     return {"refused": f"no usable layout photo in {RETAKES} retakes"}
 
 
+def tapped_names(laid, truth: dict, shape: tuple[int, ...]) -> list[str]:
+    """The app's taps on a layout photo's cards: each card found named by the truth card lying
+    there, ``skip`` for anything else (a neighbour's card, an empty place)."""
+    scale = shape[1] / truth["size"][0]
+    cells = np.array(truth["cells"], float).reshape(-1, 4, 2) * scale
+    labels = [label for row in truth["board"]["rows"] for label in row]
+    names = []
+    for quad in laid.corners:
+        gaps = np.linalg.norm(cells.mean(axis=1) - np.asarray(quad).mean(axis=0), axis=1)
+        j = int(np.argmin(gaps))
+        near = gaps[j] < 0.25 * np.linalg.norm(cells[j][0] - cells[j][2])
+        names.append(labels[j] if near and labels[j] != "empty" else "skip")
+    return names
+
+
+def loose_enrolment(seed: int, deck, halves, size, laid_out: dict):
+    """Faces from loose layouts as a player enrols them in the app: the 16 faces laid out
+    sparsely in two photos of 8, every card found named by a tap (:func:`tapped_names`), and
+    the cards not found or marked covered (``LayoutCards.crossed``) photographed again (up to
+    :data:`RETAKES` more photos per half). Returns ``(faces, views, note)``."""
+    from vision.reptile_tank.enrol import layout_cards, named_faces
+
+    layouts, names, note = [], [], {"photos": 0, "first_photos_found": 0, "skipped": 0}
+    for i, half in enumerate(halves):
+        wanted = list(half)
+        for take in range(RETAKES + 1):
+            if not wanted:
+                break
+            rows = sparse_rows(wanted + ["empty"] * (len(half) - len(wanted)))
+            data, truth = upright_scene_truth(
+                seed + 2 + i + 1000 * take, deck, rows, max_size=size, **laid_out
+            )
+            photo = load(data)
+            note["photos"] += 1
+            start = time.process_time()
+            try:
+                laid = layout_cards(photo)
+            except Exception:  # noqa: BLE001 - no card found: photograph again
+                continue
+            finally:
+                note["cut_cpu_s"] = round(note.get("cut_cpu_s", 0) + time.process_time() - start, 2)
+            tapped = tapped_names(laid, truth, photo.shape)
+            clean = {n for n, crossed in zip(tapped, laid.crossed, strict=True) if not crossed}
+            if take == 0:
+                note["first_photos_found"] += sum(n != "skip" for n in tapped)
+            note["skipped"] += tapped.count("skip")
+            layouts.append(laid)
+            names.extend(tapped)
+            wanted = [label for label in wanted if label not in clean]
+        if wanted:
+            note.setdefault("never_clean", []).extend(wanted)
+    faces, views = named_faces(layouts, names)
+    missing = [label for label in FACE_LABELS if label not in faces]
+    if missing:
+        raise ValueError(f"faces never found: {', '.join(missing)}")
+    return faces, views, note
+
+
 def build(path: Path, faces: dict, views: dict | None = None) -> Path:
     from vision.embedder import CardEmbedder
     from vision.reptile_tank.classifier import READER_MODEL
@@ -394,18 +454,10 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 if grid_layouts[-1].documented_layout:
                     layout_note["named_unsure"] = unsure_faces([grid_layouts[-1]])
-            loose = [
-                load(
-                    upright_scene(seed + 2 + i, deck, sparse_rows(half), max_size=size, **laid_out)
-                )  # fmt: skip
-                for i, half in enumerate(halves)
-            ]
             ways = {
                 f"grid-cells {k}": lambda photo=photo: nominal_cells(photo),
                 f"grid-outlines {k}": lambda photo=photo: layout_cards(photo).in_enrolment_order(),
-                f"loose {k}": lambda loose=loose: named_faces(
-                    [layout_cards(p) for p in loose], [lab for half in halves for lab in half]
-                )[0],
+                f"loose {k}": lambda seed=seed: loose_enrolment(seed, deck, halves, size, laid_out),
             }
             for name, cut in ways.items():
                 start = time.process_time()
@@ -415,9 +467,13 @@ def main(argv: list[str] | None = None) -> int:
                     results[name] = {"refused": str(error)}
                     continue
                 seconds = time.process_time() - start
-                pack = build(tmp / name.replace(" ", "_"), cut_faces)
+                views, note = None, {}
+                if isinstance(cut_faces, tuple):  # loose: faces, views and the photos taken
+                    cut_faces, views, note = cut_faces
+                pack = build(tmp / name.replace(" ", "_"), cut_faces, views)
                 results[name] = read_boards(pack, boards)
                 results[name]["cut_cpu_s"] = round(seconds, 2)
+                results[name].update(note)
                 if name.startswith("grid-outlines"):
                     results[name].update(layout_note)
                     if layout_note.get("named_unsure"):
