@@ -10,7 +10,8 @@ category's cards sharing one frame: look-alike art) is enrolled four ways in one
 - ``loose``: two photos of 8 cards each on a sparse lattice (no full grid to find), every card
   by its own outline, named by the truth card lying there (the app's taps; anything else
   skipped), the cards not found or marked covered photographed again (up to :data:`RETAKES`
-  more photos per 8; ``photos``, ``first_photos_found`` of 16, ``skipped``, ``never_clean``);
+  more photos per 8; ``layout_photos``, ``first_photos_found`` of 16, ``skipped``,
+  ``never_clean``);
 - ``grid-outlines all`` (with ``--layouts`` >= 2): every layout photo at once, the first one's
   cuts the faces and the others' views of them (``enroll --from-layout A B``);
 - ``grid-outlines K retaken``: where enrolment names a face of layout photo K unsure (a thumb
@@ -301,18 +302,21 @@ def loose_enrolment(seed: int, deck, halves, size, laid_out: dict):
     :data:`RETAKES` more photos per half). Returns ``(faces, views, note)``."""
     from vision.reptile_tank.enrol import layout_cards, named_faces
 
-    layouts, names, note = [], [], {"photos": 0, "first_photos_found": 0, "skipped": 0}
+    layouts, names, note = [], [], {"layout_photos": 0, "first_photos_found": 0, "skipped": 0}
     for i, half in enumerate(halves):
         wanted = list(half)
         for take in range(RETAKES + 1):
             if not wanted:
                 break
             rows = sparse_rows(wanted + ["empty"] * (len(half) - len(wanted)))
-            data, truth = upright_scene_truth(
-                seed + 2 + i + 1000 * take, deck, rows, max_size=size, **laid_out
-            )
+            try:
+                data, truth = upright_scene_truth(
+                    seed + 2 + i + 1000 * take, deck, rows, max_size=size, **laid_out
+                )
+            except RuntimeError:  # the scene never came out upright: photograph again
+                continue
             photo = load(data)
-            note["photos"] += 1
+            note["layout_photos"] += 1
             start = time.process_time()
             try:
                 laid = layout_cards(photo)
