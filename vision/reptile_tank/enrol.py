@@ -660,7 +660,7 @@ EDGE_OUTSIDE = (0.04, 0.11)
 #: card's outside bands) by at least EDGE_NOT_TABLE and has a hand's colour (:data:`HAND_LAB`);
 #: a card is crossed from EDGE_MIN_PIECES bridged pieces on. Chosen on development layout
 #: photos of their own seeds (real-table scenes of the documented layout, six look-alike decks
-#: and the stand-in deck, 27 photos cut by the grid, 496 cards, 14 under a thumb): without the
+#: and the stand-in deck, 31 photos cut by the grid, 496 cards, 14 under a thumb): without the
 #: hand's colour, EDGE_SAME 5 found 11 of the 14 and took 3 clean cards for covered, 10 found
 #: all 14 and took 11 (a play mat or a glare outside the card differs from the table's median
 #: as much as a thumb does, and a thumb blurred by being close to the lens keeps a faint edge);
