@@ -60,6 +60,8 @@ from scoring.reptile_tank.cards import FACE_LABELS  # noqa: E402
 
 #: Whether boards are read with each card cut along its own outline (``--no-own-outlines``).
 OWN_OUTLINES = True
+#: Whether a pack keeps the faces enrolment named unsure (``--no-unsure``: as before stop 42).
+KEEP_UNSURE = True
 
 
 def jpeg(image: np.ndarray) -> bytes:
@@ -273,7 +275,7 @@ def retaken(folder: Path, seed: int, deck, rows, size, laid_out: dict, boards) -
         unsure = unsure_faces([laid])
         if unsure and take < RETAKES:
             continue
-        out = read_boards(build(folder, faces), boards)
+        out = read_boards(build(folder, faces, unsure=unsure), boards)
         out.update({"retakes": take, "named_unsure": unsure,
                     "covered_in_truth": covered_faces(truth)})  # fmt: skip
         return out
@@ -300,7 +302,7 @@ def loose_enrolment(seed: int, deck, halves, size, laid_out: dict):
     sparsely in two photos of 8, every card found named by a tap (:func:`tapped_names`), and
     the cards not found or marked covered (``LayoutCards.crossed``) photographed again (up to
     :data:`RETAKES` more photos per half). Returns ``(faces, views, note)``."""
-    from vision.reptile_tank.enrol import layout_cards, named_faces
+    from vision.reptile_tank.enrol import layout_cards, named_faces, unsure_faces
 
     layouts, names, note = [], [], {"layout_photos": 0, "first_photos_found": 0, "skipped": 0}
     for i, half in enumerate(halves):
@@ -338,16 +340,20 @@ def loose_enrolment(seed: int, deck, halves, size, laid_out: dict):
     missing = [label for label in FACE_LABELS if label not in faces]
     if missing:
         raise ValueError(f"faces never found: {', '.join(missing)}")
+    note["named_unsure"] = unsure_faces(layouts, names, faces)
     return faces, views, note
 
 
-def build(path: Path, faces: dict, views: dict | None = None) -> Path:
+def build(path: Path, faces: dict, views: dict | None = None, unsure=()) -> Path:
+    """A deck pack as ``enroll`` writes it (``unsure``: the faces enrolment named unsure, whose
+    reads the reader flags; none with ``--no-unsure``)."""
     from vision.embedder import CardEmbedder
     from vision.reptile_tank.classifier import READER_MODEL
     from vision.reptile_tank.gallery import DeckPack, to_face_size
 
     embedder = CardEmbedder(READER_MODEL)
-    pack = DeckPack.create(path, faces, embedder, np.random.default_rng(0))
+    unsure = unsure if KEEP_UNSURE else ()
+    pack = DeckPack.create(path, faces, embedder, np.random.default_rng(0), unsure=unsure)
     for label, crops in (views or {}).items():
         pack.add_examples(label, np.stack([to_face_size(c) for c in crops]), embedder)
     return path
@@ -402,10 +408,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="read boards with the lattice's cuts only (TerrariumReader.own_outlines off)",
     )
+    parser.add_argument(
+        "--no-unsure",
+        action="store_true",
+        help="packs keep no unsure faces (reads of them not flagged; before stop 42)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    global UNFLAG_CONFIRMED, OWN_OUTLINES
+    global UNFLAG_CONFIRMED, OWN_OUTLINES, KEEP_UNSURE
     OWN_OUTLINES = not args.no_own_outlines
+    KEEP_UNSURE = not args.no_unsure
     UNFLAG_CONFIRMED = bool(args.unflag)
 
     from vision.reptile_tank.enrol import (
@@ -474,7 +486,12 @@ def main(argv: list[str] | None = None) -> int:
                 views, note = None, {}
                 if isinstance(cut_faces, tuple):  # loose: faces, views and the photos taken
                     cut_faces, views, note = cut_faces
-                pack = build(tmp / name.replace(" ", "_"), cut_faces, views)
+                unsure = {  # main's nominal cells before item 1 name nothing
+                    "grid-cells": (),
+                    "grid-outlines": layout_note.get("named_unsure", ()),
+                    "loose": note.get("named_unsure", ()),
+                }[name.split()[0]]
+                pack = build(tmp / name.replace(" ", "_"), cut_faces, views, unsure)
                 results[name] = read_boards(pack, boards)
                 results[name]["cut_cpu_s"] = round(seconds, 2)
                 results[name].update(note)
@@ -508,7 +525,8 @@ def main(argv: list[str] | None = None) -> int:
             except ValueError as error:
                 results["grid-outlines all"] = {"refused": str(error)}
             else:
-                pack = build(tmp / "grid-outlines_all", faces_all, views_all)
+                unsure_all = unsure_faces(grid_layouts, None, faces_all)
+                pack = build(tmp / "grid-outlines_all", faces_all, views_all, unsure_all)
                 results["grid-outlines all"] = read_boards(pack, boards)
                 if args.as_shipped:
                     shipped = read_boards(pack, boards, shipped=True)

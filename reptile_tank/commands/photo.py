@@ -180,7 +180,13 @@ def run_enroll(args: argparse.Namespace) -> int:
     embedder = reader_embedder()
     start = time.perf_counter()
     pack, added = create_pack(
-        args.out, faces, views=views, seed=args.seed, name=args.name, embedder=embedder
+        args.out,
+        faces,
+        views=views,
+        seed=args.seed,
+        name=args.name,
+        embedder=embedder,
+        unsure=unsure,
     )
     seconds = time.perf_counter() - start
     print(
@@ -193,6 +199,7 @@ def run_enroll(args: argparse.Namespace) -> int:
             f"note: {', '.join(unsure)} could not be seen whole (something over the card's "
             "edge, a thumb? or no card seen where it should lie: glare?); look at faces/ in the "
             "pack, and photograph the layout again (or add a second photo: --from-layout A B) "
-            "if a face is not the whole card"
+            "if a face is not the whole card; until then a board's card read as that face, or "
+            "close to it, is marked to check"
         )
     return 0

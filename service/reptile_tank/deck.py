@@ -153,9 +153,12 @@ def create_pack(
     seed: int = 0,
     name: str | None = None,
     embedder: Any = None,
+    unsure: Sequence[str] = (),
 ) -> tuple[Any, int]:
     """Write a deck pack at ``path`` from one upright ``(H, W, 3)`` uint8 RGB image per face,
-    plus extra views of some cards (``views``: card id -> images, e.g. from layout photos).
+    plus extra views of some cards (``views``: card id -> images, e.g. from layout photos);
+    ``unsure``: the faces the player was told to look at, whose reads the reader flags
+    (``DeckPack.unsure``).
 
     Returns ``(pack, extra views added)``; ``vision.reptile_tank.gallery.PackError`` (a
     ``ValueError``) when a face is missing or unknown.
@@ -163,7 +166,9 @@ def create_pack(
     from vision.reptile_tank.gallery import DeckPack, to_face_size
 
     embedder = embedder if embedder is not None else reader_embedder()
-    pack = DeckPack.create(path, dict(faces), embedder, np.random.default_rng(seed), name=name)
+    pack = DeckPack.create(
+        path, dict(faces), embedder, np.random.default_rng(seed), name=name, unsure=unsure
+    )
     added = 0
     for label, crops in (views or {}).items():
         if len(crops):
@@ -346,6 +351,8 @@ def faces_from_names(
         deck), added to the gallery beside it (as ``enroll --from-layout`` with several photos).
     unnamed : int
         Cards without a name (left out).
+
+    :func:`unsure_named` says which kept faces are cards something lay over.
     """
     from vision.reptile_tank.enrol import faces_and_views
 
@@ -359,6 +366,18 @@ def faces_from_names(
         ((label, card) for label, card, _ in kept), covered=[crossed for *_, crossed in kept]
     )
     return faces, views, sum(label is None for label, *_ in named)
+
+
+def unsure_named(photos: Sequence[PhotoCards], faces: Mapping[str, np.ndarray]) -> list[str]:
+    """The faces (of :func:`faces_from_names`) kept from a card something lies over in its
+    photo (:attr:`PhotoCards.crossed`): no clean card of that name was given."""
+    crossed = [
+        card
+        for photo in photos
+        for card, over in zip(photo.cards, photo.crossed, strict=False)
+        if over
+    ]
+    return [label for label, face in faces.items() if any(face is card for card in crossed)]
 
 
 def faces_from_uploads(uploads: Mapping[str, bytes]) -> tuple[dict[str, np.ndarray], list[str]]:

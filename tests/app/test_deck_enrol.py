@@ -18,6 +18,7 @@ from service.reptile_tank.deck import (
     cards_in_photo,
     faces_from_names,
     label_from_file_name,
+    unsure_named,
 )
 from vision.models import DEFAULT_MODEL, model_files
 from vision.reptile_tank.enrol import documented_rows
@@ -175,6 +176,18 @@ def test_names_make_faces_first_card_is_the_face_later_ones_views_unnamed_counte
     assert sorted(faces) == ["rock", "water"] and faces["rock"][0, 0, 0] == 0
     assert list(views) == ["rock"] and [v[0, 0, 0] for v in views["rock"]] == [9]
     assert unnamed == 1
+
+
+def test_a_face_kept_from_a_card_under_a_thumb_is_named_unsure_a_clean_one_is_not():
+    cards = [np.zeros((2, 2, 3), np.uint8) + i for i in range(3)]
+    a = PhotoCards("a", "da", cards=cards, crossed=[True, False, True])
+    names = {("da", 0): "rock", ("da", 1): "water", ("da", 2): "corn_snake"}
+    faces, _, _ = faces_from_names([a], names)
+    assert unsure_named([a], faces) == ["rock", "corn_snake"]
+    # a second photo's clean rock is kept as the face: rock is sure again
+    b = PhotoCards("b", "db", cards=[np.full((2, 2, 3), 9, np.uint8)], crossed=[False])
+    faces, _, _ = faces_from_names([a, b], {**names, ("db", 0): "rock"})
+    assert unsure_named([a, b], faces) == ["corn_snake"]
 
 
 @needs_model

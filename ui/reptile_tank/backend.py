@@ -307,9 +307,11 @@ def enroll_deck(
     faces: dict[str, np.ndarray],
     path: Path,
     views: dict[str, list[np.ndarray]] | None = None,
+    unsure: list[str] | None = None,
 ) -> Path:
     """Build a deck pack from one upright ``(H, W, 3)`` uint8 RGB image per face (and, in
-    ``views``, more images of some faces: added to the gallery as other views of them).
+    ``views``, more images of some faces: added to the gallery as other views of them;
+    ``unsure``: faces cut from a card something lay over, whose reads are flagged).
 
     The shipped embedder turns the faces into the pack's gallery; the reader is reloaded for
     the new pack on the next photo (its cache is keyed on the pack folder).
@@ -336,7 +338,13 @@ def enroll_deck(
     replace_folder(
         path,
         lambda new: create_pack(
-            new, faces, views=views, seed=0, name=path.name, embedder=embedder
+            new,
+            faces,
+            views=views,
+            seed=0,
+            name=path.name,
+            embedder=embedder,
+            unsure=unsure or (),
         ),
         what="the night's deck",
     )

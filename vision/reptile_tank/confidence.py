@@ -341,15 +341,59 @@ def with_hidden(confidence: ReadConfidence, hidden: np.ndarray) -> ReadConfidenc
     """``confidence`` with the cells that do not look like their face (``hidden``, see
     :mod:`vision.reptile_tank.coverage`) flagged too, and the reason said."""
     hidden = np.asarray(hidden, bool)
-    if not hidden.any():
-        return confidence
-    check = confidence.check | hidden
-    reasons = [reason for reason in confidence.reasons if not reason.endswith("cell(s) in doubt")]
-    reasons.insert(0, f"{int(check.sum())} cell(s) in doubt")
-    reasons.append(
-        f"{int(hidden.sum())} card(s) partly hidden or unlike their face (a hand, glare?)"
+    return _also_flagged(
+        confidence,
+        hidden,
+        f"{int(hidden.sum())} card(s) partly hidden or unlike their face (a hand, glare?)",
     )
+
+
+def _also_flagged(confidence: ReadConfidence, cells: np.ndarray, reason: str) -> ReadConfidence:
+    """``confidence`` with ``cells`` flagged too and ``reason`` said (unchanged when none)."""
+    if not cells.any():
+        return confidence
+    check = confidence.check | cells
+    reasons = [r for r in confidence.reasons if not r.endswith("cell(s) in doubt")]
+    reasons.insert(0, f"{int(check.sum())} cell(s) in doubt")
+    reasons.append(reason)
     return replace(confidence, check=check, needs_check=True, reasons=tuple(reasons))
+
+
+#: A cell is close to a face enrolled unsure (:attr:`vision.reptile_tank.gallery.DeckPack.unsure`)
+#: when that face scores within this of the cell's read (cosine units): the card a thumb lay
+#: over at enrolment matches its own face badly and is read as a look-alike by a margin of
+#: 0.1-0.2 (deck 6601's rosy boa, BENCHMARKS.md stop 42).
+UNSURE_FACE_MARGIN = 0.25
+
+
+def unsure_face_cells(reads, unsure) -> np.ndarray:
+    """(rows, cols) bool: the cells read as a face enrolled unsure, or with such a face within
+    :data:`UNSURE_FACE_MARGIN` of the read (``reads``: :class:`CellReads`)."""
+    unsure = set(unsure)
+    cells = reads.cells
+    out = np.zeros((len(cells), len(cells[0]) if cells else 0), bool)
+    if not unsure:
+        return out
+    for r, row in enumerate(cells):
+        for c, cell in enumerate(row):
+            out[r, c] = cell.label in unsure or any(
+                label in unsure and label != cell.label and score >= cell.score - UNSURE_FACE_MARGIN
+                for label, score in cell.top
+            )
+    return out
+
+
+def with_unsure_faces(confidence: ReadConfidence, cells: np.ndarray, faces) -> ReadConfidence:
+    """``confidence`` with the cells read as, or close to, a face enrolled unsure (``cells``,
+    :func:`unsure_face_cells`; ``faces``: those faces) flagged too, and the reason said."""
+    cells = np.asarray(cells, bool)
+    named = ", ".join(sorted(label.replace("_", " ") for label in faces))
+    return _also_flagged(
+        confidence,
+        cells,
+        f"{int(cells.sum())} card(s) read as, or close to, a face enrolled from a card "
+        f"something lay over ({named}): photograph the deck again",
+    )
 
 
 def orientation_in_doubt(orientation, reads) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -243,12 +244,18 @@ class DeckPack:
     name : str
     faces : dict label → (H, W, 3) uint8 RGB
     gallery : Gallery
+    unsure : tuple of str
+        Faces enrolled from a cut the player was told to look at (a thumb over the card's
+        edge, a place the grid finder could not see well:
+        :func:`vision.reptile_tank.enrol.unsure_faces`): a read of such a face, or one it
+        nearly is, is flagged (``pack.json``'s ``unsure_faces``).
     """
 
     path: Path
     name: str
     faces: dict[str, np.ndarray]
     gallery: Gallery
+    unsure: tuple[str, ...] = ()
 
     @classmethod
     def create(
@@ -259,12 +266,15 @@ class DeckPack:
         rng: np.random.Generator,
         *,
         name: str | None = None,
+        unsure: Iterable[str] = (),
     ) -> DeckPack:
-        """Build a pack from one upright image per face and write it to ``path``."""
+        """Build a pack from one upright image per face and write it to ``path`` (``unsure``:
+        the faces to flag reads of, :attr:`unsure`)."""
         missing = [lab for lab in FACE_LABELS if lab not in faces]
         if missing:
             raise PackError(f"a deck needs one image per face; missing: {', '.join(missing)}")
-        unknown = sorted(set(faces) - set(FACE_LABELS))
+        unsure = tuple(dict.fromkeys(unsure))
+        unknown = sorted((set(faces) | set(unsure)) - set(FACE_LABELS))
         if unknown:
             raise PackError(f"unknown card ids: {', '.join(unknown)}")
         path = Path(path)
@@ -274,7 +284,7 @@ class DeckPack:
             if not cv2.imwrite(str(path / "faces" / f"{label}.png"), face[..., ::-1]):
                 raise OSError(errno.EIO, f"faces/{label}.png could not be written")
         gallery = Gallery.build(embedder, standard, rng)
-        pack = cls(path, name or path.name, standard, gallery)
+        pack = cls(path, name or path.name, standard, gallery, unsure)
         pack.save()
         return pack
 
@@ -294,7 +304,9 @@ class DeckPack:
             faces[label] = np.ascontiguousarray(image[..., ::-1])
         gallery_path = path / "gallery.npz"
         gallery = Gallery.load(gallery_path) if gallery_path.is_file() else None
-        pack = cls(path, meta.get("name", path.name), faces, gallery)
+        unsure = meta.get("unsure_faces", [])
+        unsure = tuple(lab for lab in unsure if lab in faces) if isinstance(unsure, list) else ()
+        pack = cls(path, meta.get("name", path.name), faces, gallery, unsure)
         if embedder is not None and (gallery is None or gallery.model_id != embedder.model_id):
             pack.rebuild(embedder, np.random.default_rng(int(meta.get("seed", 0))))
         if pack.gallery is None:
@@ -339,6 +351,7 @@ class DeckPack:
             "faces": list(FACE_LABELS),
             "prototypes": int(len(self.gallery.embeddings)),
             "seed": 0,
+            "unsure_faces": list(self.unsure),
         }
         temporary = self.path / ".pack.json.tmp"
         try:

@@ -31,7 +31,14 @@ from vision.reptile_tank.classifier import (
     CellReads,
     classify_cells,
 )
-from vision.reptile_tank.confidence import ReadConfidence, assess, cell_width_px, with_hidden
+from vision.reptile_tank.confidence import (
+    ReadConfidence,
+    assess,
+    cell_width_px,
+    unsure_face_cells,
+    with_hidden,
+    with_unsure_faces,
+)
 from vision.reptile_tank.coverage import (
     FaceColours,
     face_colours,
@@ -436,6 +443,9 @@ class TerrariumReader:
         hidden = hidden_on_board(crops, reads.rows(), self.face_colours())[0]
         hidden |= washed_out_cells(crops)
         confidence = with_hidden(confidence, hidden)
+        if self.pack is not None and self.pack.unsure:
+            close = unsure_face_cells(reads, self.pack.unsure)
+            confidence = with_unsure_faces(confidence, close, self.pack.unsure)
         clock.mark("orient")
         read = BoardRead(
             rows=reads.rows(),

@@ -228,9 +228,12 @@ def test_add_examples_adds_both_rotations(embedder, gallery, faces):
 
 @pytest.mark.slow
 def test_deck_pack_create_load_and_correct(tmp_path, embedder, faces):
-    pack = DeckPack.create(tmp_path / "pack", faces, embedder, np.random.default_rng(1))
+    pack = DeckPack.create(
+        tmp_path / "pack", faces, embedder, np.random.default_rng(1), unsure=["rosy_boa"]
+    )
     loaded = DeckPack.load(tmp_path / "pack", embedder)
     assert loaded.gallery.model_id == embedder.model_id
+    assert pack.unsure == loaded.unsure == ("rosy_boa",)  # the faces to flag reads of
     assert len(loaded.gallery.embeddings) == len(pack.gallery.embeddings)
     crop = card_view(faces["water"], np.random.default_rng(2), out_size=embedder.input_size)
     loaded.add_examples("water", crop[None], embedder)
@@ -243,6 +246,10 @@ def test_deck_pack_needs_every_face(tmp_path, embedder, faces):
     partial = {k: v for k, v in faces.items() if k != "water"}
     with pytest.raises(PackError, match="missing: water"):
         DeckPack.create(tmp_path / "p", partial, embedder, np.random.default_rng(0))
+    with pytest.raises(PackError, match="unknown card ids: dragon"):
+        DeckPack.create(
+            tmp_path / "p", faces, embedder, np.random.default_rng(0), unsure=["dragon"]
+        )
 
 
 # ----------------------------------------------------------------------- the façade on photos

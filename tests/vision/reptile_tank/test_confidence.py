@@ -186,3 +186,33 @@ def test_a_misplaced_grid_is_flagged(reader):
     assert len(bad) >= 5  # the shift does break the read
     assert wrong.needs_check
     assert sum(bool(wrong.check[r, c]) for r, c in bad) >= 0.8 * len(bad)
+
+
+def test_cells_read_as_or_close_to_a_face_enrolled_unsure_are_flagged():
+    from vision.reptile_tank.confidence import (
+        UNSURE_FACE_MARGIN,
+        unsure_face_cells,
+        with_unsure_faces,
+    )
+
+    def cell(label, score, *top):
+        return CellRead(label, 0, 0.1, score, ((label, score), *top))
+
+    near = 0.8 - UNSURE_FACE_MARGIN + 0.05
+    far = 0.8 - UNSURE_FACE_MARGIN - 0.05
+    cells = [[
+        cell("rosy_boa", 0.8, ("corn_snake", 0.6)),  # read as the unsure face
+        cell("ringneck_snake", 0.8, ("rosy_boa", near)),  # the unsure face close behind
+        cell("ringneck_snake", 0.8, ("rosy_boa", far)),  # far behind: sure enough
+        cell("rock", 0.9, ("water", 0.5)),
+    ]]  # fmt: skip
+    reads = CellReads(cells=cells, labels=LABELS, label_scores=np.zeros((1, 4, len(LABELS))),
+                      rotation_scores=np.zeros((1, 4, len(LABELS), 4)))  # fmt: skip
+    close = unsure_face_cells(reads, ("rosy_boa",))
+    assert close.tolist() == [[True, True, False, False]]
+    assert not unsure_face_cells(reads, ()).any()
+    confidence = assess(reads, cell_px=200, grid_quality=1.0, model=margin_model(0.99))
+    flagged = with_unsure_faces(confidence, close, ("rosy_boa",))
+    assert flagged.needs_check and flagged.check[0, :2].all()
+    assert any("(rosy boa): photograph the deck again" in reason for reason in flagged.reasons)
+    assert with_unsure_faces(confidence, np.zeros_like(close), ("rosy_boa",)) is confidence

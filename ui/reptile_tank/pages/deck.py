@@ -17,6 +17,7 @@ from service.reptile_tank.deck import (
     cards_in_photo,
     faces_from_names,
     label_from_file_name,
+    unsure_named,
 )
 from ui.reptile_tank import state as S
 from ui.reptile_tank.backend import (
@@ -160,7 +161,7 @@ def deck_ui() -> None:
     if st.button("Build my deck", type="primary", key=KEY_BUILD, disabled=bool(missing)):
         with st.spinner("Building the deck's gallery…"):
             try:
-                enroll_deck(faces, target, views=views)
+                enroll_deck(faces, target, views=views, unsure=unsure_named(photos, faces))
             except ValueError as error:
                 st.error(str(error))
                 return
