@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -569,10 +569,10 @@ def outline_in_cell(cell: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray 
     centre = cell.mean(axis=0)
     cell_area = quad_area(cell)
     for outline in outlines:
-        inside = cv2.pointPolygonTest(
-            outline.astype(np.float32), (float(centre[0]), float(centre[1])), False
-        )
-        if inside < 0 or not 0.7 <= quad_area(outline) / max(cell_area, 1e-9) <= 1.4:
+        if (
+            not _inside(outline, centre)
+            or not 0.7 <= quad_area(outline) / max(cell_area, 1e-9) <= 1.4
+        ):
             continue
         shifts = [np.roll(outline, -k, axis=0) for k in range(4)]
         return min(shifts, key=lambda q: float(np.linalg.norm(q - cell, axis=1).sum()))
@@ -858,15 +858,14 @@ def _sure_places(found: LayoutCards, fit) -> LayoutCards:
     ]
     if len(keep) == len(found.cards):
         return found
-    return LayoutCards(
-        [found.cards[k] for k in keep],
-        [found.corners[k] for k in keep],
-        found.source,
+    return replace(
+        found,
+        cards=[found.cards[k] for k in keep],
+        corners=[found.corners[k] for k in keep],
         cells=[found.cells[k] for k in keep],
         own_outline=[found.own_outline[k] for k in keep],
-        grid_shape=found.grid_shape,
-        given_fit=found.given_fit,
         assumed=[found.assumed[k] for k in keep],
+        crossed=[found.crossed[k] for k in keep] if found.crossed else [],
     )
 
 
