@@ -323,3 +323,43 @@ def test_one_outline_after_the_16th_place_is_a_mats_spot_four_are_a_full_board()
     assert laid(18, 0).documented_layout  # places the finder called occupied, no card outline
     assert not laid(18, 2).documented_layout
     assert not laid(20, 4).documented_layout  # a full board
+
+
+def _card_on_table(rim_rgb, table_rgb=(70, 50, 35), rim=6, outside_band=None):
+    """A 200 x 280 px card at (100, 100) on a plain table: a ``rim`` px border of ``rim_rgb``
+    round a green panel with a pattern; ``outside_band``: (rgb, px) painted round the card."""
+    image = np.zeros((500, 420, 3), np.uint8)
+    image[:] = table_rgb
+    if outside_band is not None:
+        colour, width = outside_band
+        image[100 - width : 380 + width, 100 - width : 300 + width] = colour
+    image[100:380, 100:300] = rim_rgb
+    image[100 + rim : 380 - rim, 100 + rim : 300 - rim] = (30, 150, 60)
+    image[200:260, 150:250] = (200, 40, 120)
+    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
+    outer = np.array([[100, 100], [300, 100], [300, 380], [100, 380]], np.float64)
+    table = np.array(cv2.cvtColor(np.float32([[table_rgb]]) / 255.0, cv2.COLOR_RGB2LAB)[0, 0])
+    return lab, outer, table
+
+
+def test_an_outline_along_the_inside_of_a_cards_light_rim_grows_to_its_outer_edge():
+    from vision.reptile_tank.enrol import _to_outer_edge
+
+    lab, outer, table = _card_on_table(rim_rgb=(235, 228, 205))
+    inner = outer + np.array([[6, 6], [-6, 6], [-6, -6], [6, -6]])  # the rim left out
+    grown = _to_outer_edge(lab, inner, table)
+    assert np.abs(grown - outer).max() <= 1.5
+    # the card's own outline stays where it is
+    assert np.abs(_to_outer_edge(lab, outer, table) - outer).max() <= 1e-9
+
+
+def test_a_cards_shadow_or_the_table_round_it_is_not_taken_for_its_rim():
+    from vision.reptile_tank.enrol import _to_outer_edge
+
+    # the card's shadow: the table's colour, darker, just outside the card
+    lab, outer, table = _card_on_table(rim_rgb=(235, 228, 205), outside_band=((35, 25, 17), 5))
+    assert np.abs(_to_outer_edge(lab, outer, table) - outer).max() <= 1e-9
+    # a rim of the table's own colour: nothing tells the card from the table, it stays
+    lab, outer, table = _card_on_table(rim_rgb=(70, 50, 35))
+    inner = outer + np.array([[6, 6], [-6, 6], [-6, -6], [6, -6]])
+    assert np.abs(_to_outer_edge(lab, inner, table) - inner).max() <= 1e-9
