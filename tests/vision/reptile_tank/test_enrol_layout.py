@@ -363,3 +363,28 @@ def test_a_cards_shadow_or_the_table_round_it_is_not_taken_for_its_rim():
     lab, outer, table = _card_on_table(rim_rgb=(70, 50, 35))
     inner = outer + np.array([[6, 6], [-6, 6], [-6, -6], [6, -6]])
     assert np.abs(_to_outer_edge(lab, inner, table) - inner).max() <= 1e-9
+
+
+def test_a_card_laid_off_its_cell_is_cut_where_it_lies():
+    from vision.reptile_tank.enrol import _snap_to_table
+
+    # a 200 x 280 px card turned 3 degrees and shifted (9, -7) px from its cell, on a table
+    image = np.zeros((520, 460, 3), np.uint8)
+    image[:] = (70, 50, 35)
+    cell = np.array([[130, 120], [330, 120], [330, 400], [130, 400]], np.float64)
+    centre = cell.mean(axis=0)
+    turn = np.radians(3.0)
+    spin = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    card = (cell - centre) @ spin.T + centre + (9, -7)
+    cv2.fillPoly(image, [np.round(card).astype(np.int32)], (235, 228, 205))
+    inner = centre + (card - centre) * 0.9
+    cv2.fillPoly(image, [np.round(inner).astype(np.int32)], (30, 150, 60))
+    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
+    table = np.array(cv2.cvtColor(np.float32([[(70, 50, 35)]]) / 255.0, cv2.COLOR_RGB2LAB)[0, 0])
+    snapped = _snap_to_table(lab, cell, table)
+    assert np.abs(snapped - card).max() <= 2.0
+    # a card on its cell stays there
+    image[:] = (70, 50, 35)
+    cv2.fillPoly(image, [np.round(cell).astype(np.int32)], (235, 228, 205))
+    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
+    assert np.abs(_snap_to_table(lab, cell, table) - cell).max() <= 1.0
