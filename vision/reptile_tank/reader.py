@@ -35,7 +35,9 @@ from vision.reptile_tank.confidence import (
     ReadConfidence,
     assess,
     cell_width_px,
+    close_call_cells,
     unsure_face_cells,
+    with_close_calls,
     with_hidden,
     with_unsure_faces,
 )
@@ -443,6 +445,7 @@ class TerrariumReader:
         hidden = hidden_on_board(crops, reads.rows(), self.face_colours())[0]
         hidden |= washed_out_cells(crops)
         confidence = with_hidden(confidence, hidden)
+        confidence = with_close_calls(confidence, close_call_cells(reads))
         if self.pack is not None and self.pack.unsure:
             close = unsure_face_cells(reads, self.pack.unsure)
             confidence = with_unsure_faces(confidence, close, self.pack.unsure)

@@ -216,3 +216,24 @@ def test_cells_read_as_or_close_to_a_face_enrolled_unsure_are_flagged():
     assert flagged.needs_check and flagged.check[0, :2].all()
     assert any("(rosy boa): photograph the deck again" in reason for reason in flagged.reasons)
     assert with_unsure_faces(confidence, np.zeros_like(close), ("rosy_boa",)) is confidence
+
+
+def test_two_faces_too_close_to_tell_apart_are_a_close_call_whatever_the_model_says():
+    from vision.reptile_tank.classifier import CellRead, CellReads
+    from vision.reptile_tank.confidence import CLOSE_CALL, close_call_cells
+
+    def cell(label, margin, runner_up):
+        top = ((label, 0.85), (runner_up, 0.85 - margin))
+        return CellRead(label, 0, margin, 0.85, top)
+
+    rows = [
+        [
+            cell("rosy_boa", CLOSE_CALL / 2, "ringneck_snake"),  # a close call
+            cell("rosy_boa", CLOSE_CALL * 2, "ringneck_snake"),  # told apart
+            cell("rosy_boa", CLOSE_CALL / 2, "empty"),  # a card or the table: not this rule's
+            cell("empty", 0.0, "rock"),  # the table
+            cell("rock", -0.05, "water"),  # a deck fact overrode the best guess
+        ]
+    ]
+    reads = CellReads(rows, ("rosy_boa",), np.zeros((1, 5, 1)), np.zeros((1, 5, 1, 4)))
+    assert close_call_cells(reads).tolist() == [[True, False, False, False, True]]
