@@ -83,6 +83,7 @@ def _entry_json(entry: TerrariumEntry, put: PutBlob) -> dict[str, Any]:
         "read_ms": entry.read_ms,
         "check": entry.check,
         "candidates": entry.candidates,
+        "check_reasons": list(entry.check_reasons),
     }
 
 
@@ -100,6 +101,7 @@ def _entry_from_json(data: Mapping[str, Any], get: GetBlob) -> TerrariumEntry:
         read_ms=data.get("read_ms"),
         check=data.get("check"),
         candidates=data.get("candidates"),
+        check_reasons=[str(r) for r in data.get("check_reasons") or []],
     )
 
 

@@ -63,6 +63,9 @@ class TerrariumEntry:
         The reader's per-cell "check this cell" flags (``None``: the reader gave none).
     candidates : list of list of list of str or None
         The reader's best labels per cell, best first.
+    check_reasons : list of str
+        Why the reader asked for a check (``PhotoRead.check_reasons``: a thumb, two faces too
+        close to tell apart, the grid's fit in doubt); empty when nothing is in doubt.
     """
 
     rows: list[list[str]]
@@ -76,6 +79,7 @@ class TerrariumEntry:
     crops: Any = None
     check: list[list[bool]] | None = None
     candidates: list[list[list[str]]] | None = None
+    check_reasons: list[str] = field(default_factory=list)
 
     def cells_to_check(self) -> list[tuple[int, int]]:
         """Cells the reader flagged ``check`` that nobody has fixed yet, in reading order."""

@@ -117,6 +117,10 @@ class PhotoRead:
         The reader's whole-read flag (any cell flagged, when the reader gives no such flag).
     candidates : list of list of list of str or None
         Per cell, the reader's best labels, best first.
+    check_reasons : tuple of str
+        Why the reader asks for a check, one short phrase each (a thumb, two faces too close to
+        tell apart, a face enrolled from a covered card, the grid's fit in doubt); empty when
+        nothing is in doubt.
     """
 
     grid_found: bool
@@ -132,6 +136,7 @@ class PhotoRead:
     check: list[list[bool]] | None = None
     needs_check: bool = False
     candidates: list[list[list[str]]] | None = None
+    check_reasons: tuple[str, ...] = ()
 
 
 def _check_flags(read: Any) -> tuple[list[list[bool]] | None, bool]:
@@ -253,4 +258,5 @@ def read_photo(
         check=check,
         needs_check=needs_check,
         candidates=candidates,
+        check_reasons=tuple(str(r) for r in getattr(read, "check_reasons", ())),
     )

@@ -285,6 +285,7 @@ def test_a_game_round_trips_through_its_draft_document_photos_as_blobs():
         read_ms=12.5,
         check=[[r == c for c in range(5)] for r in range(4)],
         candidates=[[["rock", "water"]] * 5 for _ in range(4)],
+        check_reasons=["4 cell(s) in doubt", "1 card(s) partly hidden or unlike their face"],
     )
     waiting = PendingPhoto(
         photo=b"the photo bytes",
@@ -317,8 +318,28 @@ def test_a_game_round_trips_through_its_draft_document_photos_as_blobs():
     again = back.entries["Ann"]
     assert again.rows == entry.rows and again.corrected == {(1, 2)}
     assert again.check == entry.check and again.candidates_for(0, 0) == ["rock", "water"]
+    assert again.check_reasons == entry.check_reasons  # the reasons survive a reload
     assert again.overlay_jpeg == b"overlay" and again.thumbnail_jpeg == b"thumb"
     assert back.pending["Ben"].photo == b"the photo bytes"
     assert back.pending["Ben"].read.image_size == (640, 480)
     with pytest.raises(ValueError):
         from_document({**document, "format": 99}, blobs.get)
+
+
+def test_the_photo_page_says_why_a_read_needs_a_check():
+    from service.reptile_tank.game import TerrariumEntry
+    from ui.reptile_tank.journey import why_check
+
+    entry = TerrariumEntry(
+        rows=[row[:] for row in FULL_BOARD],
+        check_reasons=[
+            "3 cell(s) in doubt",
+            "1 card(s) between two faces too close to tell apart",
+            "another fit of the grid explains the photo almost as well; check the grid's corners",
+        ],
+    )
+    assert why_check(entry) == (
+        "Why: 1 card(s) between two faces too close to tell apart; another fit of the grid "
+        "explains the photo almost as well; check the grid's corners."
+    )
+    assert why_check(TerrariumEntry(rows=[row[:] for row in FULL_BOARD])) == ""

@@ -165,3 +165,10 @@ def table_rows(table: TableResult) -> list[dict[str, Any]]:
         for name, pad, rank in zip(table.players, table.pads, table.ranks, strict=True)
     ]
     return sorted(rows, key=lambda r: (r["Rank"], -r["Total"]))
+
+
+def why_check(entry) -> str:
+    """``"Why: 2 card(s) between two faces too close to tell apart; ..."``: the reader's
+    reasons for a check (the count of cells in doubt is the line above), or ``""``."""
+    reasons = [r for r in entry.check_reasons if not r.endswith("cell(s) in doubt")]
+    return "Why: " + "; ".join(reasons) + "." if reasons else ""

@@ -298,6 +298,7 @@ def store_read(state: MutableMapping[str, Any], player: str, photo: bytes, read:
             crops=getattr(read, "crops", None),
             check=read.check,
             candidates=read.candidates,
+            check_reasons=list(read.check_reasons),
         ),
     )
 

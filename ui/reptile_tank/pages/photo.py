@@ -23,7 +23,7 @@ from ui.kit import night_link
 from ui.navigation import page_path
 from ui.reptile_tank import state as S
 from ui.reptile_tank.backend import get_reader, read_photo_cached, reader_available, sample_photos
-from ui.reptile_tank.journey import escape_markdown
+from ui.reptile_tank.journey import escape_markdown, why_check
 from ui.reptile_tank.page_helpers import PHOTO_TYPES, player_picker_ui, require_game
 
 KEY_CAMERA = "photo_camera"
@@ -285,6 +285,9 @@ def read_ui(player: str, entry, *, width: int | str = "stretch") -> None:
     st.success(
         escape_markdown(f"{player}: read in {entry.read_ms:.0f} ms, {flags} cell(s) to check.")
     )
+    reasons = why_check(entry)
+    if reasons:
+        st.caption(escape_markdown(reasons), help="What the reader could not be sure of.")
     st.image(entry.overlay_jpeg, width=width)
     photo_read = S.read_photo_of(st.session_state, player)
     if photo_read is not None and st.button(

@@ -63,6 +63,7 @@ def board_ui() -> S.TerrariumEntry:
                 read_ms=read.read_ms,
                 check=read.check,
                 candidates=read.candidates,
+                check_reasons=list(read.check_reasons),
             )
             st.session_state[S.SOLO_ENTRY] = entry
         elif read is not None:
