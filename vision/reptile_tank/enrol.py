@@ -669,12 +669,11 @@ def loose_cards(image_rgb: np.ndarray) -> tuple[list[np.ndarray], list[bool]]:
     if not kept:
         return [], []
     if OUTER_EDGES:
-        kept = [
-            (grown, apply_homography(to_view, grown), area)
-            for grown, (_, _, area) in zip(
-                _outer_edges(small, [quad for quad, _, _ in kept]), kept, strict=True
-            )
+        grown_views = [
+            (grown, apply_homography(to_view, grown))
+            for grown in _outer_edges(small, [quad for quad, _, _ in kept])
         ]
+        kept = [(grown, view, quad_area(view)) for grown, view in grown_views]
     height = math.sqrt(typical / CARD_ASPECT)
     middle = apply_homography(to_view, np.array([[small.shape[1] / 2, small.shape[0] / 2]]))[0]
     if len(kept) > 1 and np.all(np.isfinite(middle)):
@@ -1055,8 +1054,9 @@ def _cell_snapper(image_rgb: np.ndarray, cells: list[np.ndarray]):
         return None
 
     def snap(cell: np.ndarray) -> np.ndarray:
-        moved = _snap_to_table(lab, cell * factor, table)
-        return cell if moved is cell * factor or np.allclose(moved, cell * factor) else moved / factor
+        scaled = cell * factor
+        moved = _snap_to_table(lab, scaled, table)
+        return cell if moved is scaled else moved / factor
 
     return snap
 
