@@ -393,6 +393,23 @@ def with_close_calls(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfi
     )
 
 
+def weak_match_cells(reads, floor: float) -> np.ndarray:
+    """(rows, cols) bool: the cells read as a face they match by less than ``floor`` (cosine to
+    the face's nearest prototype; ``reads``: :class:`CellReads`)."""
+    return np.array(
+        [[cell.label != EMPTY and cell.score < floor for cell in row] for row in reads.cells],
+        bool,
+    ).reshape(len(reads.cells), -1)
+
+
+def with_weak_matches(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfidence:
+    """``confidence`` with the weak matches (``cells``, :func:`weak_match_cells`) flagged too."""
+    cells = np.asarray(cells, bool)
+    return _also_flagged(
+        confidence, cells, f"{int(cells.sum())} card(s) like no face enough to be sure (covered?)"
+    )
+
+
 #: A cell is close to a face enrolled unsure (:attr:`vision.reptile_tank.gallery.DeckPack.unsure`)
 #: when that face scores within this of the cell's read (cosine units): the card a thumb lay
 #: over at enrolment matches its own face badly and is read as a look-alike by a margin of

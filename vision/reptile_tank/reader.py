@@ -37,9 +37,11 @@ from vision.reptile_tank.confidence import (
     cell_width_px,
     close_call_cells,
     unsure_face_cells,
+    weak_match_cells,
     with_close_calls,
     with_hidden,
     with_unsure_faces,
+    with_weak_matches,
 )
 from vision.reptile_tank.coverage import (
     FaceColours,
@@ -73,6 +75,13 @@ CARD_MATCH = 0.8
 #: deck keeps 0.8: there the grid doubt it raises was also the only flag on 7 wrong cells of
 #: packs with a bad face (BENCHMARKS.md, issue 28, "The card-match threshold").
 STAND_IN_CARD_MATCH = 0.7
+#: A card read as a face scoring this much under the card match (cosine units) looks like no
+#: face well enough to be trusted, whatever the calibrated model says (a thumb over most of its
+#: art, a glare: the hidden-card check misses some). On 14 development packs of look-alike
+#: decks (files and one-photo packs, stop 43), of the face reads the model left unflagged 25 of
+#: 1,052 right ones and 5 of 13 wrong ones scored under 0.75; the acceptance renderer's sample
+#: (``real_03``) has a card under a thumb read at 0.64 as another face, unflagged.
+WEAK_MATCH_BELOW = 0.05
 #: A grid hypothesis whose cells explain fewer cards than this is no terrarium.
 MIN_CARDS = 3
 #: A read whose cells include more than this many that look like neither a face (upright or
@@ -302,6 +311,10 @@ class TerrariumReader:
         #: judged (:func:`explain_cells`): :data:`CARD_MATCH` for an enrolled deck,
         #: :data:`STAND_IN_CARD_MATCH` for the bundled stand-in deck.
         self.card_match = CARD_MATCH if self.pack is not None else STAND_IN_CARD_MATCH
+        #: A card read as a face it matches by less than this is marked to check
+        #: (:func:`vision.reptile_tank.confidence.weak_match_cells`): the card match less
+        #: :data:`WEAK_MATCH_BELOW`.
+        self.weak_match = self.card_match - WEAK_MATCH_BELOW
 
     def face_colours(self) -> dict[str, FaceColours]:
         """The deck's faces (the pack's, or the stand-in deck drawn once, small) in the form
@@ -446,6 +459,7 @@ class TerrariumReader:
         hidden |= washed_out_cells(crops)
         confidence = with_hidden(confidence, hidden)
         confidence = with_close_calls(confidence, close_call_cells(reads))
+        confidence = with_weak_matches(confidence, weak_match_cells(reads, self.weak_match))
         if self.pack is not None and self.pack.unsure:
             close = unsure_face_cells(reads, self.pack.unsure)
             confidence = with_unsure_faces(confidence, close, self.pack.unsure)

@@ -237,3 +237,15 @@ def test_two_faces_too_close_to_tell_apart_are_a_close_call_whatever_the_model_s
     ]
     reads = CellReads(rows, ("rosy_boa",), np.zeros((1, 5, 1)), np.zeros((1, 5, 1, 4)))
     assert close_call_cells(reads).tolist() == [[True, False, False, False, True]]
+
+
+def test_a_card_that_matches_its_face_weakly_is_marked_to_check():
+    from vision.reptile_tank.classifier import CellRead, CellReads
+    from vision.reptile_tank.confidence import weak_match_cells
+
+    def cell(label, score):
+        return CellRead(label, 0, 0.3, score, ((label, score), ("rock", score - 0.3)))
+
+    rows = [[cell("dubia_roach", 0.64), cell("dubia_roach", 0.9), cell("empty", 0.5)]]
+    reads = CellReads(rows, ("dubia_roach",), np.zeros((1, 3, 1)), np.zeros((1, 3, 1, 4)))
+    assert weak_match_cells(reads, 0.75).tolist() == [[True, False, False]]
