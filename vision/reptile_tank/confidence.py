@@ -367,46 +367,43 @@ def _also_flagged(confidence: ReadConfidence, cells: np.ndarray, reason: str) ->
 CLOSE_CALL = 0.03
 
 
+def _cells_where(reads, test) -> np.ndarray:
+    """(rows, cols) bool: ``test(cell)`` for every cell of ``reads`` (:class:`CellReads`)."""
+    return np.array([[bool(test(cell)) for cell in row] for row in reads.cells], bool).reshape(
+        len(reads.cells), -1
+    )
+
+
 def close_call_cells(reads) -> np.ndarray:
     """(rows, cols) bool: the cells read as a face whose runner-up is another face within
     :data:`CLOSE_CALL` (``reads``: :class:`CellReads`)."""
-    return np.array(
-        [
-            [
-                cell.label != EMPTY
-                and cell.confidence < CLOSE_CALL
-                and len(cell.top) > 1
-                and cell.top[1][0] != EMPTY
-                for cell in row
-            ]
-            for row in reads.cells
-        ],
-        bool,
-    ).reshape(len(reads.cells), -1)
-
-
-def with_close_calls(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfidence:
-    """``confidence`` with the close calls (``cells``, :func:`close_call_cells`) flagged too."""
-    cells = np.asarray(cells, bool)
-    return _also_flagged(
-        confidence, cells, f"{int(cells.sum())} card(s) between two faces too close to tell apart"
+    return _cells_where(
+        reads,
+        lambda cell: (
+            cell.label != EMPTY
+            and cell.confidence < CLOSE_CALL
+            and len(cell.top) > 1
+            and cell.top[1][0] != EMPTY
+        ),
     )
 
 
 def weak_match_cells(reads, floor: float) -> np.ndarray:
     """(rows, cols) bool: the cells read as a face they match by less than ``floor`` (cosine to
     the face's nearest prototype; ``reads``: :class:`CellReads`)."""
-    return np.array(
-        [[cell.label != EMPTY and cell.score < floor for cell in row] for row in reads.cells],
-        bool,
-    ).reshape(len(reads.cells), -1)
+    return _cells_where(reads, lambda cell: cell.label != EMPTY and cell.score < floor)
 
 
-def with_weak_matches(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfidence:
-    """``confidence`` with the weak matches (``cells``, :func:`weak_match_cells`) flagged too."""
-    cells = np.asarray(cells, bool)
+def with_doubtful_reads(confidence: ReadConfidence, reads, weak_floor: float) -> ReadConfidence:
+    """``confidence`` with the close calls (:func:`close_call_cells`) and the weak matches
+    (:func:`weak_match_cells` under ``weak_floor``) of ``reads`` flagged too, each reason said."""
+    close = close_call_cells(reads)
+    confidence = _also_flagged(
+        confidence, close, f"{int(close.sum())} card(s) between two faces too close to tell apart"
+    )
+    weak = weak_match_cells(reads, weak_floor)
     return _also_flagged(
-        confidence, cells, f"{int(cells.sum())} card(s) like no face enough to be sure (covered?)"
+        confidence, weak, f"{int(weak.sum())} card(s) like no face enough to be sure (covered?)"
     )
 
 
@@ -425,17 +422,16 @@ def unsure_face_cells(reads, unsure) -> np.ndarray:
     """(rows, cols) bool: the cells read as a face enrolled unsure, or with such a face within
     :data:`UNSURE_FACE_MARGIN` of the read (``reads``: :class:`CellReads`)."""
     unsure = set(unsure)
-    cells = reads.cells
-    out = np.zeros((len(cells), len(cells[0]) if cells else 0), bool)
-    if not unsure:
-        return out
-    for r, row in enumerate(cells):
-        for c, cell in enumerate(row):
-            out[r, c] = cell.label in unsure or any(
+    return _cells_where(
+        reads,
+        lambda cell: (
+            cell.label in unsure
+            or any(
                 label in unsure and label != cell.label and score >= cell.score - UNSURE_FACE_MARGIN
                 for label, score in cell.top
             )
-    return out
+        ),
+    )
 
 
 def with_unsure_faces(confidence: ReadConfidence, cells: np.ndarray, faces) -> ReadConfidence:

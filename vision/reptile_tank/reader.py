@@ -35,13 +35,10 @@ from vision.reptile_tank.confidence import (
     ReadConfidence,
     assess,
     cell_width_px,
-    close_call_cells,
     unsure_face_cells,
-    weak_match_cells,
-    with_close_calls,
+    with_doubtful_reads,
     with_hidden,
     with_unsure_faces,
-    with_weak_matches,
 )
 from vision.reptile_tank.coverage import (
     FaceColours,
@@ -458,8 +455,7 @@ class TerrariumReader:
         hidden = hidden_on_board(crops, reads.rows(), self.face_colours())[0]
         hidden |= washed_out_cells(crops)
         confidence = with_hidden(confidence, hidden)
-        confidence = with_close_calls(confidence, close_call_cells(reads))
-        confidence = with_weak_matches(confidence, weak_match_cells(reads, self.weak_match))
+        confidence = with_doubtful_reads(confidence, reads, self.weak_match)
         if self.pack is not None and self.pack.unsure:
             close = unsure_face_cells(reads, self.pack.unsure)
             confidence = with_unsure_faces(confidence, close, self.pack.unsure)
