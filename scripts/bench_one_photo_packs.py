@@ -1,0 +1,138 @@
+"""One-photo packs on many decks: each deck enrolled from one layout photo, its boards read.
+
+For every deck seed and layout photo: the documented layout photographed at a game night (as
+``scripts/bench_enrol.py`` renders it: real table, tilt 0-45 degrees, up to 4032 x 3024), cut by
+:func:`vision.reptile_tank.enrol.layout_cards` and enrolled as ``reptile-tank enroll
+--from-layout`` does (the faces it names unsure kept in the pack); then the deck's game-night
+boards (``bench_enrol.board_photos``, the frozen hard set's conditions) read with that pack,
+the re-ranker off (as ``bench_enrol.py``'s plain rows). ``--files`` also reads the boards with
+each deck's files pack (one clean image per face). Per pack and in total: boards found, fully
+right, wrong cells, SILENT wrong cells (wrong and neither checked nor under grid doubt), boards
+whose grid is in doubt, right cells checked.
+
+Usage::
+
+    python scripts/bench_one_photo_packs.py [--decks 2811,4001,5511,6601,7301] [--layouts 2]
+        [--boards 10] [--files] [--json]
+
+Development seeds only: the acceptance decks are not in the project.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import bench_enrol as be  # noqa: E402
+
+from scoring.reptile_tank.cards import FACE_LABELS  # noqa: E402
+
+LAID_OUT = {"fill": (0.7, 0.95), "tilt_deg": (0.0, 45.0), "distractors": False, "real_table": True}
+
+
+def read_pack(pack: Path, boards) -> dict:
+    """Boards read with ``pack`` (the re-ranker off): the per-pack counts."""
+    from vision.errors import GridNotFoundError
+    from vision.reptile_tank.reader import TerrariumReader
+
+    reader = TerrariumReader(pack=str(pack))
+    reader.rerank = False
+    out = dict.fromkeys(("found", "fully_right", "wrong", "silent", "doubt"), 0)
+    right = right_checked = 0
+    for data, rows in boards:
+        try:
+            read = reader.read(data)
+        except GridNotFoundError:
+            continue
+        out["found"] += 1
+        check = np.asarray(read.check, bool)
+        doubt = bool(read.grid_doubt)
+        out["doubt"] += int(doubt)
+        board_wrong = 0
+        for r, row in enumerate(rows):
+            for c, label in enumerate(row):
+                if read.rows[r][c] != label:
+                    board_wrong += 1
+                    out["silent"] += int(not (check[r, c] or doubt))
+                else:
+                    right += 1
+                    right_checked += int(check[r, c])
+        out["wrong"] += board_wrong
+        out["fully_right"] += int(board_wrong == 0)
+    out["right_checked"] = round(right_checked / max(right, 1), 4)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--decks", default="2811,4001,5511,6601,7301", help="deck seeds")
+    parser.add_argument("--layouts", type=int, default=2, help="layout photos per deck")
+    parser.add_argument("--boards", type=int, default=10, help="boards per deck")
+    parser.add_argument("--files", action="store_true", help="also each deck's files pack")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+
+    from vision.reptile_tank.enrol import documented_rows, layout_cards, unsure_faces
+    from vision.reptile_tank.lookalike import family_deck
+
+    size = (4032, 3024)
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for seed in (int(s) for s in args.decks.split(",")):
+            deck = family_deck(np.random.default_rng(seed), px_per_mm=6.0)
+            boards = be.board_photos(deck, seed, args.boards, size, True)
+            if args.files:
+                faces = {label: deck[label] for label in FACE_LABELS}
+                pack = be.build(tmp / f"files-{seed}", faces)
+                rows.append({"deck": seed, "pack": "files", **read_pack(pack, boards)})
+            for k in range(args.layouts):
+                data, truth = be.upright_scene_truth(
+                    seed + 10 * k + 1, deck, documented_rows(), max_size=size, **LAID_OUT
+                )
+                row = {"deck": seed, "pack": f"layout {k}", "covered": be.covered_faces(truth)}
+                try:
+                    laid = layout_cards(be.load(data))
+                    faces = laid.in_enrolment_order()
+                except Exception as error:  # noqa: BLE001 - a refusal is a result
+                    rows.append({**row, "refused": str(error)})
+                    continue
+                unsure = unsure_faces([laid]) if laid.documented_layout else []
+                pack = be.build(tmp / f"layout-{seed}-{k}", faces, unsure=unsure)
+                rows.append({**row, "unsure": unsure, **read_pack(pack, boards)})
+    totals = {}
+    for kind in ("layout", "files"):
+        mine = [r for r in rows if r["pack"].startswith(kind) and "refused" not in r]
+        if mine:
+            totals[kind] = {
+                key: sum(r[key] for r in mine)
+                for key in ("found", "fully_right", "wrong", "silent", "doubt")
+            }
+            totals[kind]["right_checked_mean"] = round(
+                float(np.mean([r["right_checked"] for r in mine])), 4
+            )
+            totals[kind]["packs"] = len(mine)
+    if args.json:
+        print(json.dumps({"packs": rows, "totals": totals}, indent=2))
+    else:
+        for row in rows:
+            print(json.dumps(row))
+        for kind, total in totals.items():
+            print(kind, json.dumps(total))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
