@@ -20,6 +20,7 @@ from vision.card_outline import largest_card_quad
 from vision.geometry import (
     apply_homography,
     is_convex_quad,
+    lines_meet,
     order_quad_clockwise,
     quad_area,
 )
@@ -444,14 +445,9 @@ def _to_outer_edge(lab: np.ndarray, quad: np.ndarray, table: np.ndarray) -> np.n
     lines = [
         (quad[k] + moves[k] * _outward(quad, k), quad[(k + 1) % 4] - quad[k]) for k in range(4)
     ]
-    grown = []
-    for k in range(4):
-        (p, d), (q, e) = lines[k - 1], lines[k]  # the sides meeting at corner k
-        matrix = np.array([d, -e]).T
-        if abs(np.linalg.det(matrix)) < 1e-9:
-            return quad
-        s, _ = np.linalg.solve(matrix, q - p)
-        grown.append(p + s * d)
+    grown = [lines_meet(lines[k - 1], lines[k]) for k in range(4)]  # the sides at corner k
+    if any(corner is None for corner in grown):
+        return quad
     return np.array(grown, np.float64)
 
 
@@ -579,12 +575,12 @@ def _table_colour(lab: np.ndarray, quads: list[np.ndarray]) -> np.ndarray | None
     return np.median(lab[ring], axis=0)
 
 
-def _outer_edges(small_rgb: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
-    """Every outline (clockwise, ``small_rgb``'s pixels) grown to its card's outer edge
-    (:func:`_to_outer_edge`), the table's colour taken as the median of a ring round every card."""
+def _outer_edges(lab: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Every outline (clockwise, in the pixels of ``lab``, a CIE L*a*b* copy with L* 0..100)
+    grown to its card's outer edge (:func:`_to_outer_edge`), the table's colour taken as the
+    median of a ring round every card."""
     if not quads:
         return quads
-    lab = cv2.cvtColor(small_rgb.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
     table = _table_colour(lab, quads)
     if table is None:
         return quads
@@ -671,7 +667,7 @@ def loose_cards(image_rgb: np.ndarray) -> tuple[list[np.ndarray], list[bool]]:
     if OUTER_EDGES:
         grown_views = [
             (grown, apply_homography(to_view, grown))
-            for grown in _outer_edges(small, [quad for quad, _, _ in kept])
+            for grown in _outer_edges(lab, [quad for quad, _, _ in kept])
         ]
         kept = [(grown, view, quad_area(view)) for grown, view in grown_views]
     height = math.sqrt(typical / CARD_ASPECT)
