@@ -161,14 +161,17 @@ def _face_patches(face: np.ndarray) -> tuple[tuple[np.ndarray, ...], np.ndarray]
         for a, b in _patch_spans(h, TILES[0], PATCH_REACH)
         for c, d in _patch_spans(w, TILES[1], PATCH_REACH)
     ]
-    warm = [_skin_tone(part, SKIN_MIN_SATURATION, 1.0).mean() >= FACE_SKIN_MAX for part in parts]
+    warm = [skin_tone(part, SKIN_MIN_SATURATION, 1.0).mean() >= FACE_SKIN_MAX for part in parts]
     return tuple(_used_bins(part) for part in parts), np.array(warm)
 
 
 def face_colours(face: np.ndarray) -> FaceColours:
     """Prepare one upright face image (H, W, 3) uint8 RGB for :func:`hidden_shares`."""
     pixels = _small(face, 0.0).reshape(-1, 3)
-    low, high = np.percentile(pixels, RANGE, axis=0)
+    # the percentiles of the face as a crop is measured (inset: the crop's border is left
+    # out); those of the whole face hold its outer frame, and a crop's colours matched onto
+    # them were shifted off the face's own (a clean card's pixels 80 % foreign, stop 44)
+    low, high = np.percentile(_small(face, INSET).reshape(-1, 3), RANGE, axis=0)
     patched = _small(face, INSET, PATCH_SIZE)
     patch_low, patch_high = np.percentile(patched.reshape(-1, 3), RANGE, axis=0)
     (upright, upright_warm), (turned, turned_warm) = (
@@ -193,7 +196,7 @@ def _matched(pixels: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarra
     return np.clip((pixels - own_low) * gain + low, 0, 255)
 
 
-def _skin_tone(
+def skin_tone(
     pixels: np.ndarray, min_saturation: float, max_saturation: float = 0.7
 ) -> np.ndarray:
     """(N,) bool: which of (N, 3) RGB pixels have a skin tone (warm hue, some saturation)."""
@@ -209,7 +212,7 @@ def _patch_shares(crop: np.ndarray, face: FaceColours) -> tuple[float, float]:
     pixels = _small(crop, INSET, PATCH_SIZE)
     h, w = pixels.shape[:2]
     q = _bins(_matched(pixels, face.patch_low, face.patch_high))
-    skin = _skin_tone(pixels.reshape(-1, 3), SKIN_MIN_SATURATION).reshape(h, w)
+    skin = skin_tone(pixels.reshape(-1, 3), SKIN_MIN_SATURATION).reshape(h, w)
     cells = [
         (rows, cols)
         for rows in _patch_spans(h, TILES[0], 0.0)

@@ -219,3 +219,15 @@ def test_the_patch_limit_is_the_boards_typical_card_plus_a_margin() -> None:
     odd[1, 1] = 0.3 + coverage.PATCH_MARGIN + 0.01
     zeros = np.zeros((4, 5))
     assert np.argwhere(hidden_cells(zeros, zeros, faces, odd)).tolist() == [[1, 1]]
+
+
+def test_a_clean_hazy_crop_of_a_framed_face_is_not_foreign() -> None:
+    """The face's colour range is measured where a crop is (inside its border): a face with a
+    dark outer frame, seen through a sleeve's haze and cut inside the frame, keeps its colours
+    (measured on the whole face, the frame shifted the matched colours: half the card foreign)."""
+    face = np.full((352, 252, 3), 30, np.uint8)
+    face[16:-16, 12:-12] = (200, 200, 190)
+    face[16:176, 12:-12] = (60, 150, 170)
+    face[200:260, 60:190] = (170, 40, 40)
+    hazy = np.clip(face.astype(np.float32) * 0.55 + 90, 0, 255).astype(np.uint8)
+    assert coverage.foreign_share(hazy, face_colours(face)) < 0.1
