@@ -197,12 +197,16 @@ def _matched(pixels: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarra
 
 
 def skin_tone(
-    pixels: np.ndarray, min_saturation: float, max_saturation: float = 0.7
+    pixels: np.ndarray,
+    min_saturation: float,
+    max_saturation: float = 0.7,
+    hue_from: float = 340.0,
 ) -> np.ndarray:
-    """(N,) bool: which of (N, 3) RGB pixels have a skin tone (warm hue, some saturation)."""
+    """(N,) bool: which of (N, 3) RGB pixels have a skin tone (warm hue: from ``hue_from``
+    degrees round to 40; some saturation)."""
     hsv = cv2.cvtColor(pixels.astype(np.uint8)[None], cv2.COLOR_RGB2HSV)[0].astype(np.float32)
     hue, sat, val = hsv[:, 0] * 2.0, hsv[:, 1] / 255.0, hsv[:, 2] / 255.0
-    warm = (hue < 40) | (hue > 340)
+    warm = (hue < 40) | (hue > hue_from)
     return warm & (sat > min_saturation) & (sat <= max_saturation) & (val > 0.25)
 
 

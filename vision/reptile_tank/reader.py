@@ -32,6 +32,7 @@ from vision.reptile_tank.classifier import (
     classify_cells,
 )
 from vision.reptile_tank.confidence import (
+    UNSURE_FACE_MARGIN,
     ReadConfidence,
     assess,
     cell_width_px,
@@ -292,6 +293,7 @@ class TerrariumReader:
         width, height = self.embedder.input_size
         self.cell_size = (width * RECTIFY_OVERSAMPLE, height * RECTIFY_OVERSAMPLE)
         self._faces: dict[str, FaceColours] | None = None
+        self._covered_look = None
         #: Re-rank close calls between faces by local features against the enrolled faces
         #: (:func:`vision.reptile_tank.classifier.rerank_read`, issue 28 item 2): on for a
         #: player's enrolled deck, whose printing the embedder never saw; off for the bundled
@@ -312,6 +314,20 @@ class TerrariumReader:
         #: (:func:`vision.reptile_tank.confidence.weak_match_cells`): the card match less
         #: :data:`WEAK_MATCH_BELOW`.
         self.weak_match = self.card_match - WEAK_MATCH_BELOW
+
+    def covered_face_look(self):
+        """The second look at cards near a face enrolled under a hand
+        (:class:`vision.reptile_tank.covered_face.CoveredFaceLook`), built once; None without
+        an enrolled deck."""
+        if self.pack is None:
+            return None
+        if self._covered_look is None:
+            from vision.reptile_tank.covered_face import CoveredFaceLook
+
+            self._covered_look = CoveredFaceLook(
+                self.embedder, self.pack.faces, self.pack.unsure, UNSURE_FACE_MARGIN
+            )
+        return self._covered_look
 
     def face_colours(self) -> dict[str, FaceColours]:
         """The deck's faces (the pack's, or the stand-in deck drawn once, small) in the form
@@ -444,6 +460,8 @@ class TerrariumReader:
             reads = turn_reads(reads)
             crops = turn_crops(crops)
             fit = fit.rotated_180()
+        if self.pack is not None and self.pack.unsure and self.covered_face_look():
+            reads = self.covered_face_look().relook(reads, crops)[0]
         confidence = assess(
             reads,
             cell_px=cell_width_px(fit.corners, crops.shape[1]),

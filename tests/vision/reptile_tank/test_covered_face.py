@@ -1,0 +1,100 @@
+"""Issue 28 items 1, 2: cards near a face enrolled under a thumb are decided again on what the
+thumb left visible (vision/reptile_tank/covered_face.py)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.embedder import CardEmbedder
+from vision.reptile_tank.classifier import READER_MODEL, CellRead, CellReads
+from vision.reptile_tank.confidence import UNSURE_FACE_MARGIN
+from vision.reptile_tank.covered_face import CoveredFaceLook, hand_mask
+from vision.reptile_tank.gallery import to_face_size
+from vision.reptile_tank.synth.deck import stand_in_deck
+
+THUMB = (205, 140, 115)
+
+
+@pytest.fixture(scope="module")
+def deck():
+    return {label: to_face_size(face) for label, face in stand_in_deck(px_per_mm=4.0).items()}
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return CardEmbedder(READER_MODEL)
+
+
+def _thumbed(face: np.ndarray) -> np.ndarray:
+    """A blurred thumb coming in from the face's left edge over about a quarter of it."""
+    out = face.copy()
+    h, w = out.shape[:2]
+    thumb = np.zeros((h, w), np.uint8)
+    cv2.ellipse(
+        thumb, (int(0.12 * w), int(0.45 * h)), (int(0.42 * w), int(0.17 * h)), 0, 0, 360, 1, -1
+    )
+    soft = cv2.GaussianBlur(thumb.astype(np.float32), (0, 0), 4.0)[..., None]
+    return np.clip(out * (1 - soft) + np.array(THUMB, np.float32) * soft, 0, 255).astype(np.uint8)
+
+
+def test_the_thumb_over_an_enrolled_face_is_found(deck) -> None:
+    face = deck["corn_snake"]
+    mask = hand_mask(_thumbed(face))
+    assert mask is not None
+    thumb = np.abs(_thumbed(face).astype(int) - face.astype(int)).sum(axis=2) > 60
+    assert mask[thumb].mean() > 0.9  # the thumb is covered
+    assert mask.mean() < 0.45  # and not the whole card
+
+
+@pytest.mark.parametrize("label", ["corn_snake", "rosy_boa", "rock", "water", "golden_pothos"])
+def test_a_clean_face_has_no_hand(deck, label: str) -> None:
+    assert hand_mask(deck[label]) is None
+
+
+def _one_cell(label: str, top: tuple[tuple[str, float], ...]) -> CellReads:
+    score = dict(top)[label]
+    cell = CellRead(label, 0, score - max(s for lab, s in top if lab != label), score, top)
+    return CellReads(
+        [[cell]],
+        tuple(lab for lab, _ in top),
+        np.zeros((1, 1, len(top))),
+        np.zeros((1, 1, len(top), 4)),
+    )
+
+
+def test_a_card_read_as_a_look_alike_of_its_thumbed_face_is_read_again(deck, embedder) -> None:
+    faces = dict(deck)
+    faces["corn_snake"] = _thumbed(deck["corn_snake"])
+    look = CoveredFaceLook(embedder, faces, ["corn_snake"], UNSURE_FACE_MARGIN)
+    assert look
+    crop = deck["corn_snake"][None, None]  # the clean card on the board
+    reads = _one_cell("rosy_boa", (("rosy_boa", 0.82), ("corn_snake", 0.74), ("empty", 0.2)))
+    out, changed = look.relook(reads, crop)
+    assert changed == 1 and out.cells[0][0].label == "corn_snake"
+    assert out.cells[0][0].top[0][0] == "corn_snake" and out.cells[0][0].confidence < 0
+
+
+def test_the_look_alike_itself_keeps_its_read(deck, embedder) -> None:
+    faces = dict(deck)
+    faces["corn_snake"] = _thumbed(deck["corn_snake"])
+    look = CoveredFaceLook(embedder, faces, ["corn_snake"], UNSURE_FACE_MARGIN)
+    crop = deck["rosy_boa"][None, None]
+    reads = _one_cell("rosy_boa", (("rosy_boa", 0.9), ("corn_snake", 0.7), ("empty", 0.2)))
+    out, changed = look.relook(reads, crop)
+    assert changed == 0 and out.cells[0][0].label == "rosy_boa"
+
+
+def test_cells_far_from_an_unsure_face_are_not_looked_at(deck, embedder) -> None:
+    faces = dict(deck)
+    faces["corn_snake"] = _thumbed(deck["corn_snake"])
+    look = CoveredFaceLook(embedder, faces, ["corn_snake"], UNSURE_FACE_MARGIN)
+    crop = deck["corn_snake"][None, None]
+    far = 0.9 - UNSURE_FACE_MARGIN - 0.05
+    reads = _one_cell("rosy_boa", (("rosy_boa", 0.9), ("corn_snake", far), ("empty", 0.2)))
+    assert look.relook(reads, crop) == (reads, 0)
+
+
+def test_a_deck_without_a_hand_in_its_unsure_faces_looks_at_nothing(deck, embedder) -> None:
+    assert not CoveredFaceLook(embedder, deck, ["corn_snake"], UNSURE_FACE_MARGIN)
