@@ -9,10 +9,14 @@ wrong cells.
 
 The second look compares like with like: the part of the face the hand covers
 (:func:`hand_mask`) is blanked in the cell's crop and in every enrolled face alike, and the cell
-is embedded again. Between the face enrolled under the hand and the read's other candidate, the
-one the blanked crop is nearer to is taken. Only cells where the unsure face is the read or
-close to it are looked at again (:data:`vision.reptile_tank.confidence.UNSURE_FACE_MARGIN`);
-their reads stay flagged (the face is still unsure), but are right more often.
+is embedded again. Two kinds of cells are looked at again. A cell read as the unsure face, or
+with it close to its read (:data:`vision.reptile_tank.confidence.UNSURE_FACE_MARGIN`): of the
+unsure face and the read's rival, the one the blanked crop is nearer to is taken. A cell that
+matches its read weakly (the reader's weak match) however far the unsure face scores (a thumb
+over a third of the enrolled face can leave its own card matching it at 0.2-0.3, read as any
+face at 0.5): the unsure face is taken only when it is the nearest of every blanked face.
+Their reads stay flagged (the face is still unsure, or the match weak), but are right more
+often.
 
 The hand is found in the enrolled face alone (there is no clean image of it): a region of skin
 tone (:func:`vision.reptile_tank.coverage.skin_tone`, with more saturation than a light card's
@@ -113,13 +117,23 @@ class CoveredFaceLook:
     margin : float
         How close (cosine units) an unsure face must score to a cell's read for the cell to be
         looked at again.
+    weak_below : float
+        A card matching its read by less than this is looked at again too, however far the
+        unsure face scores (a card under a thumb's worth of difference may match no face well:
+        the reader's weak match).
     """
 
     def __init__(
-        self, embedder, faces: Mapping[str, np.ndarray], unsure: Iterable[str], margin: float
+        self,
+        embedder,
+        faces: Mapping[str, np.ndarray],
+        unsure: Iterable[str],
+        margin: float,
+        weak_below: float = -1.0,
     ) -> None:
         self.embedder = embedder
         self.margin = float(margin)
+        self.weak_below = float(weak_below)
         labels = sorted(faces)
         stack = np.stack([to_face_size(np.asarray(faces[label])[..., :3]) for label in labels])
         self.covered: dict[str, _Covered] = {}
@@ -135,23 +149,29 @@ class CoveredFaceLook:
     def __bool__(self) -> bool:
         return bool(self.covered)
 
-    def _candidates(self, cell) -> tuple[str, str] | None:
-        """``(unsure face, its rival)`` for a cell to look at again, or None."""
+    def _candidates(self, cell, scores: Mapping[str, float]) -> tuple[str, str, bool] | None:
+        """``(unsure face, its rival, weak only)`` for a cell to look at again, or None.
+        ``scores``: the cell's best score per label. *Weak only*: the unsure face is not close to
+        the read, but the read matches its face weakly."""
         if cell.label == EMPTY:
             return None
-        scores = dict(cell.top)
         near = [
             label
             for label in self.covered
             if label == cell.label or scores.get(label, -np.inf) >= cell.score - self.margin
         ]
+        if not near and cell.score < self.weak_below:
+            return max(self.covered, key=lambda label: scores.get(label, -np.inf)), cell.label, True
         if not near:
             return None
         unsure = max(near, key=lambda label: (label == cell.label, scores.get(label, -np.inf)))
         if unsure != cell.label:
-            return unsure, cell.label
-        rivals = [label for label, _ in cell.top if label not in (EMPTY, unsure)]
-        return (unsure, rivals[0]) if rivals else None
+            return unsure, cell.label, False
+        rivals = sorted(
+            (label for label in scores if label not in (EMPTY, unsure)),
+            key=lambda label: -scores[label],
+        )
+        return (unsure, rivals[0], False) if rivals else None
 
     def relook(self, reads, crops: np.ndarray):
         """``(reads, changed)``: ``reads`` (:class:`CellReads`) with the cells near an unsure
@@ -160,9 +180,10 @@ class CoveredFaceLook:
         todo = []
         for r, row in enumerate(reads.cells):
             for c, cell in enumerate(row):
-                pair = self._candidates(cell)
+                scores = _cell_scores(reads, r, c)
+                pair = self._candidates(cell, scores)
                 if pair is not None:
-                    todo.append((r, c, *pair))
+                    todo.append((r, c, *pair, scores))
         if not todo:
             return reads, 0
         cells = [row[:] for row in reads.cells]
@@ -170,28 +191,42 @@ class CoveredFaceLook:
         for unsure in {item[2] for item in todo}:
             covered = self.covered[unsure]
             mine = [item for item in todo if item[2] == unsure]
-            batch = np.stack([to_face_size(crops[r, c]) for r, c, _, _ in mine])
+            batch = np.stack([to_face_size(crops[r, c]) for r, c, *_ in mine])
             vectors = self.embedder.embed(blanked(batch, covered.mask))
-            for (r, c, _, rival), vector in zip(mine, vectors, strict=True):
+            for (r, c, _, rival, weak_only, scores), vector in zip(mine, vectors, strict=True):
                 if rival not in covered.embeddings:
                     continue
-                pick = (
-                    unsure
-                    if float(covered.embeddings[unsure] @ vector)
-                    > float(covered.embeddings[rival] @ vector)
-                    else rival
-                )
+                near = {label: float(face @ vector) for label, face in covered.embeddings.items()}
+                if weak_only:
+                    # far from the read: the unsure face must be the nearest of every face
+                    wins = max(near, key=near.get) == unsure
+                else:
+                    wins = near[unsure] > near[rival]
+                pick = unsure if wins else rival
                 if pick != cells[r][c].label:
-                    cells[r][c] = _relabelled(cells[r][c], pick)
+                    cells[r][c] = _relabelled(cells[r][c], pick, scores)
                     changed += 1
         return replace(reads, cells=cells), changed
 
 
-def _relabelled(cell, label: str):
+def _cell_scores(reads, r: int, c: int) -> dict[str, float]:
+    """One cell's best score per label: its ``top`` completed by ``reads.label_scores``."""
+    scores = dict(reads.cells[r][c].top)
+    table = np.asarray(reads.label_scores)
+    if table.ndim == 3 and table.shape[2] == len(reads.labels):
+        for label, score in zip(reads.labels, table[r, c], strict=True):
+            if np.isfinite(score):
+                scores.setdefault(label, float(score))
+    return scores
+
+
+def _relabelled(cell, label: str, scores: Mapping[str, float]):
     """``cell`` read as ``label`` instead: its score that label's, its margin over the best
-    other label (negative when the second look overrode the best guess)."""
-    scores = dict(cell.top)
+    other label (negative when the second look overrode the best guess), ``label`` first in
+    ``top``."""
     score = float(scores.get(label, cell.score))
-    best_other = max((s for lab, s in cell.top if lab != label), default=-1.0)
+    best_other = max((s for lab, s in scores.items() if lab != label), default=-1.0)
     top = tuple(sorted(cell.top, key=lambda item: item[0] != label))
+    if label not in dict(top):
+        top = ((label, score), *top[:-1]) if top else ((label, score),)
     return replace(cell, label=label, score=score, confidence=score - best_other, top=top)

@@ -325,7 +325,11 @@ class TerrariumReader:
             from vision.reptile_tank.covered_face import CoveredFaceLook
 
             self._covered_look = CoveredFaceLook(
-                self.embedder, self.pack.faces, self.pack.unsure, UNSURE_FACE_MARGIN
+                self.embedder,
+                self.pack.faces,
+                self.pack.unsure,
+                UNSURE_FACE_MARGIN,
+                weak_below=self.weak_match,
             )
         return self._covered_look
 

@@ -98,3 +98,20 @@ def test_cells_far_from_an_unsure_face_are_not_looked_at(deck, embedder) -> None
 
 def test_a_deck_without_a_hand_in_its_unsure_faces_looks_at_nothing(deck, embedder) -> None:
     assert not CoveredFaceLook(embedder, deck, ["corn_snake"], UNSURE_FACE_MARGIN)
+
+
+def test_a_weak_match_far_from_the_thumbed_face_is_read_again_when_it_is_nearest(
+    deck, embedder
+) -> None:
+    faces = dict(deck)
+    faces["corn_snake"] = _thumbed(deck["corn_snake"])
+    look = CoveredFaceLook(embedder, faces, ["corn_snake"], UNSURE_FACE_MARGIN, weak_below=0.75)
+    weak = (("hollow_log", 0.55), ("rock", 0.5), ("corn_snake", 0.15))
+    out, changed = look.relook(_one_cell("hollow_log", weak), deck["corn_snake"][None, None])
+    assert changed == 1 and out.cells[0][0].label == "corn_snake"
+    # a weak match that is not the thumbed card keeps its read
+    out, changed = look.relook(_one_cell("hollow_log", weak), deck["hollow_log"][None, None])
+    assert changed == 0
+    # and without the weak-match rule neither is looked at
+    strict = CoveredFaceLook(embedder, faces, ["corn_snake"], UNSURE_FACE_MARGIN)
+    assert strict.relook(_one_cell("hollow_log", weak), deck["corn_snake"][None, None])[1] == 0
