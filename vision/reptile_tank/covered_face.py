@@ -180,6 +180,8 @@ class CoveredFaceLook:
         todo = []
         for r, row in enumerate(reads.cells):
             for c, cell in enumerate(row):
+                if cell.label == EMPTY:
+                    continue
                 scores = _cell_scores(reads, r, c)
                 pair = self._candidates(cell, scores)
                 if pair is not None:
@@ -188,7 +190,7 @@ class CoveredFaceLook:
             return reads, 0
         cells = [row[:] for row in reads.cells]
         changed = 0
-        for unsure in {item[2] for item in todo}:
+        for unsure in dict.fromkeys(item[2] for item in todo):
             covered = self.covered[unsure]
             mine = [item for item in todo if item[2] == unsure]
             batch = np.stack([to_face_size(crops[r, c]) for r, c, *_ in mine])
@@ -196,12 +198,14 @@ class CoveredFaceLook:
             for (r, c, _, rival, weak_only, scores), vector in zip(mine, vectors, strict=True):
                 if rival not in covered.embeddings:
                     continue
-                near = {label: float(face @ vector) for label, face in covered.embeddings.items()}
+                similarity = {
+                    label: float(face @ vector) for label, face in covered.embeddings.items()
+                }
                 if weak_only:
                     # far from the read: the unsure face must be the nearest of every face
-                    wins = max(near, key=near.get) == unsure
+                    wins = max(similarity, key=similarity.get) == unsure
                 else:
-                    wins = near[unsure] > near[rival]
+                    wins = similarity[unsure] > similarity[rival]
                 pick = unsure if wins else rival
                 if pick != cells[r][c].label:
                     cells[r][c] = _relabelled(cells[r][c], pick, scores)

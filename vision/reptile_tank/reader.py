@@ -464,8 +464,9 @@ class TerrariumReader:
             reads = turn_reads(reads)
             crops = turn_crops(crops)
             fit = fit.rotated_180()
-        if self.pack is not None and self.pack.unsure and self.covered_face_look():
-            reads = self.covered_face_look().relook(reads, crops)[0]
+        look = self.covered_face_look() if self.pack is not None and self.pack.unsure else None
+        if look:
+            reads = look.relook(reads, crops)[0]
         confidence = assess(
             reads,
             cell_px=cell_width_px(fit.corners, crops.shape[1]),
