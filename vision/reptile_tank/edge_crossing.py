@@ -1,0 +1,161 @@
+"""Something lying across a card's edge: a thumb, a hand (issue 28 items 1 and 4).
+
+A card on a table shows an edge all round: its print or border against the table. A thumb or a
+hand over the card runs on past its edge, and there the edge is gone -- the same colour just
+inside and just outside, a colour that is not the table's and could be a hand's. Enrolment asks
+it of every card of a layout photo (a face cut from under a thumb is enrolled *unsure*,
+:func:`vision.reptile_tank.enrol.unsure_faces`); the reader asks it of every card of a board (a
+card a thumb lies over is flagged, whatever it was read as).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+#: The edge check (:func:`crossed_edges`): the card is cut with this margin (a share of its
+#: width and height) around it, at EDGE_CUT_SIZE (width, height of the card itself), and each
+#: side is split into EDGE_SEGMENTS pieces; a piece's band just inside the edge (EDGE_INSIDE, a
+#: share of the card's size from the edge) is compared with its band just outside (EDGE_OUTSIDE).
+EDGE_MARGIN = 0.14
+EDGE_CUT_SIZE = (100, 140)
+EDGE_SEGMENTS = 6
+EDGE_INSIDE = (0.03, 0.09)
+EDGE_OUTSIDE = (0.04, 0.11)
+#: A piece is *bridged* when its inside and outside bands differ by at most EDGE_SAME (CIE
+#: delta E: no edge there) while the outside band differs from the table (the median of every
+#: card's outside bands) by at least EDGE_NOT_TABLE and has a hand's colour (:data:`HAND_LAB`);
+#: a card is crossed from EDGE_MIN_PIECES bridged pieces on. Chosen on development layout
+#: photos of their own seeds (real-table scenes of the documented layout, six look-alike decks
+#: and the stand-in deck, 31 photos cut by the grid, 496 cards, 14 under a thumb): without the
+#: hand's colour, EDGE_SAME 5 found 11 of the 14 and took 3 clean cards for covered, 10 found
+#: all 14 and took 11 (a play mat or a glare outside the card differs from the table's median
+#: as much as a thumb does, and a thumb blurred by being close to the lens keeps a faint edge);
+#: with it, 10 finds all 14 and takes none of those 11. Checked on 20 further layout photos
+#: of other seeds (319 cards, 9 under a thumb): 9 found and 2 clean cards taken, where the
+#: rule without the hand's colour (EDGE_SAME 5) found 8 and took 6 (BENCHMARKS.md, stop 42).
+EDGE_SAME = 10.0
+EDGE_NOT_TABLE = 15.0
+EDGE_MIN_PIECES = 2
+#: A hand's colour in CIE L*a*b*: ``(L* low, L* high, chroma low, chroma high, hue low, hue
+#: high)``, the hue in degrees in the a*b* plane: skin in light and in shade is warm (red to
+#: yellow, -15 to 100 degrees; under a cool or magenta light cast a thumb reads -6 to -8: stop
+#: 43, one development layout whose thumb the -5 of stop 42 missed, and no other card of 51
+#: layout photos changed), of some chroma but not a print's saturated red, neither black nor a
+#: glare's white.
+HAND_LAB = (20.0, 85.0, 8.0, 60.0, -15.0, 100.0)
+
+
+def _hand_coloured(lab: np.ndarray) -> bool:
+    """Whether a CIE L*a*b* colour (L* 0..100) could be a hand's (:data:`HAND_LAB`)."""
+    l_lo, l_hi, c_lo, c_hi, h_lo, h_hi = HAND_LAB
+    chroma = math.hypot(float(lab[1]), float(lab[2]))
+    hue = math.degrees(math.atan2(float(lab[2]), float(lab[1])))
+    return l_lo <= lab[0] <= l_hi and c_lo <= chroma <= c_hi and h_lo <= hue <= h_hi
+
+
+def _edge_bands(width: int, height: int, margin_x: int, margin_y: int):
+    """Per side piece of a card cut with margins, the (inside, outside) band slices."""
+    out = []
+    ia, ib = EDGE_INSIDE
+    oa, ob = EDGE_OUTSIDE
+    for k in range(EDGE_SEGMENTS):
+        n = EDGE_SEGMENTS
+        x = slice(margin_x + k * width // n, margin_x + (k + 1) * width // n)
+        y = slice(margin_y + k * height // n, margin_y + (k + 1) * height // n)
+        i1, i2, o1, o2 = (int(v * height) for v in (ia, ib, oa, ob))
+        top, bottom = margin_y, margin_y + height
+        out.append(((slice(top + i1, top + i2), x), (slice(top - o2, top - o1), x)))
+        out.append(((slice(bottom - i2, bottom - i1), x), (slice(bottom + o1, bottom + o2), x)))
+        i1, i2, o1, o2 = (int(v * width) for v in (ia, ib, oa, ob))
+        left, right = margin_x, margin_x + width
+        out.append(((y, slice(left + i1, left + i2)), (y, slice(left - o2, left - o1))))
+        out.append(((y, slice(right - i2, right - i1)), (y, slice(right + o1, right + o2))))
+    return out
+
+
+def edge_contrasts(
+    image_rgb: np.ndarray, corners: list[np.ndarray]
+) -> list[list[tuple[float, float, bool]]]:
+    """Per card, per judged piece of its edge (:func:`crossed_edges`): the colour difference
+    (CIE delta E) across the edge, of the outside band from the table, and whether the
+    outside band has a hand's colour (:func:`_hand_coloured`)."""
+    if not corners:
+        return []
+    h, w = image_rgb.shape[:2]
+    # which card each photo pixel belongs to (1-based; 0 = none), at a quarter of the size
+    scale = 0.25
+    owners = np.zeros((max(1, int(h * scale)), max(1, int(w * scale))), np.uint8)
+    for k, quad in enumerate(corners):
+        centre = np.asarray(quad, np.float64).mean(axis=0)
+        grown = centre + (np.asarray(quad, np.float64) - centre) * 1.04
+        cv2.fillPoly(owners, [np.round(grown * scale).astype(np.int32)], min(k + 1, 255))
+    cw, ch = EDGE_CUT_SIZE
+    mx, my = int(round(EDGE_MARGIN * cw)), int(round(EDGE_MARGIN * ch))
+    size = (cw + 2 * mx, ch + 2 * my)
+    bands = _edge_bands(cw, ch, mx, my)
+    unit = np.float32([[0, 0], [1, 0], [1, 1], [0, 1]])
+    out_box = np.float32([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
+    grown_unit = np.float32(
+        [[-EDGE_MARGIN, -EDGE_MARGIN], [1 + EDGE_MARGIN, -EDGE_MARGIN],
+         [1 + EDGE_MARGIN, 1 + EDGE_MARGIN], [-EDGE_MARGIN, 1 + EDGE_MARGIN]]
+    )  # fmt: skip
+    pieces = []  # per card: (inside Lab, outside Lab) of each judged piece
+    for k, quad in enumerate(corners):
+        to_photo = cv2.getPerspectiveTransform(unit, np.asarray(quad, np.float32))
+        grown = cv2.perspectiveTransform(grown_unit[None], to_photo)[0]
+        warp = cv2.getPerspectiveTransform(grown, out_box)
+        cut = cv2.warpPerspective(image_rgb, warp, size, flags=cv2.INTER_AREA)
+        small = np.diag([scale, scale, 1.0]) @ np.linalg.inv(warp)
+        owner = cv2.warpPerspective(
+            owners, np.linalg.inv(small), size, flags=cv2.INTER_NEAREST, borderValue=255
+        )
+        lab = cv2.cvtColor(cut, cv2.COLOR_RGB2LAB).astype(np.float32)
+        lab[..., 0] *= 100.0 / 255.0
+        lab[..., 1:] -= 128.0
+        judged = []
+        for inside, outside in bands:
+            who = owner[outside]
+            if who.size == 0 or float(((who != 0) & (who != k + 1)).mean()) > 0.1:
+                continue  # another card, or off the photo
+            judged.append(
+                (
+                    np.median(lab[inside].reshape(-1, 3), axis=0),
+                    np.median(lab[outside].reshape(-1, 3), axis=0),
+                )
+            )
+        pieces.append(judged)
+    outsides = [o for judged in pieces for _, o in judged]
+    if not outsides:
+        return [[] for _ in corners]
+    table = np.median(np.array(outsides), axis=0)
+    return [
+        [
+            (float(np.linalg.norm(i - o)), float(np.linalg.norm(o - table)), _hand_coloured(o))
+            for i, o in judged
+        ]
+        for judged in pieces
+    ]
+
+
+def crossed_edges(image_rgb: np.ndarray, corners: list[np.ndarray]) -> list[bool]:
+    """Per card (corners TL, TR, BR, BL in the photo), whether something lies across its edge.
+
+    A card on a table shows an edge all round: its print or border against the table. A thumb
+    or a hand over the card runs on past its edge, and there the edge is gone -- the same colour
+    just inside and just outside, a colour that is not the table's and could be a hand's (a
+    play mat or a glare beside a card is not: :data:`HAND_LAB`). Pieces whose outside band
+    lies on another card or off the photo are not judged (cards side by side in a grid: only the
+    layout's outer edges, where a hand comes in, are).
+    """
+    return [
+        sum(
+            1
+            for same, table, hand in judged
+            if same <= EDGE_SAME and table >= EDGE_NOT_TABLE and hand
+        )
+        >= EDGE_MIN_PIECES
+        for judged in edge_contrasts(image_rgb, corners)
+    ]
