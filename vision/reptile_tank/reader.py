@@ -47,6 +47,7 @@ from vision.reptile_tank.coverage import (
     hidden_on_board,
     washed_out_cells,
 )
+from vision.reptile_tank.edge_crossing import hands_over_board
 from vision.reptile_tank.gallery import DeckPack, Gallery, load_gallery
 from vision.reptile_tank.grid import (
     GridFit,
@@ -155,7 +156,9 @@ class BoardRead:
         Which cells to check and why the read needs a check (:mod:`vision.reptile_tank.confidence`).
     hidden : (rows, cols) bool, optional
         Cells whose crop does not look like the face they were read as (a thumb, glare over
-        most of the card; :mod:`vision.reptile_tank.coverage`); they are also in ``check``.
+        most of the card; :mod:`vision.reptile_tank.coverage`) or with something across their
+        edge (a thumb: :func:`vision.reptile_tank.edge_crossing.hands_over_board`); they are
+        also in ``check``.
     """
 
     rows: list[list[str]]
@@ -477,6 +480,7 @@ class TerrariumReader:
         )
         hidden = hidden_on_board(crops, reads.rows(), self.face_colours())[0]
         hidden |= washed_out_cells(crops)
+        hidden |= hands_over_board(rgb, fit.cell_quads, reads.rows())
         confidence = with_hidden(confidence, hidden)
         confidence = with_doubtful_reads(confidence, reads, self.weak_match)
         if self.pack is not None and self.pack.unsure:
