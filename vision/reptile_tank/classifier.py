@@ -347,6 +347,9 @@ class LocalFeatureVerifier:
             small = cv2.resize(np.asarray(face), RERANK_SIZE, interpolation=cv2.INTER_AREA)
             self._faces[label] = self._describe(small)
             self._lab[label] = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
+        # per set of faces compared: where they differ, and each face's centred, normalised
+        # channels there (every cell compared with every face asks the same set again)
+        self._telling: dict[frozenset, tuple[np.ndarray, list[str], np.ndarray]] = {}
 
     @property
     def labels(self) -> list[str]:
@@ -417,26 +420,38 @@ class LocalFeatureVerifier:
         w, h = RERANK_SIZE
         aligned = cv2.warpPerspective(crop, best_h, (w, h), borderMode=cv2.BORDER_REPLICATE)
         lab = cv2.cvtColor(aligned, cv2.COLOR_RGB2LAB).astype(np.float32)
-        faces = np.stack([self._lab[c] for c in candidates])  # (K, h, w, 3)
-        inside = _telling_pixels(faces)
-        if inside.sum() < 50:
+        scores = self._correlations(lab, candidates)
+        if scores is None:
             return LocalCheck(embedder_label, embedder_label, {}, True, True)
-        seen = lab[inside]  # (P, 3)
-        scores = {}
-        for label, face in zip(candidates, faces, strict=True):
-            scores[label] = _correlation(seen, face[inside])
         best = max(scores, key=lambda k: scores[k])
         label = embedder_label
         if best != embedder_label:
             # the two settle it where they differ from each other (not where a third does)
-            pair = np.stack([self._lab[best], self._lab[embedder_label]])
-            between = _telling_pixels(pair)
-            if between.sum() >= 50:
-                mine = _correlation(lab[between], self._lab[embedder_label][between])
-                theirs = _correlation(lab[between], self._lab[best][between])
-                if theirs - mine >= RERANK_WIN:
-                    label = best
+            between = self._correlations(lab, [best, embedder_label])
+            if between is not None and between[best] - between[embedder_label] >= RERANK_WIN:
+                label = best
         return LocalCheck(label, embedder_label, scores, True, agree=best == embedder_label)
+
+    def _correlations(self, lab: np.ndarray, labels: list[str]) -> dict[str, float] | None:
+        """Per face of ``labels``, the normalised correlation of the aligned crop (Lab) with it over
+        the pixels where those faces differ (:func:`_telling_pixels`); None when fewer than 50
+        pixels do. The faces' side is worked out once per set of faces."""
+        key = frozenset(labels)
+        if key not in self._telling:
+            order = sorted(key)
+            inside = _telling_pixels(np.stack([self._lab[c] for c in order]))
+            # (3, K, P): per channel, every face's unit vector there (contiguous for the products)
+            units = np.ascontiguousarray(
+                np.stack([_unit_channels(self._lab[c][inside]) for c in order], axis=1)
+            )
+            self._telling[key] = (inside, order, units)
+        inside, order, units = self._telling[key]
+        if inside.sum() < 50:
+            return None
+        seen = _unit_channels(lab[inside])  # (3, P)
+        # per face, the mean over channels of the normalised correlation (a flat channel: 0)
+        per_channel = np.stack([units[k] @ seen[k] for k in range(seen.shape[0])], axis=1)
+        return dict(zip(order, per_channel.mean(axis=1).tolist(), strict=True))
 
 
 def _telling_pixels(faces: np.ndarray) -> np.ndarray:
@@ -447,15 +462,12 @@ def _telling_pixels(faces: np.ndarray) -> np.ndarray:
     return mask.astype(bool)
 
 
-def _correlation(a: np.ndarray, b: np.ndarray) -> float:
-    """Mean over channels of the normalised correlation of two ``(P, C)`` pixel sets (a flat
-    channel -- no variation in one of them -- counts as 0)."""
-    out = []
-    for k in range(a.shape[1]):
-        x, y = a[:, k] - a[:, k].mean(), b[:, k] - b[:, k].mean()
-        denominator = float(np.sqrt((x * x).sum() * (y * y).sum()))
-        out.append(float((x * y).sum()) / denominator if denominator > 1e-6 else 0.0)
-    return float(np.mean(out))
+def _unit_channels(pixels: np.ndarray) -> np.ndarray:
+    """(C, P): a ``(P, C)`` pixel set's channels centred and scaled to unit length (a flat
+    channel, no variation: all zero)."""
+    centred = (pixels - pixels.mean(axis=0)).T.astype(np.float64)
+    length = np.sqrt((centred * centred).sum(axis=1, keepdims=True))
+    return np.where(length > 1e-3, centred / np.maximum(length, 1e-12), 0.0)
 
 
 def close_face_calls(
