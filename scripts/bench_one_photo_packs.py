@@ -13,7 +13,10 @@ whose grid is in doubt, right cells checked.
 Usage::
 
     python scripts/bench_one_photo_packs.py [--decks 2811,4001,5511,6601,7301] [--layouts 2]
-        [--boards 10] [--files] [--json]
+        [--boards 10] [--files] [--no-confirm] [--json]
+
+``--no-confirm`` reads with the reader's confirmation by the print
+(``TerrariumReader.confirm_by_print``) off: the baseline of that step in the same code.
 
 Development seeds only: the acceptance decks are not in the project.
 """
@@ -42,13 +45,16 @@ from scoring.reptile_tank.cards import FACE_LABELS  # noqa: E402
 LAID_OUT = {"fill": (0.7, 0.95), "tilt_deg": (0.0, 45.0), "distractors": False, "real_table": True}
 
 
-def read_pack(pack: Path, boards) -> dict:
-    """Boards read with ``pack`` (the re-ranker off): the per-pack counts."""
+def read_pack(pack: Path, boards, confirm: bool = True) -> dict:
+    """Boards read with ``pack`` (the re-ranker off; ``confirm``: the reader's confirmation by
+    the print on, as shipped): the per-pack counts."""
     from vision.errors import GridNotFoundError
     from vision.reptile_tank.reader import TerrariumReader
 
     reader = TerrariumReader(pack=str(pack))
     reader.rerank = False
+    reader.confirm_by_print = confirm
+    confirm_ms = []
     out = dict.fromkeys(("found", "fully_right", "wrong", "silent", "doubt"), 0)
     right = right_checked = 0
     for data, rows in boards:
@@ -57,6 +63,7 @@ def read_pack(pack: Path, boards) -> dict:
         except GridNotFoundError:
             continue
         out["found"] += 1
+        confirm_ms.append(read.cpu_ms.get("confirm", 0.0))
         check = np.asarray(read.check, bool)
         doubt = bool(read.grid_doubt)
         out["doubt"] += int(doubt)
@@ -72,6 +79,7 @@ def read_pack(pack: Path, boards) -> dict:
         out["wrong"] += board_wrong
         out["fully_right"] += int(board_wrong == 0)
     out["right_checked"] = round(right_checked / max(right, 1), 4)
+    out["confirm_cpu_ms_median"] = round(float(np.median(confirm_ms)), 1) if confirm_ms else 0.0
     return out
 
 
@@ -81,8 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layouts", type=int, default=2, help="layout photos per deck")
     parser.add_argument("--boards", type=int, default=10, help="boards per deck")
     parser.add_argument("--files", action="store_true", help="also each deck's files pack")
+    parser.add_argument(
+        "--no-confirm", action="store_true", help="the reader's confirmation by the print off"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    confirm = not args.no_confirm
 
     from vision.reptile_tank.enrol import documented_rows, layout_cards, unsure_faces
     from vision.reptile_tank.lookalike import family_deck
@@ -97,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.files:
                 faces = {label: deck[label] for label in FACE_LABELS}
                 pack = be.build(tmp / f"files-{seed}", faces)
-                rows.append({"deck": seed, "pack": "files", **read_pack(pack, boards)})
+                rows.append({"deck": seed, "pack": "files", **read_pack(pack, boards, confirm)})
             for k in range(args.layouts):
                 data, truth = be.upright_scene_truth(
                     seed + 10 * k + 1, deck, documented_rows(), max_size=size, **LAID_OUT
@@ -111,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 unsure = unsure_faces([laid]) if laid.documented_layout else []
                 pack = be.build(tmp / f"layout-{seed}-{k}", faces, unsure=unsure)
-                rows.append({**row, "unsure": unsure, **read_pack(pack, boards)})
+                rows.append({**row, "unsure": unsure, **read_pack(pack, boards, confirm)})
     totals = {}
     for kind in ("layout", "files"):
         mine = [r for r in rows if r["pack"].startswith(kind) and "refused" not in r]

@@ -488,6 +488,41 @@ def close_face_calls(
     return out
 
 
+def confirmed_cells(
+    image: np.ndarray, fit, cells: list[list[CellRead]], looked_at: np.ndarray, verifier
+) -> tuple[np.ndarray, dict[tuple[int, int], LocalCheck]]:
+    """Which of the ``looked_at`` cells (rows, cols bool) the fine comparison confirms.
+
+    Each is cut again from ``image`` by ``fit`` at :data:`RERANK_SIZE` and compared with every
+    enrolled face (its close-call candidates of :func:`close_face_calls` first, else the faces
+    among its best labels): a cell is *confirmed* when its own face matches better than every
+    other face by :data:`RERANK_CONFIRM` where the faces differ (:attr:`LocalCheck.confirmed`).
+    Empty cells are never looked at. Returns ``(confirmed, checks)``: the (rows, cols) bool mask
+    and every comparison made, to pass to :func:`rerank_read`.
+    """
+    from vision.reptile_tank.grid import rectify_cells
+
+    looked_at = np.asarray(looked_at, bool)
+    confirmed = np.zeros(looked_at.shape, bool)
+    checks: dict[tuple[int, int], LocalCheck] = {}
+    places = [(r, c) for r, c in zip(*np.nonzero(looked_at), strict=True)
+              if cells[r][c].label != EMPTY]  # fmt: skip
+    if not places:
+        return confirmed, checks
+    calls = close_face_calls(cells)
+    big = rectify_cells(image, fit, cell_size=RERANK_SIZE)
+    for r, c in places:
+        cell = cells[r][c]
+        first = calls.get((int(r), int(c))) or [cell.label] + [
+            label for label, _ in cell.top[:RERANK_TOP] if label not in (EMPTY, cell.label)
+        ]
+        rest = [label for label in verifier.labels if label not in first]
+        result = verifier.check(big[r, c], first + rest, cell.label)
+        checks[(int(r), int(c))] = result
+        confirmed[r, c] = result.label == cell.label and result.confirmed
+    return confirmed, checks
+
+
 @dataclass(frozen=True)
 class RerankSummary:
     """What :func:`rerank_read` did: close calls looked at, labels changed, disagreements
@@ -499,7 +534,13 @@ class RerankSummary:
     unflagged: int = 0
 
 
-def rerank_read(read, verifier: LocalFeatureVerifier, *, unflag: bool = False):
+def rerank_read(
+    read,
+    verifier: LocalFeatureVerifier,
+    *,
+    unflag: bool = False,
+    checks: Mapping[tuple[int, int], LocalCheck] | None = None,
+):
     """A board read with its close calls between faces re-ranked by ``verifier``.
 
     Every cell of :func:`close_face_calls` is cut again from the photo at :data:`RERANK_SIZE`
@@ -511,6 +552,9 @@ def rerank_read(read, verifier: LocalFeatureVerifier, *, unflag: bool = False):
     ----------
     read : vision.reptile_tank.reader.BoardRead
     verifier : LocalFeatureVerifier
+    checks : mapping (row, col) -> LocalCheck, optional
+        Cells already compared (:func:`confirmed_cells`), with the candidates of
+        :func:`close_face_calls` first; they are not compared again.
 
     Returns
     -------
@@ -524,13 +568,16 @@ def rerank_read(read, verifier: LocalFeatureVerifier, *, unflag: bool = False):
     calls = close_face_calls(read.cells)
     if not calls:
         return read, RerankSummary()
-    big = rectify_cells(read.image, read.fit, cell_size=RERANK_SIZE)
+    needed = [cell for cell in calls if cell not in (checks or {})]
+    big = rectify_cells(read.image, read.fit, cell_size=RERANK_SIZE) if needed else None
     rows = [row[:] for row in read.rows]
     check = np.asarray(read.check, bool).copy()
     changed = disagree = unflagged = 0
     for (r, c), candidates in calls.items():
-        rest = [label for label in verifier.labels if label not in candidates]
-        result = verifier.check(big[r, c], candidates + rest, rows[r][c])
+        result = (checks or {}).get((r, c))
+        if result is None:
+            rest = [label for label in verifier.labels if label not in candidates]
+            result = verifier.check(big[r, c], candidates + rest, rows[r][c])
         changed += int(result.label != rows[r][c])
         rows[r][c] = result.label
         if not result.agree:

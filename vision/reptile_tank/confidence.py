@@ -46,6 +46,8 @@ FEATURES = (
 )
 #: The features measured on a cell alone; the rest are derived by :func:`board_features`.
 CELL_FEATURES = 7
+#: The reason said when the model's parameters do not fit this embedder (every cell flagged).
+NO_CALIBRATION = "no confidence calibration for this model"
 #: A margin under this counts as a close call for ``low_margin_share``.
 CLOSE_MARGIN = 0.1
 
@@ -320,7 +322,7 @@ def assess(
     else:
         p_wrong = np.full(features.shape[:2], 0.5)
         check = np.ones(features.shape[:2], bool)
-        reasons.append("no confidence calibration for this model")
+        reasons.append(NO_CALIBRATION)
     if check.any():
         reasons.append(f"{int(check.sum())} cell(s) in doubt")
     elif read_in_doubt:
@@ -359,6 +361,21 @@ def _also_flagged(confidence: ReadConfidence, cells: np.ndarray, reason: str) ->
     return replace(confidence, check=check, needs_check=True, reasons=tuple(reasons))
 
 
+def without_confirmed(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfidence:
+    """``confidence`` with the calibrated model's flags lifted from ``cells``: cards whose own
+    face the fine comparison with every enrolled face confirms clearly
+    (:func:`vision.reptile_tank.classifier.confirmed_cells`; the reader looks only at cells no
+    thumb, glare or face enrolled unsure is behind). The read-level doubt stays as it was."""
+    cells = np.asarray(cells, bool)
+    if not (cells & confidence.check).any() or NO_CALIBRATION in confidence.reasons:
+        return confidence
+    check = confidence.check & ~cells
+    reasons = [r for r in confidence.reasons if not r.endswith("cell(s) in doubt")]
+    if check.any():
+        reasons.insert(0, f"{int(check.sum())} cell(s) in doubt")
+    return replace(confidence, check=check, needs_check=bool(reasons), reasons=tuple(reasons))
+
+
 #: A card read as one face with another face within this (cosine units, or a deck fact
 #: overriding its best guess) is a close call whatever the calibrated model says: the reader
 #: cannot tell the two apart. On 14 development packs' boards (files and one-photo packs of
@@ -394,14 +411,18 @@ def weak_match_cells(reads, floor: float) -> np.ndarray:
     return _cells_where(reads, lambda cell: cell.label != EMPTY and cell.score < floor)
 
 
-def with_doubtful_reads(confidence: ReadConfidence, reads, weak_floor: float) -> ReadConfidence:
+def with_doubtful_reads(
+    confidence: ReadConfidence, reads, weak_floor: float, confirmed: np.ndarray | None = None
+) -> ReadConfidence:
     """``confidence`` with the close calls (:func:`close_call_cells`) and the weak matches
-    (:func:`weak_match_cells` under ``weak_floor``) of ``reads`` flagged too, each reason said."""
-    close = close_call_cells(reads)
+    (:func:`weak_match_cells` under ``weak_floor``) of ``reads`` flagged too, each reason said;
+    cells ``confirmed`` by their print (:func:`without_confirmed`) are neither."""
+    spared = np.zeros(np.shape(confidence.check), bool) if confirmed is None else confirmed
+    close = close_call_cells(reads) & ~spared
     confidence = _also_flagged(
         confidence, close, f"{int(close.sum())} card(s) between two faces too close to tell apart"
     )
-    weak = weak_match_cells(reads, weak_floor)
+    weak = weak_match_cells(reads, weak_floor) & ~spared
     return _also_flagged(
         confidence, weak, f"{int(weak.sum())} card(s) like no face enough to be sure (covered?)"
     )

@@ -29,17 +29,23 @@ from vision.reptile_tank.classifier import (
     CardEmbedder,
     CellRead,
     CellReads,
+    LocalFeatureVerifier,
     classify_cells,
+    confirmed_cells,
+    rerank_read,
 )
 from vision.reptile_tank.confidence import (
     UNSURE_FACE_MARGIN,
     ReadConfidence,
     assess,
     cell_width_px,
+    close_call_cells,
     unsure_face_cells,
+    weak_match_cells,
     with_doubtful_reads,
     with_hidden,
     with_unsure_faces,
+    without_confirmed,
 )
 from vision.reptile_tank.coverage import (
     FaceColours,
@@ -302,6 +308,12 @@ class TerrariumReader:
         #: player's enrolled deck, whose printing the embedder never saw; off for the bundled
         #: stand-in deck the embedder was trained on.
         self.rerank = self.pack is not None
+        #: Lift the calibrated model's, the close-call and the weak-match flags from a card of an
+        #: enrolled deck whose own face the fine comparison confirms
+        #: (:func:`vision.reptile_tank.classifier.confirmed_cells`; never from a card a thumb,
+        #: glare or a face enrolled unsure may be behind). Off for the stand-in deck, as
+        #: ``rerank``.
+        self.confirm_by_print = self.pack is not None
         self._verifier = None
         #: Cut every card lying off its cell again along its own outline, kept where recognition
         #: prefers it (:mod:`vision.reptile_tank.own_outline`, issue 28 item 3): on for an
@@ -317,6 +329,12 @@ class TerrariumReader:
         #: (:func:`vision.reptile_tank.confidence.weak_match_cells`): the card match less
         #: :data:`WEAK_MATCH_BELOW`.
         self.weak_match = self.card_match - WEAK_MATCH_BELOW
+
+    def _local_verifier(self) -> LocalFeatureVerifier:
+        """The fine comparison against the enrolled deck's faces, made at first use."""
+        if self._verifier is None:
+            self._verifier = LocalFeatureVerifier(self.pack.faces)
+        return self._verifier
 
     def covered_face_look(self):
         """The second look at cards near a face enrolled under a hand
@@ -481,12 +499,23 @@ class TerrariumReader:
         hidden = hidden_on_board(crops, reads.rows(), self.face_colours())[0]
         hidden |= washed_out_cells(crops)
         hidden |= hands_over_board(rgb, fit.cell_quads, reads.rows())
-        confidence = with_hidden(confidence, hidden)
-        confidence = with_doubtful_reads(confidence, reads, self.weak_match)
+        near_unsure = np.zeros(hidden.shape, bool)
         if self.pack is not None and self.pack.unsure:
-            close = unsure_face_cells(reads, self.pack.unsure)
-            confidence = with_unsure_faces(confidence, close, self.pack.unsure)
+            near_unsure = unsure_face_cells(reads, self.pack.unsure)
         clock.mark("orient")
+        confirmed, checks = np.zeros(hidden.shape, bool), {}
+        if self.confirm_by_print and self.pack is not None:
+            doubtful = confidence.check | close_call_cells(reads)
+            doubtful |= weak_match_cells(reads, self.weak_match)
+            confirmed, checks = confirmed_cells(
+                rgb, fit, reads.cells, doubtful & ~hidden & ~near_unsure, self._local_verifier()
+            )
+            confidence = without_confirmed(confidence, confirmed)
+            clock.mark("confirm")
+        confidence = with_hidden(confidence, hidden)
+        confidence = with_doubtful_reads(confidence, reads, self.weak_match, confirmed)
+        if near_unsure.any():
+            confidence = with_unsure_faces(confidence, near_unsure, self.pack.unsure)
         read = BoardRead(
             rows=reads.rows(),
             cells=reads.cells,
@@ -504,11 +533,7 @@ class TerrariumReader:
         )
         if not self.rerank:
             return read
-        from vision.reptile_tank.classifier import LocalFeatureVerifier, rerank_read
-
-        if self._verifier is None:
-            self._verifier = LocalFeatureVerifier(self.pack.faces)
-        read, _summary = rerank_read(read, self._verifier)
+        read, _summary = rerank_read(read, self._local_verifier(), checks=checks)
         clock.mark("rerank")
         return replace(read, timings_ms=clock.wall_ms(), cpu_ms=clock.cpu_ms())
 

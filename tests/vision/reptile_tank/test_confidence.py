@@ -249,3 +249,45 @@ def test_a_card_that_matches_its_face_weakly_is_marked_to_check():
     rows = [[cell("dubia_roach", 0.64), cell("dubia_roach", 0.9), cell("empty", 0.5)]]
     reads = CellReads(rows, ("dubia_roach",), np.zeros((1, 3, 1)), np.zeros((1, 3, 1, 4)))
     assert weak_match_cells(reads, 0.75).tolist() == [[True, False, False]]
+
+
+def test_cards_confirmed_by_their_print_lose_the_models_close_and_weak_flags_only():
+    from dataclasses import replace
+
+    from vision.reptile_tank.classifier import CellRead, CellReads
+    from vision.reptile_tank.confidence import (
+        NO_CALIBRATION,
+        ReadConfidence,
+        with_doubtful_reads,
+        with_hidden,
+        without_confirmed,
+    )
+
+    def cell(label, score, margin):
+        return CellRead(label, 0, margin, score, ((label, score), ("rock", score - margin)))
+
+    # (0,0) the model's flag, (0,1) a close call, (0,2) a weak match, (0,3) clean
+    row = [cell("rosy_boa", 0.9, 0.2), cell("corn_snake", 0.9, 0.01), cell("water", 0.6, 0.3),
+           cell("hollow_log", 0.95, 0.4)]  # fmt: skip
+    reads = CellReads([row], ("rosy_boa",), np.zeros((1, 4, 1)), np.zeros((1, 4, 1, 4)))
+    flagged = np.array([[True, False, False, False]])
+    base = ReadConfidence(np.zeros((1, 4)), flagged, True, ("1 cell(s) in doubt",),
+                          np.zeros((1, 4, len(FEATURES))))  # fmt: skip
+    every = np.ones((1, 4), bool)
+    lifted = without_confirmed(base, every)
+    assert not lifted.check.any() and not lifted.needs_check and lifted.reasons == ()
+    spared = with_doubtful_reads(lifted, reads, 0.75, every)
+    assert not spared.check.any()
+    unspared = with_doubtful_reads(base, reads, 0.75)
+    assert unspared.check.tolist() == [[True, True, True, False]]
+    assert unspared.reasons[0] == "3 cell(s) in doubt"
+    # only the confirmed ones: the others keep their flags and the count says so
+    one = np.array([[True, False, False, False]])
+    partly = with_doubtful_reads(without_confirmed(base, one), reads, 0.75, one)
+    assert partly.check.tolist() == [[False, True, True, False]]
+    assert partly.reasons[0] == "2 cell(s) in doubt"
+    # a hidden card is flagged whatever its print says; so is every cell without calibration
+    hidden = with_hidden(without_confirmed(base, every), np.array([[True, False, False, False]]))
+    assert hidden.check.tolist() == [[True, False, False, False]]
+    uncalibrated = replace(base, check=every, reasons=(NO_CALIBRATION, "4 cell(s) in doubt"))
+    assert without_confirmed(uncalibrated, every) is uncalibrated

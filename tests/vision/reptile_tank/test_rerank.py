@@ -108,3 +108,45 @@ def test_a_board_read_has_a_wrong_look_alike_call_put_right_and_flagged():
     assert fixed.rows[0][0] == "three_toed_box_turtle" and bool(fixed.check[0, 0])
     assert summary.changed == 1 and summary.disagree == 1
     assert doubtful.rows[0][0] == "common_box_turtle"  # the read given: untouched
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the reader's model is missing")
+def test_cards_showing_their_own_face_are_confirmed_and_a_wrong_name_is_not():
+    """``confirmed_cells``: a card whose print matches its own face clearly better than every
+    other face is confirmed; the same card named as its look-alike is not; an empty cell is
+    never looked at. Its comparisons serve ``rerank_read`` as they are."""
+    import json
+    from dataclasses import replace
+
+    from scoring.reptile_tank.cards import FACE_LABELS
+    from vision.reptile_tank.classifier import confirmed_cells, rerank_read
+    from vision.reptile_tank.reader import TerrariumReader
+    from vision.reptile_tank.synth.deck import render_face
+
+    truth = json.loads(SAMPLE.with_suffix(".json").read_text())
+    read = TerrariumReader().read(SAMPLE.with_suffix(".jpg").read_bytes(),
+                                  corners=np.array(truth["grid_corners"]))  # fmt: skip
+    verifier = LocalFeatureVerifier({label: render_face(label, px_per_mm=4.0)
+                                     for label in FACE_LABELS})  # fmt: skip
+    every = np.ones((4, 5), bool)
+    confirmed, checks = confirmed_cells(read.image, read.fit, read.cells, every, verifier)
+    cards = np.array([[label != EMPTY for label in row] for row in read.rows])
+    assert not (confirmed & ~cards).any() and set(checks) == set(zip(*np.nonzero(cards)))
+    assert confirmed.sum() >= cards.sum() // 2, confirmed  # a clean photo: most cards
+    assert read.rows[0][0] == "three_toed_box_turtle"
+    wrong = CellRead("common_box_turtle", 0, 0.01, 0.80,
+                     (("common_box_turtle", 0.80), ("three_toed_box_turtle", 0.79)))  # fmt: skip
+    cells = [row[:] for row in read.cells]
+    cells[0][0] = wrong
+    rows = [row[:] for row in read.rows]
+    rows[0][0] = "common_box_turtle"
+    misnamed = replace(read, cells=cells, rows=rows)
+    only = np.zeros((4, 5), bool)
+    only[0, 0] = True
+    not_confirmed, checked = confirmed_cells(read.image, read.fit, cells, only, verifier)
+    assert not not_confirmed.any()
+    # the comparison made is the one the re-ranker would make: the same outcome from it
+    fixed, summary = rerank_read(misnamed, verifier, checks=checked)
+    again, summary_again = rerank_read(misnamed, verifier)
+    assert fixed.rows == again.rows and summary == summary_again
+    assert fixed.rows[0][0] == "three_toed_box_turtle"
