@@ -80,29 +80,42 @@ MODEL = model_files(READER_MODEL).onnx
 SAMPLE = Path(__file__).resolve().parents[3] / "reptile_tank" / "samples" / "sample_1"
 
 
-@pytest.mark.skipif(not MODEL.exists(), reason="the reader's model is missing")
-def test_a_board_read_has_a_wrong_look_alike_call_put_right_and_flagged():
-    """A read whose turtle was called the other turtle by a hair: re-ranking cuts the cell
-    again from the photo, names it right and flags it; the read given is left as it was."""
+def _sample_read():
+    """``(truth, read)``: the sample board read by the stand-in reader on its given corners."""
     import json
-    from dataclasses import replace
 
-    from vision.reptile_tank.classifier import rerank_read
     from vision.reptile_tank.reader import TerrariumReader
-    from vision.reptile_tank.synth.deck import render_face
 
     truth = json.loads(SAMPLE.with_suffix(".json").read_text())
-    reader = TerrariumReader()
-    read = reader.read(SAMPLE.with_suffix(".jpg").read_bytes(),
-                       corners=np.array(truth["grid_corners"]))  # fmt: skip
-    assert read.rows == truth["board"]["rows"] and read.rows[0][0] == "three_toed_box_turtle"
+    read = TerrariumReader().read(SAMPLE.with_suffix(".jpg").read_bytes(),
+                                  corners=np.array(truth["grid_corners"]))  # fmt: skip
+    assert read.rows[0][0] == "three_toed_box_turtle"
+    return truth, read
+
+
+def _turtle_misnamed(read):
+    """``read`` with its first turtle called the other turtle by a hair."""
+    from dataclasses import replace
+
     wrong = CellRead("common_box_turtle", 0, 0.01, 0.80,
                      (("common_box_turtle", 0.80), ("three_toed_box_turtle", 0.79)))  # fmt: skip
     cells = [row[:] for row in read.cells]
     cells[0][0] = wrong
     rows = [row[:] for row in read.rows]
     rows[0][0] = "common_box_turtle"
-    doubtful = replace(read, cells=cells, rows=rows)
+    return replace(read, cells=cells, rows=rows)
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the reader's model is missing")
+def test_a_board_read_has_a_wrong_look_alike_call_put_right_and_flagged():
+    """A read whose turtle was called the other turtle by a hair: re-ranking cuts the cell
+    again from the photo, names it right and flags it; the read given is left as it was."""
+    from vision.reptile_tank.classifier import rerank_read
+    from vision.reptile_tank.synth.deck import render_face
+
+    truth, read = _sample_read()
+    assert read.rows == truth["board"]["rows"]
+    doubtful = _turtle_misnamed(read)
     faces = {label: render_face(label, px_per_mm=4.0) for label in truth["board"]["rows"][0]}
     fixed, summary = rerank_read(doubtful, LocalFeatureVerifier(faces))
     assert fixed.rows[0][0] == "three_toed_box_turtle" and bool(fixed.check[0, 0])
@@ -115,35 +128,22 @@ def test_cards_showing_their_own_face_are_confirmed_and_a_wrong_name_is_not():
     """``confirmed_cells``: a card whose print matches its own face clearly better than every
     other face is confirmed; the same card named as its look-alike is not; an empty cell is
     never looked at. Its comparisons serve ``rerank_read`` as they are."""
-    import json
-    from dataclasses import replace
-
     from scoring.reptile_tank.cards import FACE_LABELS
     from vision.reptile_tank.classifier import confirmed_cells, rerank_read
-    from vision.reptile_tank.reader import TerrariumReader
     from vision.reptile_tank.synth.deck import render_face
 
-    truth = json.loads(SAMPLE.with_suffix(".json").read_text())
-    read = TerrariumReader().read(SAMPLE.with_suffix(".jpg").read_bytes(),
-                                  corners=np.array(truth["grid_corners"]))  # fmt: skip
+    _truth, read = _sample_read()
     verifier = LocalFeatureVerifier({label: render_face(label, px_per_mm=4.0)
                                      for label in FACE_LABELS})  # fmt: skip
     every = np.ones((4, 5), bool)
     confirmed, checks = confirmed_cells(read.image, read.fit, read.cells, every, verifier)
     cards = np.array([[label != EMPTY for label in row] for row in read.rows])
-    assert not (confirmed & ~cards).any() and set(checks) == set(zip(*np.nonzero(cards)))
+    assert not (confirmed & ~cards).any() and set(checks) == set(zip(*np.nonzero(cards), strict=True))
     assert confirmed.sum() >= cards.sum() // 2, confirmed  # a clean photo: most cards
-    assert read.rows[0][0] == "three_toed_box_turtle"
-    wrong = CellRead("common_box_turtle", 0, 0.01, 0.80,
-                     (("common_box_turtle", 0.80), ("three_toed_box_turtle", 0.79)))  # fmt: skip
-    cells = [row[:] for row in read.cells]
-    cells[0][0] = wrong
-    rows = [row[:] for row in read.rows]
-    rows[0][0] = "common_box_turtle"
-    misnamed = replace(read, cells=cells, rows=rows)
+    misnamed = _turtle_misnamed(read)
     only = np.zeros((4, 5), bool)
     only[0, 0] = True
-    not_confirmed, checked = confirmed_cells(read.image, read.fit, cells, only, verifier)
+    not_confirmed, checked = confirmed_cells(read.image, read.fit, misnamed.cells, only, verifier)
     assert not not_confirmed.any()
     # the comparison made is the one the re-ranker would make: the same outcome from it
     fixed, summary = rerank_read(misnamed, verifier, checks=checked)
