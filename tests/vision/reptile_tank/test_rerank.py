@@ -138,7 +138,9 @@ def test_cards_showing_their_own_face_are_confirmed_and_a_wrong_name_is_not():
     every = np.ones((4, 5), bool)
     confirmed, checks = confirmed_cells(read.image, read.fit, read.cells, every, verifier)
     cards = np.array([[label != EMPTY for label in row] for row in read.rows])
-    assert not (confirmed & ~cards).any() and set(checks) == set(zip(*np.nonzero(cards), strict=True))
+    assert not (confirmed & ~cards).any() and set(checks) == set(
+        zip(*np.nonzero(cards), strict=True)
+    )
     assert confirmed.sum() >= cards.sum() // 2, confirmed  # a clean photo: most cards
     misnamed = _turtle_misnamed(read)
     only = np.zeros((4, 5), bool)
