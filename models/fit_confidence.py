@@ -81,6 +81,7 @@ def collect(seed: int, n: int, *, model_path: str | None = None, log=print) -> d
     from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
     reader = TerrariumReader(copies=_copies(), model_path=model_path)
+    reader.rerank = reader.confirm_by_print = False  # the calibrated model alone
     stand_in_gallery = reader.gallery
     decks = _decks(seed)
     galleries = [stand_in_gallery] + [

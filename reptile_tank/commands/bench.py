@@ -484,6 +484,7 @@ def _reference_reader(folder: str, pack: str | None, copies: dict):
 
         faces = DeckPack.load(pack).faces  # faces only: the pack's own gallery is untouched
         reference.gallery = Gallery.build(reference.embedder, faces, np.random.default_rng(0))
+        reference.rerank = reference.confirm_by_print = False  # its verifier has no pack
     return reference
 
 

@@ -152,3 +152,19 @@ def test_cards_showing_their_own_face_are_confirmed_and_a_wrong_name_is_not():
     again, summary_again = rerank_read(misnamed, verifier)
     assert fixed.rows == again.rows and summary == summary_again
     assert fixed.rows[0][0] == "three_toed_box_turtle"
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the reader's model is missing")
+def test_the_stand_in_reader_compares_with_the_stand_in_faces():
+    """Without a pack the fine comparison is made against the bundled stand-in deck's faces
+    (so its close calls are re-ranked and its confirmed cards lose the model's flags)."""
+    from scoring.reptile_tank.cards import FACE_LABELS
+    from vision.reptile_tank.classifier import rerank_read
+    from vision.reptile_tank.reader import TerrariumReader
+
+    reader = TerrariumReader()
+    assert reader.rerank and reader.confirm_by_print
+    assert sorted(reader._local_verifier().labels) == sorted(FACE_LABELS)
+    _truth, read = _sample_read()
+    fixed, summary = rerank_read(_turtle_misnamed(read), reader._local_verifier())
+    assert fixed.rows[0][0] == "three_toed_box_turtle" and summary.changed == 1
