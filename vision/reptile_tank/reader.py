@@ -309,10 +309,12 @@ class TerrariumReader:
         #: too (on three development real-table sets it put 5 cards right and none wrong, at
         #: no cost to the median read: most boards have no close call; stop 45).
         self.rerank = True
-        #: Lift the calibrated model's, the close-call and the weak-match flags from a card
-        #: whose own face the fine comparison confirms
-        #: (:func:`vision.reptile_tank.classifier.confirmed_cells`; never from a card a thumb,
-        #: glare or a face enrolled unsure may be behind).
+        #: Lift the calibrated model's and the close-call flags from a card the embedder
+        #: explains as its face (at least :attr:`card_match`) and whose own face the fine
+        #: comparison confirms (:func:`vision.reptile_tank.classifier.confirmed_cells`); never
+        #: from a weak match or a card a thumb, glare or a face enrolled unsure may be behind:
+        #: the fine comparison confirms a card read right under a thumb as readily as a clean
+        #: one (stop 45: lifting weak matches left covered cards unflagged).
         self.confirm_by_print = True
         self._verifier = None
         #: Cut every card lying off its cell again along its own outline, kept where recognition
@@ -512,8 +514,10 @@ class TerrariumReader:
         clock.mark("orient")
         confirmed, checks = np.zeros(hidden.shape, bool), {}
         if self.confirm_by_print:
-            doubtful = confidence.check | close_call_cells(reads)
-            doubtful |= weak_match_cells(reads, self.weak_match)
+            # a card the embedder explains as its face (a weak match is the thumb's sign
+            # the other checks missed: it stays flagged)
+            explained = ~weak_match_cells(reads, self.card_match)
+            doubtful = (confidence.check | close_call_cells(reads)) & explained
             confirmed, checks = confirmed_cells(
                 rgb, fit, reads.cells, doubtful & ~hidden & ~near_unsure, self._local_verifier()
             )
