@@ -165,3 +165,82 @@ def test_a_cell_is_explained_as_a_card_at_the_readers_own_threshold(reader) -> N
     assert explain_cells(reads, CARD_MATCH)[1:] == (1, 1)  # one card, one cell unexplained
     assert explain_cells(reads, STAND_IN_CARD_MATCH)[1:] == (2, 0)
     assert reader.card_match == STAND_IN_CARD_MATCH  # the bundled stand-in deck
+
+
+def test_outlines_outside_counts_each_card_beside_the_grid_once() -> None:
+    from vision.reptile_tank.grid import outlines_outside
+
+    corners = np.array([[100.0, 100.0], [600.0, 100.0], [600.0, 500.0], [100.0, 500.0]])
+    fit = fit_from_corners((800, 1000), corners)
+
+    def card(x, y, w=90.0, h=120.0):
+        return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+
+    beside = card(700, 150)
+    quads = [
+        card(120, 120),  # the grid's own
+        beside,
+        beside + [[8, 8], [-8, 8], [-8, -8], [8, -8]],  # its inner panel: the same card
+        card(700, 400),
+        card(300, 600),
+    ]
+    assert outlines_outside(fit, {"first quads": (1.0, quads)}) == 3
+    # the memo's quads are in the work copy's pixels: a factor of 2 halves them
+    doubled = [2.0 * q for q in quads]
+    assert outlines_outside(fit, {"first quads": (2.0, doubled)}) == 3
+    assert outlines_outside(fit, {}) == 0
+    assert outlines_outside(fit, None) == 0
+
+
+def test_a_first_lattice_beside_the_grid_is_judged_against_the_others(
+    reader: TerrariumReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first hypothesis two columns off (onto the table, 8 cells empty, no edge line empty
+    once stray cards fill it) explains its cells: the board's 8 cards outside it send the
+    reader on to the other hypotheses, and the right lattice wins (seed 4432 scene 13 of the
+    real-table development set: all 20 cells wrong, nothing flagged)."""
+    import vision.reptile_tank.reader as reader_module
+
+    image, truth = _scene(FULL, 2806)
+    right = fit_from_corners(image.shape, np.array(truth["grid_corners"]), image_rgb=image)
+    off = right.shifted_lines(0, -2)  # columns 0-1 on the table, the board's 3-4 outside
+    found = reader_module.find_grid_candidates
+
+    def first_beside(rgb, *, twins, layout, memo):
+        candidates = found(rgb, twins=twins, layout=layout, memo=memo)
+        return candidates if twins else [off]
+
+    monkeypatch.setattr(reader_module, "find_grid_candidates", first_beside)
+    monkeypatch.setattr(reader_module, "refine_fit", lambda rgb, fit: fit)
+
+    def classify(fit):
+        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
+        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+
+    crops, reads = classify(off)
+    assert sum(label == EMPTY for row in reads.rows() for label in row) == 8
+    fit, crops, reads, doubt, judged = reader._find_and_judge(image, classify)
+    assert judged, "the first hypothesis was taken without judging the others"
+    rows = reads.rows()
+    assert rows == FULL or rows == [row[::-1] for row in FULL[::-1]]
+
+
+def test_a_mid_game_read_with_no_cards_beside_it_is_taken_at_once(
+    reader: TerrariumReader,
+) -> None:
+    """The same empty cells with nothing outside the grid: the first hypothesis stands, and
+    no other is judged (a mid-game board pays nothing)."""
+    board = [
+        [EMPTY if (r + c) % 3 == 0 else label for c, label in enumerate(row)]
+        for r, row in enumerate(FULL)
+    ]
+    image, truth = _scene(board, 2807)
+
+    def classify(fit):
+        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
+        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+
+    fit, crops, reads, doubt, judged = reader._find_and_judge(image, classify)
+    assert judged == [] and doubt == ""
+    rows = reads.rows()
+    assert rows == board or rows == [row[::-1] for row in board[::-1]]

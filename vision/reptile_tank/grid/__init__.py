@@ -55,6 +55,7 @@ from vision.reptile_tank.grid.find import (
     find_grid_candidates,
     find_rectified_candidates,
     fit_from_corners,
+    outlines_outside,
     refine_fit,
 )
 from vision.reptile_tank.grid.model import (
@@ -79,6 +80,7 @@ __all__ = [
     "find_grid",
     "find_grid_candidates",
     "find_rectified_candidates",
+    "outlines_outside",
     "fit_from_corners",
     "rectify_cells",
     "refine_fit",

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import replace
 
+import cv2
 import numpy as np
 
 from scoring.layout import Layout
@@ -666,6 +667,33 @@ def _candidates_once(
         attempted = replace(blob, reason="the largest card-coloured block has no 5x4 structure")
         reason = attempted.reason if not lattices else reason
     raise GridNotFoundError(f"no terrarium found: {reason}", attempted)
+
+
+def outlines_outside(fit: GridFit, memo: dict | None) -> int:
+    """How many distinct card-shaped outlines of the photo lie outside ``fit``'s grid.
+
+    The outlines are those of the photo's first search (kept in ``memo`` by
+    :func:`find_grid_candidates`); one whose centre falls inside the grid's outline is the
+    grid's own, and nested outlines (a card's inner panel, its sleeve) count once: outlines
+    whose centres lie within half a card's side of one already counted are the same card.
+    0 when the memo holds none.
+    """
+    first = None if memo is None else memo.get("first quads")
+    if not first or not first[1]:
+        return 0
+    factor, card_quads = first
+    outline = fit.corners.astype(np.float32).reshape(-1, 1, 2)
+    counted: list[np.ndarray] = []
+    for quad in card_quads:
+        quad = np.asarray(quad, np.float64) / factor
+        centre = quad.mean(axis=0)
+        if cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) >= 0:
+            continue
+        side = math.sqrt(max(quad_area(quad), 0.0))
+        if any(float(np.linalg.norm(centre - other)) < 0.5 * side for other in counted):
+            continue
+        counted.append(centre)
+    return len(counted)
 
 
 #: The best earlier hypotheses whose planes are tried.
