@@ -251,6 +251,31 @@ def test_a_card_that_matches_its_face_weakly_is_marked_to_check():
     assert weak_match_cells(reads, 0.75).tolist() == [[True, False, False]]
 
 
+def test_a_cell_read_as_the_table_that_looks_unlike_it_is_marked_to_check():
+    """A card under sleeve glare read as the table (seed 4432 scene 15's hollow log, 0.65,
+    unflagged): the table's own cells score far higher, so the weak table read is flagged."""
+    from vision.reptile_tank.confidence import (
+        WEAK_EMPTY_BELOW,
+        ReadConfidence,
+        weak_empty_cells,
+        with_doubtful_reads,
+    )
+
+    def cell(label, score):
+        return CellRead(label, 0, 0.3, score, ((label, score), ("rock", score - 0.3)))
+
+    row = [cell(EMPTY, 0.65), cell(EMPTY, 0.95), cell("dubia_roach", 0.5),
+           cell(EMPTY, WEAK_EMPTY_BELOW)]  # fmt: skip
+    reads = CellReads([row], ("dubia_roach", EMPTY), np.zeros((1, 4, 2)), np.zeros((1, 4, 2, 4)))
+    assert weak_empty_cells(reads).tolist() == [[True, False, False, False]]
+    clean = ReadConfidence(np.zeros((1, 4)), np.zeros((1, 4), bool), False, (),
+                           np.zeros((1, 4, len(FEATURES))))  # fmt: skip
+    flagged = with_doubtful_reads(clean, reads, 0.0)
+    assert flagged.check.tolist() == [[True, False, False, False]]
+    assert flagged.needs_check
+    assert "read as the table but unlike it" in flagged.reasons[-1]
+
+
 def test_cards_confirmed_by_their_print_lose_the_models_close_and_weak_flags_only():
     from dataclasses import replace
 
