@@ -93,13 +93,15 @@ MIN_CARDS = 3
 #: A read whose cells include more than this many that look like neither a face (upright or
 #: turned by 180 degrees) nor the table has its grid's other hypotheses judged too.
 MAX_UNEXPLAINED = 2
-#: A first hypothesis that reads at least this many cells empty while at least as many
-#: card-shaped outlines lie outside it may have been put beside the grid (onto the table and a
-#: neighbour's cards, the grid's own cards outside it): the other hypotheses are judged too.
-#: On the stand-in real-table development sets (100 photos) the one silent board (seed 4432
-#: scene 13, lattice two columns off) read 9 empty with 11 outlines outside; right mid-game
-#: reads 3-6 empty with 0-9 outside (5 of 30 judged again).
+#: A first hypothesis that reads at least ``BESIDE_EMPTY`` cells empty while at least
+#: ``BESIDE_CARDS`` card-shaped outlines lie right beside it (their centres within one card of
+#: its outline) may have been put beside the grid (onto the table and a neighbour's cards, the
+#: grid's own cards left outside it): the other hypotheses are judged too. On the stand-in
+#: real-table development sets (seeds 4432, 4433: 60 photos) the one silent board (4432 scene
+#: 13, the lattice two columns off) read 9 cells empty with 6 outlines beside it; right
+#: mid-game reads 3-8 empty with 0-3 beside; right full boards up to 6 beside, none empty.
 BESIDE_EMPTY = 3
+BESIDE_CARDS = 4
 #: When no hypothesis explains the photo, grid finding is also run on a copy this much smaller.
 RESCALE = 0.75
 #: A runner-up grid hypothesis within this many points of the winner (see
@@ -591,7 +593,7 @@ class TerrariumReader:
             crops, reads = classify(fit)
             score, cards, unexplained = explain_cells(reads, self.card_match)
             if cards >= MIN_CARDS and unexplained <= MAX_UNEXPLAINED:
-                beside = _maybe_beside(reads, outlines_outside(fit, memo))
+                beside = _maybe_beside(reads, outlines_outside(fit, memo, within=1.0))
                 if not beside:
                     return fit, crops, reads, "", []
             first = (score, cards, fit, crops, reads, unexplained)
@@ -747,12 +749,13 @@ class TerrariumReader:
             self.gallery.add_examples(label, crop[None], self.embedder)
 
 
-def _maybe_beside(reads: CellReads, outside: int) -> bool:
+def _maybe_beside(reads: CellReads, beside: int) -> bool:
     """Whether a read that explains the photo may still have been put beside the grid: it
-    reads at least :data:`BESIDE_EMPTY` cells empty and at least as many card-shaped outlines
-    lie outside it (``outside``, see :func:`vision.reptile_tank.grid.outlines_outside`)."""
+    reads at least :data:`BESIDE_EMPTY` cells empty and ``beside`` (the card-shaped outlines
+    right beside it, see :func:`vision.reptile_tank.grid.outlines_outside`) is at least
+    :data:`BESIDE_CARDS`."""
     empty = int((np.array(reads.rows()) == EMPTY).sum())
-    return empty >= BESIDE_EMPTY and outside >= empty
+    return empty >= BESIDE_EMPTY and beside >= BESIDE_CARDS
 
 
 def _empty_edge_lines(reads: CellReads) -> list[tuple[int, int, str]]:

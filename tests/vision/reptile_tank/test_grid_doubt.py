@@ -182,12 +182,16 @@ def test_outlines_outside_counts_each_card_beside_the_grid_once() -> None:
         beside,
         beside + [[8, 8], [-8, 8], [-8, -8], [8, -8]],  # its inner panel: the same card
         card(700, 400),
-        card(300, 600),
+        card(300, 510),
     ]
     assert outlines_outside(fit, {"first quads": (1.0, quads)}) == 3
     # the memo's quads are in the work copy's pixels: a factor of 2 halves them
     doubled = [2.0 * q for q in quads]
     assert outlines_outside(fit, {"first quads": (2.0, doubled)}) == 3
+    # right beside the grid (within one card's side of its outline): the two at x = 700
+    # (centres 145 px off, side ~104 px) are not, the one just below (its centre 70 px off) is
+    assert outlines_outside(fit, {"first quads": (1.0, quads)}, within=1.0) == 1
+    assert outlines_outside(fit, {"first quads": (1.0, quads)}, within=2.0) == 3
     assert outlines_outside(fit, {}) == 0
     assert outlines_outside(fit, None) == 0
 

@@ -669,14 +669,16 @@ def _candidates_once(
     raise GridNotFoundError(f"no terrarium found: {reason}", attempted)
 
 
-def outlines_outside(fit: GridFit, memo: dict | None) -> int:
+def outlines_outside(fit: GridFit, memo: dict | None, within: float | None = None) -> int:
     """How many distinct card-shaped outlines of the photo lie outside ``fit``'s grid.
 
     The outlines are those of the photo's first search (kept in ``memo`` by
     :func:`find_grid_candidates`); one whose centre falls inside the grid's outline is the
     grid's own, and nested outlines (a card's inner panel, its sleeve) count once: outlines
     whose centres lie within half a card's side of one already counted are the same card.
-    0 when the memo holds none.
+    ``within``: only outlines whose centre lies at most that many of their own sides (the
+    square root of their area) from the grid's outline, the cards right beside it. 0 when the
+    memo holds none.
     """
     first = None if memo is None else memo.get("first quads")
     if not first or not first[1]:
@@ -687,9 +689,10 @@ def outlines_outside(fit: GridFit, memo: dict | None) -> int:
     for quad in card_quads:
         quad = np.asarray(quad, np.float64) / factor
         centre = quad.mean(axis=0)
-        if cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) >= 0:
-            continue
+        inside = cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), True)
         side = math.sqrt(max(quad_area(quad), 0.0))
+        if inside >= 0 or (within is not None and -inside > within * side):
+            continue
         if any(float(np.linalg.norm(centre - other)) < 0.5 * side for other in counted):
             continue
         counted.append(centre)
