@@ -675,7 +675,10 @@ class TerrariumReader:
         No card lies in an outer row or column of the read, so no card edge confirms that side
         of the grid: the same cards fit a lattice moved one line away from it. That lattice is
         read too. When its new line holds cards (inside the photo) that this read missed, it
-        explains the photo better and is taken instead (then checked again). When it holds no
+        explains the photo better and is taken instead (then checked again), unless the new
+        line adds more cells that look like neither a card nor the table than cards (and more
+        than :data:`MAX_UNEXPLAINED` in all: a neighbour's clutter, not the board's line; a
+        card pushed off its cell or under glare is one such cell). When it holds no
         card either, the photo cannot tell the two apart: ``doubt`` says so, and of the two the
         one whose cells are explained better (:func:`explain_cells`) is kept. When its new line
         falls outside the photo, the doubt stands. Costs one more rectify + classify per empty
@@ -695,7 +698,11 @@ class TerrariumReader:
                     continue
                 alt_crops, alt_reads = classify(alt)
                 alt_score, alt_cards, alt_unexplained = explain_cells(alt_reads, self.card_match)
-                if alt_cards > cards and alt_unexplained <= max(unexplained, MAX_UNEXPLAINED):
+                gained = alt_cards - cards  # the new line's cards (the dropped line had none)
+                if gained > 0 and (
+                    alt_unexplained <= max(unexplained, MAX_UNEXPLAINED)
+                    or alt_unexplained - unexplained <= gained
+                ):
                     if taken is None or alt_score > taken[0]:
                         taken = (alt_score, alt, alt_crops, alt_reads)
                     continue
