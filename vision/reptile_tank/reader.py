@@ -327,6 +327,11 @@ class TerrariumReader:
         #: one (stop 45: lifting weak matches left covered cards unflagged).
         self.confirm_by_print = True
         self._verifier = None
+        #: Read a card a hand lies over (flagged by the hidden-card checks, a hand seen in its
+        #: crop) again as the face nearest to it with the hand's place blanked in both
+        #: (:class:`vision.reptile_tank.covered_face.PastTheHand`, stop 46); it stays flagged.
+        self.look_past_hands = True
+        self._hand_look = None
         #: Cut every card lying off its cell again along its own outline, kept where recognition
         #: prefers it (:mod:`vision.reptile_tank.own_outline`, issue 28 item 3): on for an
         #: enrolled deck (fewer wrong and silent cells, BENCHMARKS.md); off for the bundled
@@ -342,18 +347,28 @@ class TerrariumReader:
         #: :data:`WEAK_MATCH_BELOW`.
         self.weak_match = self.card_match - WEAK_MATCH_BELOW
 
-    def _local_verifier(self) -> LocalFeatureVerifier:
-        """The fine comparison against the deck's faces (the pack's, or the stand-in deck drawn
-        at 4 px/mm), made at first use."""
-        if self._verifier is None:
-            if self.pack is not None:
-                faces = self.pack.faces
-            else:
-                from vision.reptile_tank.synth.deck import stand_in_deck
+    def _deck_faces(self):
+        """The deck's faces: the pack's, or the stand-in deck drawn at 4 px/mm."""
+        if self.pack is not None:
+            return self.pack.faces
+        from vision.reptile_tank.synth.deck import stand_in_deck
 
-                faces = stand_in_deck(px_per_mm=4.0)
-            self._verifier = LocalFeatureVerifier(faces)
+        return stand_in_deck(px_per_mm=4.0)
+
+    def _local_verifier(self) -> LocalFeatureVerifier:
+        """The fine comparison against the deck's faces, made at first use."""
+        if self._verifier is None:
+            self._verifier = LocalFeatureVerifier(self._deck_faces())
         return self._verifier
+
+    def _past_the_hand(self):
+        """The second look past a hand over a board's card
+        (:class:`vision.reptile_tank.covered_face.PastTheHand`), made at first use."""
+        if self._hand_look is None:
+            from vision.reptile_tank.covered_face import PastTheHand
+
+            self._hand_look = PastTheHand(self.embedder, self._deck_faces())
+        return self._hand_look
 
     def covered_face_look(self):
         """The second look at cards near a face enrolled under a hand
@@ -518,6 +533,8 @@ class TerrariumReader:
         hidden = hidden_on_board(crops, reads.rows(), self.face_colours())[0]
         hidden |= washed_out_cells(crops)
         hidden |= hands_over_board(rgb, fit.cell_quads, reads.rows())
+        if self.look_past_hands and hidden.any():
+            reads = self._past_the_hand().relook(reads, crops, hidden)[0]
         near_unsure = np.zeros(hidden.shape, bool)
         if self.pack is not None and self.pack.unsure:
             near_unsure = unsure_face_cells(reads, self.pack.unsure)

@@ -115,3 +115,44 @@ def test_a_weak_match_far_from_the_thumbed_face_is_read_again_when_it_is_nearest
     # and without the weak-match rule neither is looked at
     strict = CoveredFaceLook(embedder, faces, ["corn_snake"], UNSURE_FACE_MARGIN)
     assert strict.relook(_one_cell("hollow_log", weak), deck["corn_snake"][None, None])[1] == 0
+
+
+def _half_turned(reads: CellReads) -> CellReads:
+    from dataclasses import replace
+
+    return replace(reads, cells=[[replace(reads.cells[0][0], rotation=180)]])
+
+
+@pytest.mark.parametrize("turned", [False, True])
+def test_a_board_card_under_a_thumb_read_as_a_look_alike_is_read_past_the_hand(
+    deck, embedder, turned: bool
+) -> None:
+    """A board's corn snake under a thumb, read as its look-alike the rosy boa and flagged as
+    hidden: compared with every face blanked where the thumb lies, it is the corn snake
+    (upright, or laid the other way round)."""
+    from vision.reptile_tank.covered_face import PastTheHand
+
+    look = PastTheHand(embedder, deck)
+    card = _thumbed(deck["corn_snake"])
+    crop = (card[::-1, ::-1] if turned else card)[None, None]
+    reads = _one_cell("rosy_boa", (("rosy_boa", 0.72), ("corn_snake", 0.70), ("empty", 0.2)))
+    reads = _half_turned(reads) if turned else reads
+    out, changed = look.relook(reads, crop, np.array([[True]]))
+    assert changed == 1 and out.cells[0][0].label == "corn_snake"
+    assert out.rows() == [["corn_snake"]]
+
+
+def test_past_the_hand_looks_only_at_hidden_cards_with_a_hand(deck, embedder) -> None:
+    from vision.reptile_tank.covered_face import PastTheHand
+
+    look = PastTheHand(embedder, deck)
+    reads = _one_cell("rosy_boa", (("rosy_boa", 0.72), ("corn_snake", 0.70), ("empty", 0.2)))
+    thumbed = _thumbed(deck["corn_snake"])[None, None]
+    # not flagged as hidden: left alone, thumb or not
+    assert look.relook(reads, thumbed, np.array([[False]])) == (reads, 0)
+    # flagged, but no hand in it (glare, a curled corner): nothing to blank, left alone
+    clean = deck["rosy_boa"][None, None]
+    assert look.relook(reads, clean, np.array([[True]])) == (reads, 0)
+    # the table is never read past a hand
+    empty = _one_cell("empty", (("empty", 0.9), ("corn_snake", 0.3)))
+    assert look.relook(empty, thumbed, np.array([[True]])) == (empty, 0)
