@@ -332,6 +332,7 @@ class TerrariumReader:
         #: (:class:`vision.reptile_tank.covered_face.PastTheHand`, stop 46); it stays flagged.
         self.look_past_hands = True
         self._hand_look = None
+        self._stand_in_faces = None
         #: Cut every card lying off its cell again along its own outline, kept where recognition
         #: prefers it (:mod:`vision.reptile_tank.own_outline`, issue 28 item 3): on for an
         #: enrolled deck (fewer wrong and silent cells, BENCHMARKS.md); off for the bundled
@@ -348,12 +349,15 @@ class TerrariumReader:
         self.weak_match = self.card_match - WEAK_MATCH_BELOW
 
     def _deck_faces(self):
-        """The deck's faces: the pack's, or the stand-in deck drawn at 4 px/mm."""
+        """The deck's faces: the pack's, or the stand-in deck drawn at 4 px/mm (once: ~250 ms,
+        shared by the fine comparison and the look past a hand)."""
         if self.pack is not None:
             return self.pack.faces
-        from vision.reptile_tank.synth.deck import stand_in_deck
+        if self._stand_in_faces is None:
+            from vision.reptile_tank.synth.deck import stand_in_deck
 
-        return stand_in_deck(px_per_mm=4.0)
+            self._stand_in_faces = stand_in_deck(px_per_mm=4.0)
+        return self._stand_in_faces
 
     def _local_verifier(self) -> LocalFeatureVerifier:
         """The fine comparison against the deck's faces, made at first use."""
