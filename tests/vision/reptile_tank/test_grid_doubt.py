@@ -47,6 +47,16 @@ def _scene(board, seed):
     )
 
 
+def _classifier(reader: TerrariumReader, image: np.ndarray):
+    """``classify(fit) -> (crops, reads)`` on ``image``, as the reader's judging reads a fit."""
+
+    def classify(fit):
+        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
+        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+
+    return classify
+
+
 def test_shifted_lines_moves_the_lattice_by_whole_cells() -> None:
     corners = np.array([[100.0, 100.0], [600.0, 100.0], [600.0, 500.0], [100.0, 500.0]])
     fit = fit_from_corners((800, 1000), corners)
@@ -119,9 +129,7 @@ def test_a_lattice_one_column_off_is_moved_onto_the_cards_it_missed(
     right = fit_from_corners(image.shape, np.array(truth["grid_corners"]), image_rgb=image)
     off = right.shifted_lines(0, -1)  # cell (r, 0) of `off` lies left of the board
 
-    def classify(fit):
-        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
-        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+    classify = _classifier(reader, image)
 
     crops, reads = classify(off)
     assert all(row[0] == EMPTY for row in reads.rows())
@@ -141,9 +149,7 @@ def test_the_right_lattice_of_a_board_with_an_empty_edge_column_is_in_doubt(
     image, truth = _scene(_without_column(FULL, 4), 2805)
     right = fit_from_corners(image.shape, np.array(truth["grid_corners"]), image_rgb=image)
 
-    def classify(fit):
-        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
-        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+    classify = _classifier(reader, image)
 
     crops, reads = classify(right)
     fit, crops, reads, doubt = reader._settle_empty_edges(image, right, crops, reads, classify)
@@ -217,9 +223,7 @@ def test_a_first_lattice_beside_the_grid_is_judged_against_the_others(
     monkeypatch.setattr(reader_module, "find_grid_candidates", first_beside)
     monkeypatch.setattr(reader_module, "refine_fit", lambda rgb, fit: fit)
 
-    def classify(fit):
-        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
-        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+    classify = _classifier(reader, image)
 
     crops, reads = classify(off)
     assert sum(label == EMPTY for row in reads.rows() for label in row) == 8
@@ -240,9 +244,7 @@ def test_a_mid_game_read_with_no_cards_beside_it_is_taken_at_once(
     ]
     image, truth = _scene(board, 2807)
 
-    def classify(fit):
-        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
-        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+    classify = _classifier(reader, image)
 
     fit, crops, reads, doubt, judged = reader._find_and_judge(image, classify)
     assert judged == [] and doubt == ""
@@ -276,9 +278,7 @@ def test_a_missed_line_with_hard_to_read_cards_still_moves_the_lattice(
         image[y0:y1, x0:x1][inside] = turned[inside]
     off = right.shifted_lines(0, -1)  # its first column on the table, the board's last missed
 
-    def classify(fit):
-        crops = rectify_cells(image, fit, cell_size=reader.cell_size)
-        return crops, classify_cells(crops, reader.embedder, reader.gallery)
+    classify = _classifier(reader, image)
 
     from vision.reptile_tank.reader import MAX_UNEXPLAINED, explain_cells
 
