@@ -278,7 +278,8 @@ RERANK_MAX_SHIFT = 0.3
 #: Where two candidate faces differ by more than this (Lab units, any channel) the pixel tells
 #: them apart; the comparison is made there only.
 RERANK_DIFFERENT = 30.0
-#: A candidate replaces the embedder's choice when its correlation there is higher by this...
+#: A candidate replaces the embedder's choice when its correlation there is higher by this plus
+#: the embedder's own lead of its choice over that candidate (:func:`embedder_lead`)...
 RERANK_WIN = 0.10
 #: ... and a label is confirmed when it beats every other candidate by this much.
 RERANK_CONFIRM = 0.20
@@ -396,11 +397,17 @@ class LocalFeatureVerifier:
         return homography, int(mask.sum())
 
     def check(
-        self, crop_rgb: np.ndarray, candidates: list[str] | None, embedder_label: str
+        self,
+        crop_rgb: np.ndarray,
+        candidates: list[str] | None,
+        embedder_label: str,
+        embedder_top: tuple[tuple[str, float], ...] = (),
     ) -> LocalCheck:
         """Re-rank ``candidates`` (face labels, best first; every enrolled face when None) for
         one crop the embedder read as ``embedder_label``: the crop is aligned to the first
-        :data:`RERANK_TOP` and compared with all."""
+        :data:`RERANK_TOP` and compared with all. ``embedder_top``: the cell's best labels and
+        their embedder scores (:attr:`CellRead.top`); a rival must beat the embedder's choice
+        by :data:`RERANK_WIN` plus the embedder's lead over it (:func:`embedder_lead`)."""
         if candidates is None:
             candidates = self.labels
         candidates = [c for c in dict.fromkeys([embedder_label, *candidates]) if c in self._faces]
@@ -428,7 +435,8 @@ class LocalFeatureVerifier:
         if best != embedder_label:
             # the two settle it where they differ from each other (not where a third does)
             between = self._correlations(lab, [best, embedder_label])
-            if between is not None and between[best] - between[embedder_label] >= RERANK_WIN:
+            lead = embedder_lead(embedder_top, embedder_label, best)
+            if between is not None and between[best] - between[embedder_label] >= RERANK_WIN + lead:
                 label = best
         return LocalCheck(label, embedder_label, scores, True, agree=best == embedder_label)
 
@@ -452,6 +460,21 @@ class LocalFeatureVerifier:
         # per face, the mean over channels of the normalised correlation (a flat channel: 0)
         per_channel = np.stack([units[k] @ seen[k] for k in range(seen.shape[0])], axis=1)
         return dict(zip(order, per_channel.mean(axis=1).tolist(), strict=True))
+
+
+def embedder_lead(top: tuple[tuple[str, float], ...], label: str, rival: str) -> float:
+    """How far the embedder put ``label`` ahead of ``rival`` (cosine units, never below 0) by a
+    cell's best labels ``top``: a rival not among them scored at most the last one listed.
+
+    Two judges of one card: the fine comparison replaces the embedder's choice only when its own
+    margin outweighs the embedder's. On a pack enrolled from a photo its faces carry the photo's
+    glare and blur, and a rival the embedder put well behind won the fine comparison wrongly
+    (development one-photo packs, BENCHMARKS.md stop 47)."""
+    scores = dict(top)
+    if label not in scores or not scores:
+        return 0.0
+    rival_score = scores.get(rival, min(scores.values()))
+    return max(0.0, float(scores[label] - rival_score))
 
 
 def _telling_pixels(faces: np.ndarray) -> np.ndarray:
@@ -517,7 +540,7 @@ def confirmed_cells(
             label for label, _ in cell.top[:RERANK_TOP] if label not in (EMPTY, cell.label)
         ]
         rest = [label for label in verifier.labels if label not in first]
-        result = verifier.check(big[r, c], first + rest, cell.label)
+        result = verifier.check(big[r, c], first + rest, cell.label, cell.top)
         checks[(int(r), int(c))] = result
         confirmed[r, c] = result.label == cell.label and result.confirmed
     return confirmed, checks
@@ -577,7 +600,7 @@ def rerank_read(
         result = (checks or {}).get((r, c))
         if result is None:
             rest = [label for label in verifier.labels if label not in candidates]
-            result = verifier.check(big[r, c], candidates + rest, rows[r][c])
+            result = verifier.check(big[r, c], candidates + rest, rows[r][c], read.cells[r][c].top)
         changed += int(result.label != rows[r][c])
         rows[r][c] = result.label
         if not result.agree:

@@ -11,7 +11,12 @@ import pytest
 
 from scoring.reptile_tank.cards import EMPTY
 from vision.models import READER_MODEL, model_files
-from vision.reptile_tank.classifier import CellRead, LocalFeatureVerifier, close_face_calls
+from vision.reptile_tank.classifier import (
+    CellRead,
+    LocalFeatureVerifier,
+    close_face_calls,
+    embedder_lead,
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +59,24 @@ def test_the_right_look_alike_face_wins_and_disagreement_is_reported(family):
         assert fixed.label == truth and not fixed.agree, fixed.scores
         kept = verifier.check(crop, None, truth)
         assert kept.label == truth and kept.agree, kept.scores
+
+
+def test_the_embedders_own_lead_must_be_outweighed(family):
+    """A rival replaces the embedder's choice only when the fine comparison's margin beats the
+    win plus the embedder's lead: the same crop, the embedder said a sibling; far behind the
+    sibling the true face is not taken, a close call it is."""
+    verifier = LocalFeatureVerifier(family)
+    truth, wrong = "a", "b"
+    crop = photographed(family[truth], seed=0)
+    close = verifier.check(crop, None, wrong, ((wrong, 0.80), (truth, 0.78)))
+    assert close.label == truth, close.scores
+    # correlations differ by at most 2: a lead of 2 (cosine 1 against -1) is never outweighed
+    far = verifier.check(crop, None, wrong, ((wrong, 1.0), (truth, -1.0)))
+    assert far.label == wrong and not far.agree, far.scores  # kept, flagged as a disagreement
+    # a rival not among the listed labels scored at most the last one listed
+    assert embedder_lead(((wrong, 0.9), ("c", 0.7)), wrong, truth) == pytest.approx(0.2)
+    assert embedder_lead(((truth, 0.9), (wrong, 0.7)), wrong, truth) == 0.0  # never below 0
+    assert embedder_lead((), wrong, truth) == 0.0
 
 
 def test_a_crop_of_no_enrolled_face_changes_nothing(family):
