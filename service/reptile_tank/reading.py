@@ -74,13 +74,15 @@ def read_board(
 
     ``corners``: 4 ``(x, y)`` outer corners in the loaded image's frame (skips grid finding);
     ``started``: ``(perf_counter, process_time)`` clocks the read's timings count from.
-    ``vision.errors.GridNotFoundError`` (a ``ValueError``) when no grid is found.
+    ``vision.errors.GridNotFoundError`` (a ``ValueError``) when no grid is found, here nor on
+    the reader's closer look at the photo's bytes.
     """
     return reader.read_loaded(
         photo.image,
         corners=None if corners is None else np.asarray(corners, dtype=float),
         star_cards_removed=star_cards_removed,
         started=started,
+        photo_bytes=photo.data,
     )
 
 

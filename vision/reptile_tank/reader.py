@@ -22,7 +22,7 @@ import numpy as np
 
 from scoring.layout import Layout
 from scoring.reptile_tank.cards import EMPTY
-from vision.errors import GridNotFoundError
+from vision.errors import GridNotFoundError, ImageLoadError
 from vision.loading import DEFAULT_MAX_SIDE, LoadedImage, load_image
 from vision.reptile_tank.classifier import (
     READER_MODEL,
@@ -108,6 +108,15 @@ RESCALE = 0.75
 #: :func:`explain_cells`) makes the read's grid doubtful. Right winners led by >= 17.6 points
 #: (hard set, the six hard photos, small photos); a wrong one (hard_02) by 0.4.
 CLOSE_RUNNER_UP = 5.0
+#: A photo in which no terrarium is found at the reader's size is looked at again this many
+#: times larger (at most its full size): a board that fills little of a 12 MP frame (a tiny
+#: board in a corner, 30 px cards at the reader's size) shows its cards' outlines there. Its
+#: grid is then read at the reader's size from the corners found. On the stand-in real-table
+#: set 4432 the one refused photo (scene 24, a board 0.3 of the frame turned 30 degrees on a
+#: gingham table) is found at 2400, 3024 and 4032 px, not at the reader's 2016.
+CLOSER_LOOK = 1.5
+#: ... only when that gives at least this many times the pixels of the reader's size.
+CLOSER_LOOK_LEAST = 1.2
 
 
 def explain_cells(reads: CellReads, card_match: float = CARD_MATCH) -> tuple[float, int, int]:
@@ -445,6 +454,7 @@ class TerrariumReader:
             corners=corners,
             star_cards_removed=star_cards_removed,
             started=started,
+            photo_bytes=photo_bytes,
         )
 
     def read_loaded(
@@ -454,16 +464,54 @@ class TerrariumReader:
         corners: np.ndarray | None = None,
         star_cards_removed: bool = False,
         started: tuple[float, float] | None = None,
+        photo_bytes: bytes | None = None,
     ) -> BoardRead:
         """Like :meth:`read` for a photo already decoded with this reader's ``max_side``.
 
         A caller that checks the photo before building the reader (the command line refuses a
         bad file before the model loads) passes ``started`` = ``(time.perf_counter(),
         time.process_time())`` taken before decoding, so the "load" stage stays measured.
+        ``photo_bytes`` (the file ``loaded`` was decoded from) allows the closer look of
+        :meth:`_closer_corners` when no terrarium is found at ``loaded``'s size.
         """
         clock = _Clock(started)
         clock.mark("load")
-        return self._read_loaded(loaded.rgb, loaded.scale, clock, corners, star_cards_removed)
+        try:
+            return self._read_loaded(loaded.rgb, loaded.scale, clock, corners, star_cards_removed)
+        except GridNotFoundError:
+            closer = None
+            if corners is None and photo_bytes is not None:
+                closer = self._closer_corners(photo_bytes, loaded, star_cards_removed)
+            if closer is None:
+                raise
+        found, doubt = closer
+        read = self._read_loaded(loaded.rgb, loaded.scale, clock, found, star_cards_removed)
+        return replace(read, grid_doubt=doubt) if doubt else read
+
+    def _closer_corners(
+        self, photo_bytes: bytes, loaded: LoadedImage, star_cards_removed: bool
+    ) -> tuple[np.ndarray, str] | None:
+        """A terrarium too small in the frame for grid finding at ``loaded``'s size, looked
+        for again on a decode :data:`CLOSER_LOOK` times larger (at most the original): its
+        grid's corners in ``loaded``'s pixels and that read's grid doubt, or None (the photo
+        was not downscaled that much, or no terrarium is found there either)."""
+        long_side = max(loaded.rgb.shape[:2])
+        original = max(loaded.original_size)
+        side = min(original, int(round(CLOSER_LOOK * long_side)))
+        if side < CLOSER_LOOK_LEAST * long_side:
+            return None
+        try:
+            closer = load_image(photo_bytes, max_side=side)
+        except ImageLoadError:
+            return None
+        if max(closer.rgb.shape[:2]) < CLOSER_LOOK_LEAST * long_side:
+            return None  # the decoder gave no more pixels
+        try:
+            read = self._read_loaded(closer.rgb, closer.scale, _Clock(), None, star_cards_removed)
+        except GridNotFoundError:
+            return None
+        factor = loaded.scale / closer.scale
+        return np.asarray(read.fit.corners, np.float64) * factor, read.grid_doubt
 
     def read_image(
         self,
