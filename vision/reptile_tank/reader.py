@@ -484,17 +484,19 @@ class TerrariumReader:
                 closer = self._closer_corners(photo_bytes, loaded, star_cards_removed)
             if closer is None:
                 raise
-        found, doubt = closer
+        found, doubt, method = closer
         read = self._read_loaded(loaded.rgb, loaded.scale, clock, found, star_cards_removed)
-        return replace(read, grid_doubt=doubt) if doubt else read
+        fit = replace(read.fit, method=f"{method}, on a closer look")
+        return replace(read, fit=fit, grid_doubt=doubt or read.grid_doubt)
 
     def _closer_corners(
         self, photo_bytes: bytes, loaded: LoadedImage, star_cards_removed: bool
-    ) -> tuple[np.ndarray, str] | None:
+    ) -> tuple[np.ndarray, str, str] | None:
         """A terrarium too small in the frame for grid finding at ``loaded``'s size, looked
         for again on a decode :data:`CLOSER_LOOK` times larger (at most the original): its
-        grid's corners in ``loaded``'s pixels and that read's grid doubt, or None (the photo
-        was not downscaled that much, or no terrarium is found there either)."""
+        grid's corners in ``loaded``'s pixels, that read's grid doubt and how its grid was
+        found (``GridFit.method``), or None (the photo was not downscaled that much, or no
+        terrarium is found there either)."""
         long_side = max(loaded.rgb.shape[:2])
         original = max(loaded.original_size)
         side = min(original, int(round(CLOSER_LOOK * long_side)))
@@ -511,7 +513,7 @@ class TerrariumReader:
         except GridNotFoundError:
             return None
         factor = loaded.scale / closer.scale
-        return np.asarray(read.fit.corners, np.float64) * factor, read.grid_doubt
+        return np.asarray(read.fit.corners, np.float64) * factor, read.grid_doubt, read.fit.method
 
     def read_image(
         self,

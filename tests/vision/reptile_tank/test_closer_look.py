@@ -17,6 +17,7 @@ from vision.reptile_tank.reader import TerrariumReader
 @dataclass
 class _Fit:
     corners: np.ndarray
+    method: str = "corners"
 
 
 @dataclass
@@ -47,7 +48,7 @@ class _Finder:
         box = np.array(
             [[0.1 * w, 0.1 * h], [0.3 * w, 0.1 * h], [0.3 * w, 0.3 * h], [0.1 * w, 0.3 * h]]
         )
-        return _Read(_Fit(box), grid_doubt=self.doubt, size=side)
+        return _Read(_Fit(box, method="lattice"), grid_doubt=self.doubt, size=side)
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +81,7 @@ def test_a_refused_photo_is_found_on_a_larger_decode_and_read_at_the_readers_siz
     assert np.allclose(read.given[0], [0.1 * w, 0.1 * h], atol=2.0)
     assert np.allclose(read.given[2], [0.3 * w, 0.3 * h], atol=2.0)
     assert read.grid_doubt == "another fit"  # the closer read's doubt is kept
+    assert read.fit.method == "lattice, on a closer look"  # and how its grid was found
 
 
 def test_the_refusal_stands_when_the_closer_look_finds_nothing(reader, photo_12mp, monkeypatch):
