@@ -494,7 +494,7 @@ class TerrariumReader:
     ) -> tuple[np.ndarray, str, str] | None:
         """A terrarium too small in the frame for grid finding at ``loaded``'s size, looked
         for again on a decode :data:`CLOSER_LOOK` times larger (at most the original): its
-        grid's corners in ``loaded``'s pixels, that read's grid doubt and how its grid was
+        grid's corners in ``loaded``'s pixels, that search's grid doubt and how its grid was
         found (``GridFit.method``), or None (the photo was not downscaled that much, or no
         terrarium is found there either)."""
         long_side = max(loaded.rgb.shape[:2])
@@ -508,12 +508,13 @@ class TerrariumReader:
             return None
         if max(closer.rgb.shape[:2]) < CLOSER_LOOK_LEAST * long_side:
             return None  # the decoder gave no more pixels
+        classify = self._cell_reader(closer.rgb, _Clock(), star_cards_removed)[1]
         try:
-            read = self._read_loaded(closer.rgb, closer.scale, _Clock(), None, star_cards_removed)
+            fit, _crops, _reads, doubt, _judged = self._find_grid(closer.rgb, classify)
         except GridNotFoundError:
             return None
         factor = loaded.scale / closer.scale
-        return np.asarray(read.fit.corners, np.float64) * factor, read.grid_doubt, read.fit.method
+        return np.asarray(fit.corners, np.float64) * factor, doubt, fit.method
 
     def read_image(
         self,
@@ -527,8 +528,10 @@ class TerrariumReader:
         clock.mark("load")
         return self._read_loaded(image_rgb, 1.0, clock, corners, star_cards_removed)
 
-    def _read_loaded(self, rgb, scale, clock, corners, star_cards_removed) -> BoardRead:
-        doubt, judged = "", []
+    def _cell_reader(self, rgb, clock, star_cards_removed):
+        """``(name, classify)`` for ``rgb``: ``name(crops, fit) -> CellReads`` names a fit's
+        cells; ``classify(fit) -> (crops, reads)`` rectifies and names them, charging both
+        steps to ``clock``."""
 
         def name(crops: np.ndarray, fit: GridFit) -> CellReads:
             return classify_cells(
@@ -549,14 +552,24 @@ class TerrariumReader:
             clock.charge("classify", rectified, clock.now())
             return crops, reads
 
+        return name, classify
+
+    def _find_grid(self, rgb: np.ndarray, classify) -> tuple:
+        """Grid finding judged by the recogniser (:meth:`_find_and_judge`), an empty edge
+        line settled or flagged (:meth:`_settle_empty_edges`): ``(fit, crops, reads, doubt,
+        judged)``. Raises :class:`GridNotFoundError` as :meth:`_find_and_judge` does."""
+        fit, crops, reads, doubt, judged = self._find_and_judge(rgb, classify)
+        fit, crops, reads, edge_doubt = self._settle_empty_edges(rgb, fit, crops, reads, classify)
+        if edge_doubt:
+            doubt = f"{doubt}; {edge_doubt}" if doubt else edge_doubt
+            fit = replace(fit, reason=doubt)
+        return fit, crops, reads, doubt, judged
+
+    def _read_loaded(self, rgb, scale, clock, corners, star_cards_removed) -> BoardRead:
+        doubt, judged = "", []
+        name, classify = self._cell_reader(rgb, clock, star_cards_removed)
         if corners is None:
-            fit, crops, reads, doubt, judged = self._find_and_judge(rgb, classify)
-            fit, crops, reads, edge_doubt = self._settle_empty_edges(
-                rgb, fit, crops, reads, classify
-            )
-            if edge_doubt:
-                doubt = f"{doubt}; {edge_doubt}" if doubt else edge_doubt
-                fit = replace(fit, reason=doubt)
+            fit, crops, reads, doubt, judged = self._find_grid(rgb, classify)
         else:
             fit = fit_from_corners(
                 rgb.shape, np.asarray(corners, float), image_rgb=rgb, layout=self.layout

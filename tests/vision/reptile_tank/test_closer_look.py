@@ -37,18 +37,30 @@ class _Finder:
     doubt: str = ""
     calls: list = field(default_factory=list)
 
-    def __call__(self, rgb, scale, clock, corners, star_cards_removed):
-        side = max(rgb.shape[:2])
-        self.calls.append((side, corners is not None))
+    def read(self, rgb, scale, clock, corners, star_cards_removed):
+        """The reader's ``_read_loaded``."""
         if corners is not None:
+            side = max(rgb.shape[:2])
+            self.calls.append((side, True))
             return _Read(_Fit(np.asarray(corners)), given=np.asarray(corners), size=side)
+        fit, _, _, doubt, _ = self.find(rgb, None)
+        return _Read(fit, grid_doubt=doubt, size=max(rgb.shape[:2]))
+
+    def find(self, rgb, classify):
+        """The reader's ``_find_grid``."""
+        side = max(rgb.shape[:2])
+        self.calls.append((side, False))
         if side < self.needs:
             raise GridNotFoundError("no terrarium found")
         h, w = rgb.shape[:2]
         box = np.array(
             [[0.1 * w, 0.1 * h], [0.3 * w, 0.1 * h], [0.3 * w, 0.3 * h], [0.1 * w, 0.3 * h]]
         )
-        return _Read(_Fit(box, method="lattice"), grid_doubt=self.doubt, size=side)
+        return _Fit(box, method="lattice"), None, None, self.doubt, []
+
+    def install(self, reader, monkeypatch) -> None:
+        monkeypatch.setattr(reader, "_read_loaded", self.read)
+        monkeypatch.setattr(reader, "_find_grid", self.find)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +82,7 @@ def test_a_refused_photo_is_found_on_a_larger_decode_and_read_at_the_readers_siz
     reader, photo_12mp, monkeypatch
 ):
     finder = _Finder(needs=2500, doubt="another fit")
-    monkeypatch.setattr(reader, "_read_loaded", finder)
+    finder.install(reader, monkeypatch)
     loaded = reader.load(photo_12mp)
     read = reader.read(photo_12mp)
     long_side = max(loaded.rgb.shape[:2])
@@ -86,7 +98,7 @@ def test_a_refused_photo_is_found_on_a_larger_decode_and_read_at_the_readers_siz
 
 def test_the_refusal_stands_when_the_closer_look_finds_nothing(reader, photo_12mp, monkeypatch):
     finder = _Finder(needs=10**6)
-    monkeypatch.setattr(reader, "_read_loaded", finder)
+    finder.install(reader, monkeypatch)
     with pytest.raises(GridNotFoundError):
         reader.read(photo_12mp)
     assert len(finder.calls) == 2  # the reader's size, then one closer look
@@ -94,7 +106,7 @@ def test_the_refusal_stands_when_the_closer_look_finds_nothing(reader, photo_12m
 
 def test_no_closer_look_without_the_bytes_or_more_pixels(reader, photo_12mp, monkeypatch):
     finder = _Finder(needs=10**6)
-    monkeypatch.setattr(reader, "_read_loaded", finder)
+    finder.install(reader, monkeypatch)
     loaded = reader.load(photo_12mp)
     with pytest.raises(GridNotFoundError):
         reader.read_loaded(loaded)  # no bytes to decode again
