@@ -4,11 +4,11 @@ Run it as ``reptile-tank train --out DIR`` (or ``python -m models.train_embedder
 ``DIR`` is the first embedder's folder, ``models/card_embedder_v1/``). It writes a model folder
 (:func:`vision.models.model_folder`: ``model.onnx``, ``model.json``, ``stand_in_gallery.npz``). It
 
-1. draws ``--designs`` random card designs (``vision.reptile_tank.synth.deck.random_design``) plus the 16
-   stand-in faces; each design upright and turned 180° is its own identity, and one more identity
-   is ``empty`` (table crops, sometimes with neighbouring card edges);
-2. streams freshly augmented cell crops of them (``vision.reptile_tank.augment.card_view`` / ``empty_view``:
-   the same augmentation the galleries use) from one worker process;
+1. draws ``--designs`` random card designs (``vision.reptile_tank.synth.deck.random_design``)
+   plus the 16 stand-in faces; each design upright and turned 180° is its own identity, and
+   one more identity is ``empty`` (table crops, sometimes with neighbouring card edges);
+2. streams freshly augmented cell crops of them (``vision.reptile_tank.augment.card_view`` /
+   ``empty_view``: the same augmentation the galleries use) from one worker process;
 3. trains a small CNN with a CosFace head (the head is dropped; the L2-normalised embedding is
    what ships);
 4. exports the embedder to ONNX (opset 17, dynamic batch) with its preprocessing metadata
@@ -133,7 +133,9 @@ class CropStream(IterableDataset):
     ``turns = 4`` identity ``4 k + q`` is face ``k`` turned ``90 q`` degrees. The last identity is
     ``empty``. The stand-in faces (the last 16) are drawn with probability ``stand_in_share``.
     ``small`` is the share of crops seen as in a small photo, ``strong`` the wider photometric
-    profile (:func:`vision.reptile_tank.augment.card_view`).
+    profile, ``table`` the share seen under a game night's light (sleeve haze, streaks, a
+    forearm's shadow, curled corners) and ``hand`` the share laid by hand in their cut
+    (:func:`vision.reptile_tank.augment.card_view`).
     """
 
     def __init__(
@@ -146,10 +148,13 @@ class CropStream(IterableDataset):
         turns: int = 2,
         small: float = 0.0,
         strong: bool = False,
+        table: float = 0.0,
+        hand: float = 0.0,
     ):
         self.faces, self.seed = faces, seed
         self.stand_in_share, self.empty_share = stand_in_share, empty_share
         self.turns, self.small, self.strong = turns, small, strong
+        self.table, self.hand = table, hand
 
     def __iter__(self):
         cv2_threads(1)
@@ -164,7 +169,7 @@ class CropStream(IterableDataset):
             if u < self.empty_share:
                 others = [self.faces[i] for i in rng.integers(0, n, size=4)]
                 crop = empty_view(rng, out_size=INPUT_SIZE, others=others, small=self.small,
-                                  strong=self.strong)  # fmt: skip
+                                  strong=self.strong, table=self.table)  # fmt: skip
                 yield crop, empty_id
                 continue
             if u < self.empty_share + self.stand_in_share:
@@ -183,6 +188,8 @@ class CropStream(IterableDataset):
                 others=others,
                 small=self.small,
                 strong=self.strong,
+                table=self.table,
+                hand=self.hand,
             )
             yield crop, self.turns * k + turn
 
@@ -240,8 +247,14 @@ def export_onnx(model: CardNet, out_dir: Path, extra: dict) -> Path:
 
 #: The look-alike deck used to report one-shot accuracy on families (evaluation seed range).
 FAMILY_DECK_SEED = 9101
-#: Crop conditions of :func:`evaluate`: (name, rotations drawn in turn, small-photo share).
-EVAL_CONDITIONS = (("photo", (0, 180), 0.0), ("small", (0, 180), 1.0), ("turned", (90, 270), 0.0))
+#: Crop conditions of :func:`evaluate`: (name, rotations drawn in turn, small-photo share,
+#: table-light share; the same share of cards laid by hand in their cut).
+EVAL_CONDITIONS = (
+    ("photo", (0, 180), 0.0, 0.0),
+    ("small", (0, 180), 1.0, 0.0),
+    ("turned", (90, 270), 0.0, 0.0),
+    ("table", (0, 180), 0.0, 1.0),
+)
 
 
 def evaluate(model_path: Path, seed: int, views: int = 30, *, decks=None) -> dict:
@@ -251,7 +264,8 @@ def evaluate(model_path: Path, seed: int, views: int = 30, *, decks=None) -> dic
     look-alike deck seeded :data:`FAMILY_DECK_SEED`; none ever trained on) a gallery is built
     from its 16 faces, then fresh full-strength augmented crops are named under each of
     :data:`EVAL_CONDITIONS`: ``photo`` (upright / 180°), ``small`` (every crop as from a small
-    photo, the card 22-60 px wide) and ``turned`` (90° / 270° cards), plus ``views * 2`` empty
+    photo, the card 22-60 px wide), ``turned`` (90° / 270° cards) and ``table`` (every crop under
+    a game night's light, every card laid by hand in its cut), plus ``views * 2`` empty
     cells. The crop stream depends on ``seed`` only, so two models see the same crops.
     """
     from vision.embedder import CardEmbedder
@@ -272,7 +286,7 @@ def evaluate(model_path: Path, seed: int, views: int = 30, *, decks=None) -> dic
         faces = {k: np.asarray(v) for k, v in deck.items()}
         others = [_small(f) for f in faces.values()]
         results[name] = {}
-        for c_index, (condition, rotations, small) in enumerate(EVAL_CONDITIONS):
+        for c_index, (condition, rotations, small, table) in enumerate(EVAL_CONDITIONS):
             rng = np.random.default_rng([seed, 11, c_index, len(name)])
             crops, truth, rots = [], [], []
             for label, face in faces.items():
@@ -280,11 +294,13 @@ def evaluate(model_path: Path, seed: int, views: int = 30, *, decks=None) -> dic
                 for k in range(views):
                     rot = rotations[k % len(rotations)]
                     crops.append(card_view(face_small, rng, out_size=INPUT_SIZE, rotation=rot,
-                                           strength=1.0, others=others, small=small))  # fmt: skip
+                                           strength=1.0, others=others, small=small,
+                                           table=table, hand=table))  # fmt: skip
                     truth.append(label)
                     rots.append(rot)
             for _ in range(views * 2):
-                crops.append(empty_view(rng, out_size=INPUT_SIZE, others=others, small=small))
+                crops.append(empty_view(rng, out_size=INPUT_SIZE, others=others, small=small,
+                                        table=table))  # fmt: skip
                 truth.append("empty")
                 rots.append(None)
             emb = np.concatenate([embedder.embed(np.stack(crops[i : i + 256]))
@@ -333,6 +349,8 @@ def train(
     small: float = 0.35,
     strong: bool = True,
     family_share: float = 0.5,
+    table: float = 0.0,
+    hand: float = 0.0,
     init: str | Path | None = None,
     log=print,
 ) -> dict:
@@ -365,7 +383,7 @@ def train(
         optimiser, max_lr=lr, total_steps=steps, pct_start=0.15
     )
     loader = DataLoader(
-        CropStream(faces, seed, turns=turns, small=small, strong=strong),
+        CropStream(faces, seed, turns=turns, small=small, strong=strong, table=table, hand=hand),
         batch_size=batch,
         num_workers=workers,
         collate_fn=_collate,
@@ -409,6 +427,8 @@ def train(
             "loss": f"CosFace (s=30, m=0.3) over identities (design x {turned}) + empty",
             "small_photo_share": small,
             "photometric": "strong" if strong else "classic",
+            "table_light_share": table,
+            "hand_laid_share": hand,
             "init": Path(init).name if init is not None else None,
             "threads": threads,
             "seconds": round(train_seconds),
@@ -514,6 +534,18 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
         default=0.5,
         help="share of random designs drawn in look-alike families",
     )
+    parser.add_argument(
+        "--table",
+        type=float,
+        default=0.0,
+        help="share of crops under a game night's light (sleeve haze, streaks, arm shadow, curl)",
+    )
+    parser.add_argument(
+        "--hand",
+        type=float,
+        default=0.0,
+        help="share of cards laid by hand in their cut (turned up to 6 deg, a few per cent off)",
+    )
     parser.add_argument("--init", default=None, help="exported model.onnx to start from")
     parser.add_argument(
         "--compare",
@@ -548,6 +580,8 @@ def run(args: argparse.Namespace) -> int:
         small=args.small,
         strong=not args.classic_photometric,
         family_share=args.family_share,
+        table=args.table,
+        hand=args.hand,
         init=args.init,
     )
     return 0

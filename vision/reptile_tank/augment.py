@@ -1,10 +1,11 @@
 """Augmented views of card faces and empty cells, as the grid's ``rectify_cells`` yields them.
 
 One module serves both the training recipe (``models/train_embedder.py``) and the galleries
-(:mod:`vision.reptile_tank.gallery`): a face image becomes a cell crop with a small perspective and offset
-error of a few per cent of the cell, a little rotation jitter, neighbouring cards or table at the
-edges, blur, noise, JPEG artefacts, a colour cast, glare and shadows. Every array in and out is
-RGB uint8; every function takes its ``numpy.random.Generator`` explicitly.
+(:mod:`vision.reptile_tank.gallery`): a face image becomes a cell crop with a small perspective
+and offset error of a few per cent of the cell, a little rotation jitter, neighbouring cards or
+table at the edges, blur, noise, JPEG artefacts, a colour cast, glare and shadows (and, for the
+training recipe, a game night's light and cards laid by hand). Every array in and out is RGB
+uint8; every function takes its ``numpy.random.Generator`` explicitly.
 """
 
 from __future__ import annotations
@@ -102,6 +103,84 @@ def _photometric(
     return out
 
 
+def _table_light(
+    rng: np.random.Generator, image: np.ndarray, *, card: bool
+) -> tuple[np.ndarray, bool]:
+    """A game night's light on a (H, W, 3) uint8 RGB crop, before the camera's own artefacts.
+
+    Each effect is drawn independently: a sleeve's haze (a veil toward white, uneven across the
+    card), a narrow specular streak, a deep soft band of shadow (a forearm; sometimes tinted),
+    a curled corner (lifted, lit or shaded, the table showing at its tip). Haze and curl only on
+    cards (``card``). Returns the crop and whether the phone's sharpening should follow.
+    """
+    height, width = image.shape[:2]
+    out = image.astype(np.float32)
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    if card and rng.random() < 0.5:  # sleeve haze, stronger toward one side
+        angle = rng.uniform(0, 2 * np.pi)
+        ramp = ((xx / width - 0.5) * np.cos(angle) + (yy / height - 0.5) * np.sin(angle)) + 0.5
+        haze = rng.uniform(0.03, 0.22) + rng.uniform(0.0, 0.15) * np.clip(ramp, 0, 1)
+        out = out * (1 - haze[..., None]) + 255.0 * haze[..., None]
+    if rng.random() < 0.35:  # a narrow specular streak across the sleeve
+        streak = np.zeros((height, width), np.float32)
+        axes = (int(width * rng.uniform(0.3, 1.0)), max(1, int(width * rng.uniform(0.04, 0.16))))
+        centre = (int(rng.uniform(0, width)), int(rng.uniform(0, height)))
+        cv2.ellipse(streak, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+        streak = cv2.GaussianBlur(streak, (0, 0), max(1.0, 0.3 * axes[1]))
+        level = rng.uniform(0.45, 0.95)
+        out = out * (1 - level * streak[..., None]) + 255.0 * level * streak[..., None]
+    if rng.random() < 0.35:  # a forearm's shadow: a soft band, deeper than the half-plane's
+        angle = rng.uniform(0, np.pi)
+        d = (xx - width * rng.uniform(0.1, 0.9)) * np.cos(angle) + (
+            yy - height * rng.uniform(0.1, 0.9)
+        ) * np.sin(angle)
+        half = rng.uniform(0.15, 0.8) * width
+        band = 1 / (1 + np.exp((np.abs(d) - half) / rng.uniform(2.0, 0.25 * width)))
+        depth = rng.uniform(0.3, 0.7)
+        tint = rng.uniform(0.9, 1.1, size=3) if rng.random() < 0.5 else np.ones(3)
+        out = out * (1 - depth * band[..., None] * tint)
+    if card and rng.random() < 0.15:  # a curled corner: shaded or lit, the table at its tip
+        dx = xx if rng.random() < 0.5 else width - 1 - xx
+        dy = yy if rng.random() < 0.5 else height - 1 - yy
+        leg = rng.uniform(0.12, 0.3) * (width + height)
+        lifted = np.clip(1.0 - (dx + dy) / leg, 0.0, 1.0)
+        out = (
+            out * (1.0 + float(rng.choice([-1.0, 1.0])) * rng.uniform(0.2, 0.5) * lifted)[..., None]
+        )
+        tip = (dx + dy) < rng.uniform(0.2, 0.45) * leg
+        out[tip] = out[tip] * 0.2 + rng.uniform(40, 200, size=3)
+    return np.clip(out, 0, 255).astype(np.uint8), bool(rng.random() < 0.5)
+
+
+def _sharpen(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
+    """A phone's unsharp mask, amplifying the noise the camera left."""
+    amount = rng.uniform(0.3, 1.2)
+    blurred = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.7, 1.6))
+    return cv2.addWeighted(image, 1.0 + amount, blurred, -amount, 0)
+
+
+def _finish(
+    rng: np.random.Generator,
+    crop: np.ndarray,
+    strength: float,
+    *,
+    small: float,
+    strong: bool,
+    table: float,
+    card: bool,
+) -> np.ndarray:
+    """The light and the camera on a cut crop: table light (share ``table``), then small-photo
+    or full-size photometrics, then sometimes the phone's sharpening."""
+    sharpen = False
+    if table > 0 and rng.random() < table:
+        crop, sharpen = _table_light(rng, crop, card=card)
+    if small > 0 and rng.random() < small:
+        crop = small_photo(rng, crop, strength, strong=strong)
+    else:
+        crop = _photometric(rng, crop, strength, strong)
+    return _sharpen(rng, crop) if sharpen else crop
+
+
 def _crop_quad(rng: np.random.Generator, box, strength: float) -> np.ndarray:
     """Corners TL, TR, BR, BL of ``box`` with per-corner, offset, scale and rotation error."""
     x0, y0, x1, y1 = box
@@ -115,6 +194,17 @@ def _crop_quad(rng: np.random.Generator, box, strength: float) -> np.ndarray:
     quad += rng.normal(0, 0.025 * strength, size=2).astype(np.float32) * [w, h]
     quad += rng.normal(0, 0.018 * strength, size=(4, 2)).astype(np.float32) * [w, h]
     return quad
+
+
+def _hand_laid(rng: np.random.Generator, quad: np.ndarray, box) -> np.ndarray:
+    """``quad`` turned about its centre by up to ~6° and shifted a few per cent of the card."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    centre = quad.mean(axis=0)
+    angle = np.deg2rad(rng.uniform(-6.0, 6.0))
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
+    shift = rng.uniform(-0.05, 0.05, size=2).astype(np.float32) * [w, h]
+    return ((quad - centre) @ rot.T + centre + shift).astype(np.float32)
 
 
 def _warp(canvas: np.ndarray, quad: np.ndarray, out_size: tuple[int, int]) -> np.ndarray:
@@ -136,6 +226,8 @@ def card_view(
     others: list[np.ndarray] | None = None,
     small: float = 0.0,
     strong: bool = False,
+    table: float = 0.0,
+    hand: float = 0.0,
 ) -> np.ndarray:
     """One augmented cell crop of a card face, as ``rectify_cells`` would cut it from a photo.
 
@@ -158,6 +250,12 @@ def card_view(
         22-60 px wide, compressed at that size, then upsampled as the rectifier does).
     strong : bool
         The wider photometric profile of :func:`_photometric`.
+    table : float
+        Probability of a game night's light on the card (:func:`_table_light`: sleeve haze, a
+        specular streak, a forearm's shadow, a curled corner; then sometimes sharpening).
+    hand : float
+        Probability that the card lies as a hand lays it in its cut: turned up to about 6° and
+        a few per cent off, beyond the cut's own error.
 
     Returns
     -------
@@ -177,15 +275,15 @@ def card_view(
     canvas[margin_y : margin_y + work_h, margin_x : margin_x + work_w] = card
     if strength > 0:
         quad = _crop_quad(rng, box, strength)
+        if hand > 0 and rng.random() < hand:
+            quad = _hand_laid(rng, quad, box)
     else:
         x0, y0, x1, y1 = box
         quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
     crop = _warp(canvas, quad, out_size)
     if strength <= 0:
         return crop
-    if small > 0 and rng.random() < small:
-        return small_photo(rng, crop, strength, strong=strong)
-    return _photometric(rng, crop, strength, strong)
+    return _finish(rng, crop, strength, small=small, strong=strong, table=table, card=True)
 
 
 def empty_view(
@@ -196,10 +294,11 @@ def empty_view(
     strength: float = 1.0,
     small: float = 0.0,
     strong: bool = False,
+    table: float = 0.0,
 ) -> np.ndarray:
     """One augmented crop of an empty cell: table, sometimes with neighbouring cards' edges.
 
-    ``small`` and ``strong`` as in :func:`card_view`.
+    ``small``, ``strong`` and ``table`` (streaks and shadows only) as in :func:`card_view`.
 
     Returns
     -------
@@ -213,9 +312,7 @@ def empty_view(
     box = (margin_x, margin_y, margin_x + work_w, margin_y + work_h)
     _neighbour_strip(rng, canvas, box, others or [])
     crop = _warp(canvas, _crop_quad(rng, box, max(strength, 0.5)), out_size)
-    if small > 0 and rng.random() < small:
-        return small_photo(rng, crop, strength, strong=strong)
-    return _photometric(rng, crop, strength, strong)
+    return _finish(rng, crop, strength, small=small, strong=strong, table=table, card=False)
 
 
 def small_photo(
