@@ -3,15 +3,17 @@
 
 Run ``python -m models.fit_confidence`` (about 10 minutes on one core). It
 
-1. renders two disjoint sets of photos with the project's generator (``vision.reptile_tank.synth``), from
-   seeds of their own: :data:`FIT_SETS` to fit, :data:`TEST_SETS` to measure. Neither is a
-   training seed of the embedder (which trains on isolated card crops, seed 2026113x) nor an
-   evaluation seed (9000-9999). Each photo mixes what makes reads hard: the stand-in deck, random
-   decks and look-alike decks (cards of one category sharing frame and layout, enrolled from one
-   image per face), small photos (640 x 480 and 1280 x 720 / 960, as an in-page camera gives)
-   next to 1600 and 2016 px ones, full and mid-game boards;
-2. reads every photo with the same :class:`vision.reptile_tank.reader.TerrariumReader` the app uses and keeps
-   each cell's features (:data:`vision.reptile_tank.confidence.FEATURES`) and whether its label is right;
+1. renders two disjoint sets of photos with the project's generator
+   (``vision.reptile_tank.synth``), from seeds of their own: :data:`FIT_SETS` to fit,
+   :data:`TEST_SETS` to measure. Neither is a training seed of the embedder (which trains on
+   isolated card crops, seed 2026113x) nor an evaluation seed (9000-9999). Each photo mixes
+   what makes reads hard: the stand-in deck, random decks and look-alike decks (cards of one
+   category sharing frame and layout, enrolled from one image per face), small photos
+   (640 x 480 and 1280 x 720 / 960, as an in-page camera gives) next to 1600 and 2016 px ones,
+   full and mid-game boards;
+2. reads every photo with the same :class:`vision.reptile_tank.reader.TerrariumReader` the app
+   uses (an enrolled deck through its deck pack, as ``enroll`` writes it) and keeps each cell's
+   features (:data:`vision.reptile_tank.confidence.FEATURES`) and whether its label is right;
 3. fits a logistic regression (L2, Newton's method) to the fit set's cells and picks the
    threshold so that the flagged cells hold :data:`TARGET_RECALL` of the fit set's wrong cells;
 4. measures on the test set: the share of wrong cells flagged, of right cells flagged, silent
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
 from pathlib import Path
 
@@ -75,19 +78,28 @@ def _copies() -> dict[str, int]:
 
 def collect(seed: int, n: int, *, model_path: str | None = None, log=print) -> dict:
     """Render ``n`` photos from ``seed``, read them, return per-cell features and truth."""
-    from vision.errors import GridNotFoundError
-    from vision.reptile_tank.gallery import Gallery
+    from vision.reptile_tank.gallery import DeckPack
     from vision.reptile_tank.reader import TerrariumReader
+
+    decks = _decks(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        # each enrolled deck is read as the product reads it: through a deck pack (its faces
+        # serve the hidden-card checks and the look past a hand, its settings an enrolled deck's)
+        readers = [TerrariumReader(copies=_copies(), model_path=model_path)]
+        for k, (_, deck) in enumerate(decks[1:]):
+            DeckPack.create(Path(tmp) / f"deck-{k}", dict(deck), readers[0].embedder,
+                            np.random.default_rng([seed, 3, k]))  # fmt: skip
+            readers.append(TerrariumReader(Path(tmp) / f"deck-{k}", copies=_copies(),
+                                           model_path=model_path))  # fmt: skip
+        for reader in readers:
+            reader.rerank = reader.confirm_by_print = False  # the calibrated model alone
+        return _collect_reads(seed, n, decks, readers, log)
+
+
+def _collect_reads(seed: int, n: int, decks, readers, log) -> dict:
+    from vision.errors import GridNotFoundError
     from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
-    reader = TerrariumReader(copies=_copies(), model_path=model_path)
-    reader.rerank = reader.confirm_by_print = False  # the calibrated model alone
-    stand_in_gallery = reader.gallery
-    decks = _decks(seed)
-    galleries = [stand_in_gallery] + [
-        Gallery.build(reader.embedder, dict(deck), np.random.default_rng([seed, 3, k]))
-        for k, (_, deck) in enumerate(decks[1:])
-    ]
     feats, right, labels, scene_of, flagged_read = [], [], [], [], []
     scenes = []
     started = time.time()
@@ -101,7 +113,7 @@ def collect(seed: int, n: int, *, model_path: str | None = None, log=print) -> d
         partial = float(rng.choice([0.0, 0.0, 0.15, 0.3]))
         image, truth = render_scene(rng, deck, partial=partial, size=(w, h))
         data = encode_jpeg(image, truth["params"]["jpeg_quality"])
-        reader.gallery = galleries[d]
+        reader = readers[d]
         info = {"index": i, "deck": kind, "size": [w, h], "partial": partial}
         try:
             read = reader.read(data)
@@ -133,7 +145,7 @@ def collect(seed: int, n: int, *, model_path: str | None = None, log=print) -> d
         "scene": np.array(scene_of),
         "read_flag_other": np.array(flagged_read),
         "scenes": scenes,
-        "model_id": reader.embedder.model_id,
+        "model_id": readers[0].embedder.model_id,
     }
 
 
