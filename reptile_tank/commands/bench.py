@@ -472,20 +472,24 @@ def _doubt_summary(d: dict, scenes: int) -> dict:
 
 
 def _reference_reader(folder: str, pack: str | None, copies: dict):
-    """A reader with the embedder in ``folder``; a pack is enrolled anew for it in memory."""
+    """A reader with the embedder in ``folder``; a pack is read through a copy of it, enrolled
+    anew for that embedder (the player's pack and its gallery are untouched), so its faces serve
+    the reference's hidden-card checks, fine comparison and look past a hand as they serve the
+    shipped reader's."""
+    import shutil
+    import tempfile
+
     from vision.models import model_folder
-    from vision.reptile_tank.gallery import Gallery
     from vision.reptile_tank.reader import TerrariumReader
 
     model = model_folder(folder).onnx
-    reference = TerrariumReader(None, copies=copies, model_path=model, threads=1)
-    if pack is not None:
-        from vision.reptile_tank.gallery import DeckPack
-
-        faces = DeckPack.load(pack).faces  # faces only: the pack's own gallery is untouched
-        reference.gallery = Gallery.build(reference.embedder, faces, np.random.default_rng(0))
-        reference.rerank = reference.confirm_by_print = False  # its verifier has no pack
-    return reference
+    if pack is None:
+        return TerrariumReader(None, copies=copies, model_path=model, threads=1)
+    with tempfile.TemporaryDirectory(prefix="reference-pack-") as scratch:
+        copy = Path(scratch) / "pack"
+        shutil.copytree(pack, copy)
+        # the reader keeps the copy's faces and gallery in memory; the bench adds no examples
+        return TerrariumReader(copy, copies=copies, model_path=model, threads=1)
 
 
 def _deck_faces(reader) -> dict[str, np.ndarray]:
