@@ -100,7 +100,7 @@ def _collect_reads(seed: int, n: int, decks, readers, log) -> dict:
     from vision.errors import GridNotFoundError
     from vision.reptile_tank.synth.scene import encode_jpeg, render_scene
 
-    feats, right, labels, scene_of, flagged_read = [], [], [], [], []
+    feats, right, labels, scene_of, flagged_read, checked = [], [], [], [], [], []
     scenes = []
     started = time.time()
     for i in range(n):
@@ -134,6 +134,7 @@ def _collect_reads(seed: int, n: int, decks, readers, log) -> dict:
         labels.extend(label for row in read.rows for label in row)
         scene_of.extend([i] * ok.size)
         flagged_read.extend([bool(read.grid_doubt) or _orientation_doubt(conf)] * ok.size)
+        checked.append(read_checks(read, reader).reshape(-1))
         info.update(found=True, wrong=int((~ok).sum()), needs_check=bool(read.needs_check))
         scenes.append(info)
         if (i + 1) % 25 == 0:
@@ -144,9 +145,29 @@ def _collect_reads(seed: int, n: int, decks, readers, log) -> dict:
         "labels": np.array(labels),
         "scene": np.array(scene_of),
         "read_flag_other": np.array(flagged_read),
+        "cell_checks": np.concatenate(checked),
         "scenes": scenes,
         "model_id": readers[0].embedder.model_id,
     }
+
+
+def read_checks(read, reader) -> np.ndarray:
+    """(rows, cols) bool: the cells a read flags by its own checks, whatever the calibrated
+    model says: hidden (a hand, foreign colours, a wash-out), a close call, a weak match, a
+    weak table read, a face enrolled unsure nearby (:mod:`vision.reptile_tank.confidence`)."""
+    from vision.reptile_tank.confidence import (
+        close_call_cells,
+        unsure_face_cells,
+        weak_empty_cells,
+        weak_match_cells,
+    )
+
+    checks = np.asarray(read.hidden, bool).copy() if read.hidden is not None else False
+    checks = checks | close_call_cells(read) | weak_match_cells(read, reader.weak_match)
+    checks |= weak_empty_cells(read)
+    if reader.pack is not None and reader.pack.unsure:
+        checks |= unsure_face_cells(read, reader.pack.unsure)
+    return checks
 
 
 def _orientation_doubt(conf) -> bool:
@@ -211,6 +232,16 @@ def measure(model: ConfidenceModel, cells: dict) -> dict:
         if (p[members] >= model.read_limit).any():
             read_flag[members] = True
     silent = wrong & ~flag & ~read_flag
+    # the product's flags: the model's and the read's own checks; a read with either needs a
+    # check
+    checks = cells["cell_checks"]
+    flag_all = flag | checks
+    read_all = read_flag.copy()
+    for scene in np.unique(cells["scene"]):
+        members = cells["scene"] == scene
+        if checks[members].any():
+            read_all[members] = True
+    silent_all = wrong & ~flag_all & ~read_all
     edges = np.array([0, 0.01, 0.03, 0.1, 0.2, 0.4, 0.7, 1.0])
     bins = []
     for lo, hi in zip(edges[:-1], edges[1:], strict=True):
@@ -230,6 +261,16 @@ def measure(model: ConfidenceModel, cells: dict) -> dict:
         "right_flagged": float(flag[~wrong].mean()) if (~wrong).any() else None,
         "silent_wrong_cells": int(silent.sum()),
         "silent_wrong_share_of_cells": float(silent.mean()),
+        "with_read_checks": {
+            "wrong_flagged": float(flag_all[wrong].mean()) if wrong.any() else None,
+            "right_flagged": float(flag_all[~wrong].mean()) if (~wrong).any() else None,
+            "silent_wrong_cells": int(silent_all.sum()),
+            "reads_needing_check": float(
+                np.mean([read_all[cells["scene"] == k].any() for k in np.unique(cells["scene"])])
+            )
+            if len(p)
+            else None,
+        },
         "reads_needing_check": float(
             np.mean([read_flag[cells["scene"] == k].any() for k in np.unique(cells["scene"])])
         )
@@ -318,6 +359,8 @@ def _load_cells(path: Path) -> dict:
         out = {k: data[k] for k in data.files}
     out["scenes"] = json.loads(str(out["scenes"]))
     out["model_id"] = str(out["model_id"])
+    if "cell_checks" not in out:  # collected before the read's own checks were kept
+        out["cell_checks"] = np.zeros(len(out["right"]), bool)
     base = out["features"][:, :CELL_FEATURES]
     full = np.zeros((len(base), len(FEATURES)), np.float32)
     for scene in np.unique(out["scene"]):
@@ -334,12 +377,12 @@ def merge(parts: list[dict]) -> dict:
     for part in parts:
         if part["model_id"] != out["model_id"]:
             raise ValueError("cells collected with different embedders")
-        for key in ("features", "right", "labels", "read_flag_other"):
+        for key in ("features", "right", "labels", "read_flag_other", "cell_checks"):
             out.setdefault(key, []).append(part[key])
         out.setdefault("scene", []).append(part["scene"] + offset)
         out["scenes"] += [{**s, "index": s["index"] + offset} for s in part["scenes"]]
         offset += len(part["scenes"]) + 1
-    for key in ("features", "right", "labels", "read_flag_other", "scene"):
+    for key in ("features", "right", "labels", "read_flag_other", "cell_checks", "scene"):
         out[key] = np.concatenate(out[key])
     return out
 

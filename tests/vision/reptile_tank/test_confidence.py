@@ -145,6 +145,38 @@ def test_logistic_fit_recovers_a_known_rule():
     assert b == pytest.approx(-1.0, abs=0.2)
 
 
+def test_calibration_measure_counts_the_reads_own_checks_beside_the_model():
+    """Two boards of 4 cells, margins only: the model flags margins under 0.1; the read's own
+    checks flag one more cell. A wrong cell neither flags is silent only where nothing in its
+    read is flagged (then the read itself needs no check)."""
+    from models.fit_confidence import measure
+
+    margin = FEATURES.index("margin")
+    x = np.zeros((8, len(FEATURES)), np.float32)
+    x[:, margin] = [0.05, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
+    cells = {
+        "features": x,
+        # board 0: a wrong cell the model flags, a wrong one only the checks flag;
+        # board 1: a wrong cell nothing flags, on a board with no flag at all
+        "right": np.array([False, False, True, True, True, False, True, True]),
+        "cell_checks": np.array([False, True, False, False, False, False, False, False]),
+        "read_flag_other": np.zeros(8, bool),
+        "scene": np.array([0, 0, 0, 0, 1, 1, 1, 1]),
+        "scenes": [
+            {"index": 0, "found": True, "wrong": 2, "deck": "random", "size": [640, 480]},
+            {"index": 1, "found": True, "wrong": 1, "deck": "random", "size": [640, 480]},
+        ],
+    }
+    report = measure(margin_model(0.5), cells)
+    assert report["wrong_flagged"] == pytest.approx(1 / 3)
+    assert report["silent_wrong_cells"] == 1  # board 1's (board 0 needs a check by its flag)
+    checks = report["with_read_checks"]
+    assert checks["wrong_flagged"] == pytest.approx(2 / 3)
+    assert checks["right_flagged"] == 0.0
+    assert checks["silent_wrong_cells"] == 1
+    assert checks["reads_needing_check"] == pytest.approx(0.5)
+
+
 # ------------------------------------------------------------------------- shipped calibration
 
 
