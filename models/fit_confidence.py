@@ -162,9 +162,10 @@ def read_checks(read, reader) -> np.ndarray:
         weak_match_cells,
     )
 
-    checks = np.asarray(read.hidden, bool).copy() if read.hidden is not None else False
-    checks = checks | close_call_cells(read) | weak_match_cells(read, reader.weak_match)
+    checks = close_call_cells(read) | weak_match_cells(read, reader.weak_match)
     checks |= weak_empty_cells(read)
+    if read.hidden is not None:
+        checks |= np.asarray(read.hidden, bool)
     if reader.pack is not None and reader.pack.unsure:
         checks |= unsure_face_cells(read, reader.pack.unsure)
     return checks

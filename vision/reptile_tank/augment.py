@@ -13,6 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.reptile_tank.synth.real_table import phone_processing
 from vision.synth.table import table_texture
 
 #: Card size in millimetres (width, height): the lattice cell is portrait.
@@ -152,13 +153,6 @@ def _table_light(
     return np.clip(out, 0, 255).astype(np.uint8), bool(rng.random() < 0.5)
 
 
-def _sharpen(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
-    """A phone's unsharp mask, amplifying the noise the camera left."""
-    amount = rng.uniform(0.3, 1.2)
-    blurred = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.7, 1.6))
-    return cv2.addWeighted(image, 1.0 + amount, blurred, -amount, 0)
-
-
 def _finish(
     rng: np.random.Generator,
     crop: np.ndarray,
@@ -178,7 +172,14 @@ def _finish(
         crop = small_photo(rng, crop, strength, strong=strong)
     else:
         crop = _photometric(rng, crop, strength, strong)
-    return _sharpen(rng, crop) if sharpen else crop
+    if not sharpen:
+        return crop
+    return phone_processing(rng, crop, amount=(0.3, 1.2), sigma=(0.7, 1.6))
+
+
+def _rotation(angle: float) -> np.ndarray:
+    """The (2, 2) float32 matrix turning points by ``angle`` radians."""
+    return np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
 
 
 def _crop_quad(rng: np.random.Generator, box, strength: float) -> np.ndarray:
@@ -188,8 +189,7 @@ def _crop_quad(rng: np.random.Generator, box, strength: float) -> np.ndarray:
     quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
     centre = quad.mean(axis=0)
     scale = rng.uniform(1 - 0.04 * strength, 1 + 0.07 * strength)
-    angle = np.deg2rad(rng.normal(0, 2.0 * strength))
-    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
+    rot = _rotation(np.deg2rad(rng.normal(0, 2.0 * strength)))
     quad = (quad - centre) @ rot.T * scale + centre
     quad += rng.normal(0, 0.025 * strength, size=2).astype(np.float32) * [w, h]
     quad += rng.normal(0, 0.018 * strength, size=(4, 2)).astype(np.float32) * [w, h]
@@ -201,8 +201,7 @@ def _hand_laid(rng: np.random.Generator, quad: np.ndarray, box) -> np.ndarray:
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     centre = quad.mean(axis=0)
-    angle = np.deg2rad(rng.uniform(-6.0, 6.0))
-    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
+    rot = _rotation(np.deg2rad(rng.uniform(-6.0, 6.0)))
     shift = rng.uniform(-0.05, 0.05, size=2).astype(np.float32) * [w, h]
     return ((quad - centre) @ rot.T + centre + shift).astype(np.float32)
 

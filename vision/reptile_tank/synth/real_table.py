@@ -302,10 +302,18 @@ def thumb(
     return image, covered
 
 
-def phone_processing(rng: np.random.Generator, image: np.ndarray) -> np.ndarray:
-    """A phone's pipeline after the sensor: unsharp-mask sharpening (amplifying the noise)."""
-    amount = rng.uniform(0.4, 1.3)
-    sigma = rng.uniform(0.8, 2.0) * max(1.0, max(image.shape[:2]) / 2000)
+def phone_processing(
+    rng: np.random.Generator,
+    image: np.ndarray,
+    *,
+    amount: tuple[float, float] = (0.4, 1.3),
+    sigma: tuple[float, float] = (0.8, 2.0),
+) -> np.ndarray:
+    """A phone's pipeline after the sensor: unsharp-mask sharpening (amplifying the noise), its
+    ``amount`` and blur ``sigma`` (pixels of a 2000 px photo, scaled up for larger ones) drawn
+    from the ranges given."""
+    amount = rng.uniform(*amount)
+    sigma = rng.uniform(*sigma) * max(1.0, max(image.shape[:2]) / 2000)
     blurred = cv2.GaussianBlur(image, (0, 0), sigma)
     return cv2.addWeighted(image, 1.0 + amount, blurred, -amount, 0)
 
