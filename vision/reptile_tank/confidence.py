@@ -350,6 +350,18 @@ def with_hidden(confidence: ReadConfidence, hidden: np.ndarray) -> ReadConfidenc
     )
 
 
+def with_cards_off_place(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfidence:
+    """``confidence`` with the cards found beside their place (``cells``, see
+    :mod:`vision.reptile_tank.off_place`) flagged too, and the reason said."""
+    cells = np.asarray(cells, bool)
+    return _also_flagged(
+        confidence,
+        cells,
+        f"{int(cells.sum())} card(s) found beside their place (laid off it, or the lens bends "
+        "the grid there)",
+    )
+
+
 def _also_flagged(confidence: ReadConfidence, cells: np.ndarray, reason: str) -> ReadConfidence:
     """``confidence`` with ``cells`` flagged too and ``reason`` said (unchanged when none)."""
     if not cells.any():

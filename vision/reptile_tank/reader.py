@@ -42,6 +42,7 @@ from vision.reptile_tank.confidence import (
     close_call_cells,
     unsure_face_cells,
     weak_match_cells,
+    with_cards_off_place,
     with_doubtful_reads,
     with_hidden,
     with_unsure_faces,
@@ -63,6 +64,7 @@ from vision.reptile_tank.grid import (
     outlines_outside,
     rectify_cells,
     refine_fit,
+    shifted_cell_crops,
 )
 from vision.reptile_tank.orientation import Orientation, turn_crops, turn_reads, vote_orientation
 from vision.reptile_tank.own_outline import recut_by_own_outline
@@ -352,6 +354,9 @@ class TerrariumReader:
         #: judged (:func:`explain_cells`): :data:`CARD_MATCH` for an enrolled deck,
         #: :data:`STAND_IN_CARD_MATCH` for the bundled stand-in deck.
         self.card_match = CARD_MATCH if self.pack is not None else STAND_IN_CARD_MATCH
+        #: Whether a cell read weakly as the table is looked at around its place for a card
+        #: laid off it (:mod:`vision.reptile_tank.off_place`; off: as before stop 50).
+        self.look_beside_places = True
         #: A card read as a face it matches by less than this is marked to check
         #: (:func:`vision.reptile_tank.confidence.weak_match_cells`): the card match less
         #: :data:`WEAK_MATCH_BELOW`.
@@ -373,6 +378,24 @@ class TerrariumReader:
         if self._verifier is None:
             self._verifier = LocalFeatureVerifier(self._deck_faces())
         return self._verifier
+
+    def _cards_off_their_place(self, rgb, fit, crops, reads, name):
+        """:func:`vision.reptile_tank.off_place.cards_off_their_place` for this read: the
+        cells read weakly as the table looked at around their place (``(crops, reads,
+        OffPlace)``)."""
+        from vision.reptile_tank.off_place import cards_off_their_place
+
+        def shifted(r: int, c: int, moves):
+            return shifted_cell_crops(rgb, fit, r, c, moves, cell_size=self.cell_size)
+
+        def scores(trial: np.ndarray):
+            return self.gallery.labels, self.gallery.rotation_scores(
+                self.embedder.embed(trial)
+            ).max(axis=2)
+
+        return cards_off_their_place(
+            crops, reads, shifted, scores, lambda trial: name(trial, fit), self.card_match
+        )
 
     def _past_the_hand(self):
         """The second look past a hand over a board's card
@@ -581,11 +604,19 @@ class TerrariumReader:
                 rgb, fit.cell_quads, crops, reads, lambda trial: name(trial, fit)
             )
             clock.mark("outlines")
+        off_place = None
+        if self.look_beside_places:
+            crops, reads, off_place = self._cards_off_their_place(rgb, fit, crops, reads, name)
+            clock.mark("off_place")
         orientation = vote_orientation(reads)
         if orientation.rotation == 180:
             reads = turn_reads(reads)
             crops = turn_crops(crops)
             fit = fit.rotated_180()
+        beside = np.zeros(crops.shape[:2], bool)  # the cards found beside their place
+        if off_place is not None:
+            turned = orientation.rotation == 180
+            beside = off_place.found[::-1, ::-1] if turned else off_place.found
         look = self.covered_face_look() if self.pack is not None and self.pack.unsure else None
         if look:
             reads = look.relook(reads, crops)[0]
@@ -613,11 +644,13 @@ class TerrariumReader:
             explained = ~weak_match_cells(reads, self.card_match)
             doubtful = (confidence.check | close_call_cells(reads)) & explained
             confirmed, checks = confirmed_cells(
-                rgb, fit, reads.cells, doubtful & ~hidden & ~near_unsure, self._local_verifier()
+                rgb, fit, reads.cells, doubtful & ~hidden & ~near_unsure & ~beside,
+                self._local_verifier(),
             )
             confidence = without_confirmed(confidence, confirmed)
             clock.mark("confirm")
         confidence = with_hidden(confidence, hidden)
+        confidence = with_cards_off_place(confidence, beside)
         confidence = with_doubtful_reads(confidence, reads, self.weak_match, confirmed)
         if near_unsure.any():
             confidence = with_unsure_faces(confidence, near_unsure, self.pack.unsure)

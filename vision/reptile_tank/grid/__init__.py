@@ -67,6 +67,7 @@ from vision.reptile_tank.grid.model import (
     draw_overlay,
     rectify_cells,
     reptile_tank_layout,
+    shifted_cell_crops,
     using_layout,
 )
 
@@ -85,5 +86,6 @@ __all__ = [
     "rectify_cells",
     "refine_fit",
     "reptile_tank_layout",
+    "shifted_cell_crops",
     "using_layout",
 ]

@@ -339,16 +339,47 @@ def _rectify_cells(
         for c in range(lay.cols):
             x0 = c * (lay.cell_w_mm + gx) - margin_mm
             y0 = r * (lay.cell_h_mm + gy) - margin_mm
-            to_crop = np.array([[sx, 0, -sx * x0 - 0.5], [0, sy, -sy * y0 - 0.5], [0, 0, 1.0]])
-            m = to_crop @ fit.homography
-            crops[r, c] = cv2.warpPerspective(
-                image_rgb,
-                m,
-                (out_w, out_h),
-                flags=cv2.INTER_LINEAR,
-                borderMode=cv2.BORDER_REPLICATE,
-            )
+            crops[r, c] = _board_crop(image_rgb, fit.homography, (x0, y0), (sx, sy), (out_w, out_h))
     return crops
+
+
+def _board_crop(image_rgb, homography, origin_mm, scale, size) -> np.ndarray:
+    """The photo's rectangle of the board plane from ``origin_mm`` (its top-left, mm) at
+    ``scale`` (px per mm, x and y), warped to ``size`` (width, height)."""
+    (x0, y0), (sx, sy) = origin_mm, scale
+    to_crop = np.array([[sx, 0, -sx * x0 - 0.5], [0, sy, -sy * y0 - 0.5], [0, 0, 1.0]])
+    return cv2.warpPerspective(
+        image_rgb,
+        to_crop @ homography,
+        size,
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+
+
+def shifted_cell_crops(
+    image_rgb: np.ndarray,
+    fit: GridFit,
+    row: int,
+    col: int,
+    moves: list[tuple[float, float]],
+    *,
+    cell_size: tuple[int, int] = CELL_SIZE,
+) -> np.ndarray:
+    """One cell's crops (as :func:`rectify_cells` cuts it, no margin) moved in the board's
+    plane by each ``(dx, dy)`` of ``moves``, shares of the card's width and height (a card laid
+    off its place): ``(len(moves), height, width, 3)`` uint8 RGB."""
+    with using_layout(fit.layout):
+        lay = active_layout()
+        gx, gy = fit.gap_mm
+        out_w, out_h = int(cell_size[0]), int(cell_size[1])
+        scale = (out_w / lay.cell_w_mm, out_h / lay.cell_h_mm)
+        x0, y0 = col * (lay.cell_w_mm + gx), row * (lay.cell_h_mm + gy)
+        out = np.empty((len(moves), out_h, out_w, 3), np.uint8)
+        for k, (dx, dy) in enumerate(moves):
+            origin = (x0 + dx * lay.cell_w_mm, y0 + dy * lay.cell_h_mm)
+            out[k] = _board_crop(image_rgb, fit.homography, origin, scale, (out_w, out_h))
+        return out
 
 
 def draw_overlay(
