@@ -75,6 +75,11 @@ def test_hard_photos_are_read_right_or_say_why(reader: TerrariumReader) -> None:
     # change). real_04 (an empty edge column) was read one column off, silently (issue 28).
     hard = [outcome for name, outcome in outcomes.items() if name.startswith("hard_")]
     assert hard.count("right") >= 5, outcomes
+    # real_02 (a corner card at the distorted frame edge) and real_05 (a curled corner card)
+    # were read as the table until the reader looked around such cells (stop 50): five of the
+    # six real_* are right now (real_01's glared card stays flagged); one may turn flagged.
+    real = [outcome for name, outcome in outcomes.items() if name.startswith("real_")]
+    assert real.count("right") >= 4, outcomes
 
 
 def _resized_jpeg(path: Path, long_side: int) -> bytes:
