@@ -78,8 +78,9 @@ def test_hard_photos_are_read_right_or_say_why(reader: TerrariumReader) -> None:
     # real_02 (a corner card at the distorted frame edge) and real_05 (a curled corner card)
     # were read as the table until the reader looked around such cells (stop 50): five of the
     # six real_* are right now (real_01's glared card stays flagged); one may turn flagged.
+    # (The real_* photos are read where REPTILE_TANK_HARD_PHOTOS points at them.)
     real = [outcome for name, outcome in outcomes.items() if name.startswith("real_")]
-    assert real.count("right") >= 4, outcomes
+    assert not real or real.count("right") >= len(real) - 2, outcomes
 
 
 def _resized_jpeg(path: Path, long_side: int) -> bytes:
