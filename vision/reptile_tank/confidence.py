@@ -342,24 +342,25 @@ def assess(
 def with_hidden(confidence: ReadConfidence, hidden: np.ndarray) -> ReadConfidence:
     """``confidence`` with the cells that do not look like their face (``hidden``, see
     :mod:`vision.reptile_tank.coverage`) flagged too, and the reason said."""
-    hidden = np.asarray(hidden, bool)
-    return _also_flagged(
-        confidence,
-        hidden,
-        f"{int(hidden.sum())} card(s) partly hidden or unlike their face (a hand, glare?)",
+    return _cards_flagged(
+        confidence, hidden, "card(s) partly hidden or unlike their face (a hand, glare?)"
     )
 
 
 def with_cards_off_place(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfidence:
     """``confidence`` with the cards found beside their place (``cells``, see
     :mod:`vision.reptile_tank.off_place`) flagged too, and the reason said."""
-    cells = np.asarray(cells, bool)
-    return _also_flagged(
+    return _cards_flagged(
         confidence,
         cells,
-        f"{int(cells.sum())} card(s) found beside their place (laid off it, or the lens bends "
-        "the grid there)",
+        "card(s) found beside their place (laid off it, or the lens bends the grid there)",
     )
+
+
+def _cards_flagged(confidence: ReadConfidence, cells, what: str) -> ReadConfidence:
+    """:func:`_also_flagged` with the reason ``"<how many> <what>"``."""
+    cells = np.asarray(cells, bool)
+    return _also_flagged(confidence, cells, f"{int(cells.sum())} {what}")
 
 
 def _also_flagged(confidence: ReadConfidence, cells: np.ndarray, reason: str) -> ReadConfidence:
