@@ -109,6 +109,7 @@ def cards_off_their_place(
     looked_at = np.zeros((rows, cols), bool)
     found = np.zeros((rows, cols), bool)
     shifts: dict = {}
+    seen: dict = {}  # (row, col) -> the face found beside the place
     labels = [[cell.label for cell in row] for row in reads.cells]
     for r, c in np.ndindex(rows, cols):
         cell = reads.cells[r][c]
@@ -133,16 +134,21 @@ def cards_off_their_place(
             if label == _neighbour(labels, int(r), int(c), dx, dy):
                 continue
             if best is None or score > best[0]:
-                best = (score, k)
+                best = (score, k, label)
         if best is not None:
             trial[r, c] = moved[best[1]]
             found[r, c] = True
             shifts[(int(r), int(c))] = SHIFTS[best[1]]
+            seen[(int(r), int(c))] = best[2]
     if not found.any():
         return crops, reads, OffPlace(looked_at, found, shifts)
     new_reads = classify(trial)
-    # a cell the deck's limits still name the table stays as it was read (and is not flagged)
-    kept = found & np.array([[cell.label != EMPTY for cell in row] for row in new_reads.cells])
+    # a cell the board's naming (the deck's limits, the star cards out) does not name as the
+    # face found there stays as it was read, and is not flagged for it
+    kept = found & np.array(
+        [[cell.label == seen.get((r, c)) for c, cell in enumerate(row)]
+         for r, row in enumerate(new_reads.cells)]
+    )  # fmt: skip
     if not kept.any():
         return crops, reads, OffPlace(looked_at, kept, {})
     final = crops.copy()

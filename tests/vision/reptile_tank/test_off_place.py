@@ -181,3 +181,23 @@ def test_a_card_laid_a_third_of_a_card_off_its_place_is_read_and_flagged(reader)
     assert any("beside their place" in reason for reason in after.check_reasons)
     # every other cell read as before
     assert [row[:4] for row in after.rows] == [row[:4] for row in before.rows]
+
+
+def test_a_face_the_boards_naming_does_not_give_the_cell_leaves_it_as_read():
+    # the deck's limits (or the star cards out of the game) name the moved crop otherwise
+    cells = [[("corn_snake", 0.95), (EMPTY, 0.6)]]
+    below = off_place.SHIFTS.index((0.0, 0.2))
+    shifted, scores, classify, _, original = _stubs({(0, 1): (below, "rosy_boa", 0.9)})
+    original.extend(cells)
+
+    def elsewise(crops):
+        reads = classify(crops)
+        reads.cells[0][1] = SimpleNamespace(label="corn_snake", score=0.5)
+        return reads
+
+    crops = np.zeros((1, 2, 4, 4, 3), np.uint8)
+    new_crops, reads, found = off_place.cards_off_their_place(
+        crops, _reads(cells), shifted, scores, elsewise, 0.7
+    )
+    assert not found.found.any() and found.shifts == {}
+    assert reads.cells[0][1].label == EMPTY and new_crops is crops
