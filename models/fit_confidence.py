@@ -134,7 +134,7 @@ def _collect_reads(seed: int, n: int, decks, readers, log) -> dict:
         labels.extend(label for row in read.rows for label in row)
         scene_of.extend([i] * ok.size)
         flagged_read.extend([bool(read.grid_doubt) or _orientation_doubt(conf)] * ok.size)
-        checked.append(read_checks(read, reader).reshape(-1))
+        checked.append(read_checks(read).reshape(-1))
         info.update(found=True, wrong=int((~ok).sum()), needs_check=bool(read.needs_check))
         scenes.append(info)
         if (i + 1) % 25 == 0:
@@ -151,24 +151,13 @@ def _collect_reads(seed: int, n: int, decks, readers, log) -> dict:
     }
 
 
-def read_checks(read, reader) -> np.ndarray:
+def read_checks(read) -> np.ndarray:
     """(rows, cols) bool: the cells a read flags by its own checks, whatever the calibrated
-    model says: hidden (a hand, foreign colours, a wash-out), a close call, a weak match, a
-    weak table read, a face enrolled unsure nearby (:mod:`vision.reptile_tank.confidence`)."""
-    from vision.reptile_tank.confidence import (
-        close_call_cells,
-        unsure_face_cells,
-        weak_empty_cells,
-        weak_match_cells,
-    )
-
-    checks = close_call_cells(read) | weak_match_cells(read, reader.weak_match)
-    checks |= weak_empty_cells(read)
-    if read.hidden is not None:
-        checks |= np.asarray(read.hidden, bool)
-    if reader.pack is not None and reader.pack.unsure:
-        checks |= unsure_face_cells(read, reader.pack.unsure)
-    return checks
+    model says (:attr:`vision.reptile_tank.confidence.ReadConfidence.own_checks`: a hand or
+    glare, a close call, a weak match or table read, a face enrolled unsure, a card found
+    beside its place, cells that match no face well, a fine comparison that disagrees) --
+    the reader's own record, so what is measured is what the product shows."""
+    return read.confidence.flagged_by_own_checks()
 
 
 def _orientation_doubt(conf) -> bool:

@@ -595,6 +595,7 @@ def rerank_read(
     big = rectify_cells(read.image, read.fit, cell_size=RERANK_SIZE) if needed else None
     rows = [row[:] for row in read.rows]
     check = np.asarray(read.check, bool).copy()
+    disagreed = np.zeros(check.shape, bool)
     changed = disagree = unflagged = 0
     for (r, c), candidates in calls.items():
         result = (checks or {}).get((r, c))
@@ -605,14 +606,15 @@ def rerank_read(
         rows[r][c] = result.label
         if not result.agree:
             disagree += 1
-            check[r, c] = True
+            check[r, c] = disagreed[r, c] = True
         elif unflag and result.confirmed and check[r, c]:
             unflagged += 1
             check[r, c] = False
     confidence = read.confidence
     if confidence is not None:
         needs = bool(check.any()) or (bool(confidence.needs_check) and not unflag)
-        confidence = replace(confidence, check=check, needs_check=needs)
+        own = confidence.flagged_by_own_checks() | disagreed
+        confidence = replace(confidence, check=check, needs_check=needs, own_checks=own)
     cells = [
         [
             cell if cell.label == rows[r][c]

@@ -68,6 +68,10 @@ class ReadConfidence:
         Why the read needs a check, one short phrase each.
     features : (rows, cols, F) float32
         The features the probabilities came from (:data:`FEATURES`).
+    own_checks : (rows, cols) bool or None
+        The cells flagged by the read's own checks whatever the calibrated model says (a hand
+        or glare, a close call, a weak match, a face enrolled unsure, a card found beside its
+        place...; :func:`_also_flagged`); None when none was asked. ``check`` includes them.
     """
 
     p_wrong: np.ndarray
@@ -75,6 +79,13 @@ class ReadConfidence:
     needs_check: bool
     reasons: tuple[str, ...]
     features: np.ndarray = field(repr=False)
+    own_checks: np.ndarray | None = field(default=None, repr=False)
+
+    def flagged_by_own_checks(self) -> np.ndarray:
+        """(rows, cols) bool: :attr:`own_checks`, all False when none was asked."""
+        if self.own_checks is None:
+            return np.zeros(np.shape(self.check), bool)
+        return np.asarray(self.own_checks, bool)
 
 
 @dataclass(frozen=True)
@@ -357,6 +368,16 @@ def with_cards_off_place(confidence: ReadConfidence, cells: np.ndarray) -> ReadC
     )
 
 
+def with_unexplained(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfidence:
+    """``confidence`` with the cells that look like neither a face nor the table at the
+    reader's card match (``cells``, :func:`vision.reptile_tank.reader.unexplained_cells`)
+    flagged too, and the reason said. The reader asks for this when a board leaves more than
+    two such cells on a grid no other fit comes close to: on a game night's photos read with a
+    deck enrolled from a photo, those are right grids whose cards match their faces poorly
+    (BENCHMARKS.md, stop 51), so the doubt is theirs, not the grid's."""
+    return _cards_flagged(confidence, cells, "card(s) that match no face well (glare, a bad face?)")
+
+
 def _cards_flagged(confidence: ReadConfidence, cells, what: str) -> ReadConfidence:
     """:func:`_also_flagged` with the reason ``"<how many> <what>"``."""
     cells = np.asarray(cells, bool)
@@ -371,7 +392,10 @@ def _also_flagged(confidence: ReadConfidence, cells: np.ndarray, reason: str) ->
     reasons = [r for r in confidence.reasons if not r.endswith("cell(s) in doubt")]
     reasons.insert(0, f"{int(check.sum())} cell(s) in doubt")
     reasons.append(reason)
-    return replace(confidence, check=check, needs_check=True, reasons=tuple(reasons))
+    own = confidence.flagged_by_own_checks() | cells
+    return replace(
+        confidence, check=check, needs_check=True, reasons=tuple(reasons), own_checks=own
+    )
 
 
 def without_confirmed(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfidence:

@@ -45,6 +45,7 @@ from vision.reptile_tank.confidence import (
     with_cards_off_place,
     with_doubtful_reads,
     with_hidden,
+    with_unexplained,
     with_unsure_faces,
     without_confirmed,
 )
@@ -132,6 +133,19 @@ def explain_cells(reads: CellReads, card_match: float = CARD_MATCH) -> tuple[flo
     :data:`CARD_MATCH` by default); ``cards`` is that count, ``unexplained`` the number of cells
     whose best such similarity is below ``card_match``.
     """
+    best, cards = _cell_explanations(reads, card_match)
+    return float(best.sum() + cards.sum()), int(cards.sum()), int((best < card_match).sum())
+
+
+def unexplained_cells(reads: CellReads, card_match: float = CARD_MATCH) -> np.ndarray:
+    """(rows, cols) bool: the cells that look like neither a face (upright or turned by 180
+    degrees) nor the table, at ``card_match`` (the cells :func:`explain_cells` counts)."""
+    return _cell_explanations(reads, card_match)[0] < card_match
+
+
+def _cell_explanations(reads: CellReads, card_match: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell, the best similarity to a face (upright or turned by 180 degrees) or the table,
+    and whether it is explained as a card: ``(best, cards)``, (rows, cols) each."""
     scores = reads.rotation_scores  # (rows, cols, labels, 4 rotations)
     upright = np.maximum(scores[..., 0], scores[..., 2])
     labels = list(reads.labels)
@@ -143,9 +157,7 @@ def explain_cells(reads: CellReads, card_match: float = CARD_MATCH) -> tuple[flo
         empty = np.full(upright.shape[:2], -1.0, np.float32)
         faces = upright
     card = faces.max(axis=2) if faces.shape[2] else np.full_like(empty, -1.0)
-    cards = (card > empty) & (card >= card_match)
-    best = np.maximum(card, empty)
-    return float(best.sum() + cards.sum()), int(cards.sum()), int((best < card_match).sum())
+    return np.maximum(card, empty), (card > empty) & (card >= card_match)
 
 
 @dataclass
@@ -652,6 +664,9 @@ class TerrariumReader:
         confidence = with_hidden(confidence, hidden)
         confidence = with_cards_off_place(confidence, beside)
         confidence = with_doubtful_reads(confidence, reads, self.weak_match, confirmed)
+        unexplained = unexplained_cells(reads, self.card_match)
+        if unexplained.sum() > MAX_UNEXPLAINED:
+            confidence = with_unexplained(confidence, unexplained)
         if near_unsure.any():
             confidence = with_unsure_faces(confidence, near_unsure, self.pack.unsure)
         read = BoardRead(
@@ -776,8 +791,12 @@ class TerrariumReader:
                     f"({other[0]:.1f} vs {score:.1f} points); check the grid's corners"
                 )
                 break
-        unexplained = explain_cells(reads, self.card_match)[2]
-        if not doubt and unexplained > MAX_UNEXPLAINED:
+        _, cards, unexplained = explain_cells(reads, self.card_match)
+        if not doubt and unexplained > max(MAX_UNEXPLAINED, cards):
+            # a lattice that leaves more cells unexplained than it explains cards is in doubt;
+            # fewer, on a winner no other fit comes close to, are cards that match their face
+            # poorly (a pack's bad face, a game night's light): flagged cell by cell
+            # (:func:`vision.reptile_tank.confidence.with_unexplained`)
             doubt = (
                 f"the best fit of the grid leaves {unexplained} cells that look like neither a "
                 "card nor the table; check the grid's corners"

@@ -348,3 +348,34 @@ def test_cards_confirmed_by_their_print_lose_the_models_close_and_weak_flags_onl
     assert hidden.check.tolist() == [[True, False, False, False]]
     uncalibrated = replace(base, check=every, reasons=(NO_CALIBRATION, "4 cell(s) in doubt"))
     assert without_confirmed(uncalibrated, every) is uncalibrated
+
+
+def test_the_reads_own_checks_are_recorded_apart_from_the_models_flags():
+    """What the read's own checks flag (a hand, a close call, cells like no face...) is kept
+    beside ``check``, so the calibration measures exactly the flags the product shows."""
+    from vision.reptile_tank.classifier import CellRead, CellReads
+    from vision.reptile_tank.confidence import (
+        ReadConfidence,
+        with_doubtful_reads,
+        with_hidden,
+        with_unexplained,
+    )
+
+    def cell(label, score, margin):
+        return CellRead(label, 0, margin, score, ((label, score), ("rock", score - margin)))
+
+    # (0,0) the model's flag only, (0,1) a close call, (0,2) hidden, (0,3) like no face
+    row = [cell("rosy_boa", 0.9, 0.2), cell("corn_snake", 0.9, 0.01),
+           cell("water", 0.95, 0.3), cell("hollow_log", 0.95, 0.4)]  # fmt: skip
+    reads = CellReads([row], ("rosy_boa",), np.zeros((1, 4, 1)), np.zeros((1, 4, 1, 4)))
+    model = np.array([[True, False, False, False]])
+    base = ReadConfidence(np.zeros((1, 4)), model, True, ("1 cell(s) in doubt",),
+                          np.zeros((1, 4, len(FEATURES))))  # fmt: skip
+    assert not base.flagged_by_own_checks().any()
+    conf = with_hidden(base, np.array([[False, False, True, False]]))
+    conf = with_doubtful_reads(conf, reads, 0.75)
+    conf = with_unexplained(conf, np.array([[False, False, False, True]]))
+    assert conf.flagged_by_own_checks().tolist() == [[False, True, True, True]]
+    assert conf.check.tolist() == [[True, True, True, True]]
+    assert conf.reasons[0] == "4 cell(s) in doubt"
+    assert "match no face well" in conf.reasons[-1]

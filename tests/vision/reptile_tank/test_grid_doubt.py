@@ -290,3 +290,59 @@ def test_a_missed_line_with_hard_to_read_cards_still_moves_the_lattice(
     assert right_unexplained - unexplained <= right_cards - cards
     fit, crops, reads, doubt = reader._settle_empty_edges(image, off, crops, reads, classify)
     np.testing.assert_allclose(fit.corners, right.corners, atol=1e-3)
+
+
+def _turn_cards_on_their_cells(image, fit, cells, degrees=40.0):
+    """``image`` with the cards of ``cells`` ((row, col) of ``fit``) turned on their places."""
+    import cv2
+
+    out, original = image.copy(), image.copy()
+    for r, c in cells:
+        quad = np.int32(fit.cell_quads[r, c])
+        (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+        turn = cv2.getRotationMatrix2D(((x1 - x0) / 2, (y1 - y0) / 2), degrees, 1.0)
+        turned = cv2.warpAffine(
+            original[y0:y1, x0:x1], turn, (x1 - x0, y1 - y0), borderMode=cv2.BORDER_REFLECT
+        )
+        mask = np.zeros(image.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, quad, 1)
+        inside = mask[y0:y1, x0:x1] > 0
+        out[y0:y1, x0:x1][inside] = turned[inside]
+    return out
+
+
+def test_cards_that_match_no_face_on_a_sure_grid_are_flagged_not_the_grid(
+    reader: TerrariumReader,
+) -> None:
+    """Three inner cards that look like neither a face nor the table (turned far on their
+    places) on a grid no other fit comes close to: the grid is not put in doubt ("check the
+    grid's corners" would send the player to corners that are right); those cells are flagged,
+    with their reason."""
+    image, truth = _scene(FULL, 2811)
+    right = fit_from_corners(image.shape, np.array(truth["grid_corners"]), image_rgb=image)
+    turned = ((1, 1), (1, 3), (2, 2))
+    image = _turn_cards_on_their_cells(image, right, turned)
+    read = reader.read_image(image)
+    assert read.grid_doubt == ""
+    upright = read.rows == FULL
+    for r, c in turned:
+        cell = (r, c) if upright else (3 - r, 4 - c)
+        assert read.check[cell]
+    assert any("match no face well" in reason for reason in read.check_reasons)
+
+
+def test_unexplained_cells_are_the_cells_explain_cells_counts() -> None:
+    from vision.reptile_tank.classifier import CellRead, CellReads
+    from vision.reptile_tank.reader import CARD_MATCH, explain_cells, unexplained_cells
+
+    labels = ("rock", "water", EMPTY)
+    scores = np.full((2, 2, len(labels), 4), 0.1, np.float32)
+    scores[0, 0, 0, 0] = 0.95  # a clear rock
+    scores[0, 1, 1, 2] = 0.75  # a water card turned round, under glare: unexplained at 0.8
+    scores[1, 0, 2, :] = 0.9  # the table
+    scores[1, 1, 0, 1] = 0.95  # a rock a quarter turn round: no card of the lattice
+    cells = [[CellRead("rock", 0, 0.5, 0.9, ())] * 2] * 2
+    reads = CellReads(cells, labels, scores.max(axis=3), scores)
+    mask = unexplained_cells(reads, CARD_MATCH)
+    assert mask.tolist() == [[False, True], [False, True]]
+    assert explain_cells(reads, CARD_MATCH)[2] == int(mask.sum())
