@@ -42,6 +42,18 @@ EDGE_OUTSIDE = (0.04, 0.11)
 EDGE_SAME = 10.0
 EDGE_NOT_TABLE = 15.0
 EDGE_MIN_PIECES = 2
+#: On a board, a card that matches its face less than well (its read's cosine under
+#: EDGE_WEAK_CARD) is also crossed where EDGE_MIN_PIECES pieces in a row show no edge at all
+#: (inside and outside within EDGE_GONE) over something that is not the table (EDGE_NOT_TABLE_ANY),
+#: whatever its colour: a thumb in shade or under a colour cast is no hand's colour, and the
+#: card's weak match says something is over it. On the development boards of stop 51 (the
+#: stand-in deck's real-table sets 4431-4435, 170 photos, and five look-alike decks' boards,
+#: 50 photos, read with their files packs; 3,862 cards nothing lay over, 81 a thumb covered by
+#: 15 % or more) it found 3 of the 4 covered cards no check flagged and flagged 6 clean cards
+#: more (none of the look-alike decks').
+EDGE_WEAK_CARD = 0.8
+EDGE_GONE = 3.0
+EDGE_NOT_TABLE_ANY = 12.0
 #: A hand's colour in CIE L*a*b*: ``(L* low, L* high, chroma low, chroma high, hue low, hue
 #: high)``, the hue in degrees in the a*b* plane: skin in light and in shade is warm (red to
 #: yellow, -15 to 100 degrees; under a cool or magenta light cast a thumb reads -6 to -8: stop
@@ -121,6 +133,11 @@ class EdgePiece(NamedTuple):
         """No edge here, and what runs on past it is not the table and could be a hand."""
         return self.across <= EDGE_SAME and self.from_table >= EDGE_NOT_TABLE and self.hand
 
+    @property
+    def gone(self) -> bool:
+        """No edge at all here, over something that is not the table (whatever its colour)."""
+        return self.across <= EDGE_GONE and self.from_table >= EDGE_NOT_TABLE_ANY
+
 
 def edge_contrasts(image_rgb: np.ndarray, corners: list[np.ndarray]) -> list[list[EdgePiece]]:
     """Per card, its judged edge pieces (:func:`crossed_edges`): pieces whose outside band lies
@@ -198,10 +215,11 @@ def edge_contrasts(image_rgb: np.ndarray, corners: list[np.ndarray]) -> list[lis
     ]
 
 
-def _in_a_row(pieces: list[EdgePiece], count: int) -> bool:
-    """Whether ``count`` bridged pieces lie next to each other along one side."""
-    bridged = {(p.side, p.piece) for p in pieces if p.bridged}
-    return any(all((side, piece + k) in bridged for k in range(count)) for side, piece in bridged)
+def _in_a_row(pieces: list[EdgePiece], count: int, *, gone: bool = False) -> bool:
+    """Whether ``count`` bridged pieces (with ``gone``: pieces whose edge is gone,
+    :attr:`EdgePiece.gone`) lie next to each other along one side."""
+    marked = {(p.side, p.piece) for p in pieces if (p.gone if gone else p.bridged)}
+    return any(all((side, piece + k) in marked for k in range(count)) for side, piece in marked)
 
 
 def crossed_edges(
@@ -227,7 +245,10 @@ def crossed_edges(
 
 
 def hands_over_board(
-    image_rgb: np.ndarray, cell_quads: np.ndarray, labels: list[list[str]]
+    image_rgb: np.ndarray,
+    cell_quads: np.ndarray,
+    labels: list[list[str]],
+    scores: np.ndarray | None = None,
 ) -> np.ndarray:
     """(rows, cols) bool: the board's cards with something across their edge (a thumb over an
     edge card), :func:`crossed_edges` with the bridged pieces in a row.
@@ -243,7 +264,10 @@ def hands_over_board(
     for covered, against 5 without the rule, and found 24 of the 34 cards a thumb covered by
     15 % or more (26 without it), among them 4 of the 7 no other check flagged. A thumb in
     shade or under a colour cast is not a hand's colour here, and a finger narrower than two
-    pieces bridges one: those stay to the colour check (:mod:`vision.reptile_tank.coverage`).
+    pieces bridges one: those stay to the colour check (:mod:`vision.reptile_tank.coverage`)
+    -- unless the card also matches its face less than well: with ``scores`` (rows, cols: each
+    read's cosine to its face), a card under :data:`EDGE_WEAK_CARD` is crossed too where its
+    edge is gone over pieces in a row, whatever the colour past it (:attr:`EdgePiece.gone`).
     """
     rows, cols = len(labels), len(labels[0])
     out = np.zeros((rows, cols), bool)
@@ -251,6 +275,9 @@ def hands_over_board(
     if not cards:
         return out
     quads = [np.asarray(cell_quads[r][c], np.float64) for r, c in cards]
-    for (r, c), crossed in zip(cards, crossed_edges(image_rgb, quads, in_a_row=True), strict=True):
-        out[r, c] = crossed
+    for (r, c), judged in zip(cards, edge_contrasts(image_rgb, quads), strict=True):
+        weak = scores is not None and float(scores[r][c]) < EDGE_WEAK_CARD
+        out[r, c] = _in_a_row(judged, EDGE_MIN_PIECES) or (
+            weak and _in_a_row(judged, EDGE_MIN_PIECES, gone=True)
+        )
     return out

@@ -642,7 +642,8 @@ class TerrariumReader:
         )
         hidden = hidden_on_board(crops, reads.rows(), self.face_colours())[0]
         hidden |= washed_out_cells(crops)
-        hidden |= hands_over_board(rgb, fit.cell_quads, reads.rows())
+        scores = np.array([[cell.score for cell in row] for row in reads.cells])
+        hidden |= hands_over_board(rgb, fit.cell_quads, reads.rows(), scores)
         if self.look_past_hands and hidden.any():
             reads = self._past_the_hand().relook(reads, crops, hidden)[0]
         near_unsure = np.zeros(hidden.shape, bool)

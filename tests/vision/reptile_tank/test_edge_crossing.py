@@ -80,3 +80,27 @@ def test_a_card_laid_off_its_cell_showing_its_border_here_and_there_is_no_thumb(
     cell = [np.asarray(quads[0, 1])]
     assert crossed_edges(shown, cell) == [True]  # a layout photo's rule would take it
     assert not hands_over_board(shown, quads, labels).any()
+
+
+def test_a_thumb_of_no_hands_colour_marks_a_card_that_matches_its_face_weakly():
+    """A thumb in shade under a green cast is no hand's colour: its edge card is taken for
+    covered only when the card also matches its face less than well (its read's score)."""
+    from vision.reptile_tank.edge_crossing import EDGE_WEAK_CARD
+
+    photo, quads = _board()
+    labels = [["rock", "water"], ["corn_snake", "hollow_log"]]
+    shaded = (96, 112, 84)  # a thumb in shade under a green light: grey-green, not warm
+    thumbed = photo.copy()
+    right = int(quads[1, 1, 1, 0])
+    middle = int(quads[1, 1, :, 1].mean())
+    tip = (right - 50, middle)
+    cv2.line(thumbed, tip, (right + 250, middle + 40), shaded, 80, cv2.LINE_AA)
+    cv2.circle(thumbed, tip, 40, shaded, -1, cv2.LINE_AA)
+    assert not hands_over_board(thumbed, quads, labels).any()  # the colour rule alone
+    sure = np.full((2, 2), 0.95)
+    assert not hands_over_board(thumbed, quads, labels, sure).any()
+    weak = sure.copy()
+    weak[1, 1] = EDGE_WEAK_CARD - 0.1
+    assert hands_over_board(thumbed, quads, labels, weak).tolist() == [[False, False], [False, True]]
+    # a weak card with its edge all round is not covered
+    assert not hands_over_board(photo, quads, labels, np.full((2, 2), 0.5)).any()
