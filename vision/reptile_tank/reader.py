@@ -62,6 +62,7 @@ from vision.reptile_tank.grid import (
     find_grid_candidates,
     find_rectified_candidates,
     fit_from_corners,
+    outlines_across,
     outlines_outside,
     rectify_cells,
     refine_fit,
@@ -726,7 +727,8 @@ class TerrariumReader:
             crops, reads = classify(fit)
             score, cards, unexplained = explain_cells(reads, self.card_match)
             if cards >= MIN_CARDS and unexplained <= MAX_UNEXPLAINED:
-                beside = _maybe_beside(reads, outlines_outside(fit, memo, within=1.0))
+                near = outlines_outside(fit, memo, within=1.0) + outlines_across(fit, memo)
+                beside = _maybe_beside(reads, near)
                 if not beside:
                     return fit, crops, reads, "", []
             first = (score, cards, fit, crops, reads, unexplained)
@@ -896,7 +898,8 @@ class TerrariumReader:
 def _maybe_beside(reads: CellReads, beside: int) -> bool:
     """Whether a read that explains the photo may still have been put beside the grid: it
     reads at least :data:`BESIDE_EMPTY` cells empty and ``beside`` (the card-shaped outlines
-    right beside it, see :func:`vision.reptile_tank.grid.outlines_outside`) is at least
+    right beside it, see :func:`vision.reptile_tank.grid.outlines_outside`, and those it cuts
+    through, :func:`vision.reptile_tank.grid.outlines_across`) is at least
     :data:`BESIDE_CARDS`."""
     empty = int((np.array(reads.rows()) == EMPTY).sum())
     return empty >= BESIDE_EMPTY and beside >= BESIDE_CARDS

@@ -346,3 +346,29 @@ def test_unexplained_cells_are_the_cells_explain_cells_counts() -> None:
     mask = unexplained_cells(reads, CARD_MATCH)
     assert mask.tolist() == [[False, True], [False, True]]
     assert explain_cells(reads, CARD_MATCH)[2] == int(mask.sum())
+
+
+def test_outlines_across_counts_cards_the_grid_cuts_through() -> None:
+    """A card outline inside the grid whose centre lies between cells (a grid put half a card
+    beside the board) is cut through; a card on its cell (a few millimetres off) is not, nor
+    an outline of no card's size (an art panel), nor one outside the grid."""
+    from vision.reptile_tank.grid import outlines_across
+
+    corners = np.array([[100.0, 100.0], [600.0, 100.0], [600.0, 660.0], [100.0, 660.0]])
+    fit = fit_from_corners((800, 1000), corners)
+    cell = fit.cell_quads[1, 2]
+    w = float(np.linalg.norm(cell[1] - cell[0]))
+    h = float(np.linalg.norm(cell[3] - cell[0]))
+
+    def card(cx, cy, scale=1.0):
+        dx, dy = scale * w / 2, scale * h / 2
+        return np.array([[cx - dx, cy - dy], [cx + dx, cy - dy], [cx + dx, cy + dy], [cx - dx, cy + dy]])
+
+    centre = cell.mean(axis=0)
+    on_cell = card(centre[0] + 0.1 * w, centre[1])  # laid a little off its place
+    straddling = card(centre[0] + 0.5 * w, centre[1] + 0.5 * h)  # between four cells
+    panel = card(*fit.cell_quads[0, 0].mean(axis=0) + [0.0, -0.4 * h], scale=0.5)
+    outside = card(800.0, 300.0)
+    memo = {"first quads": (1.0, [on_cell, straddling, straddling + 2.0, panel, outside])}
+    assert outlines_across(fit, memo) == 1  # the straddling card, its sleeve counted once
+    assert outlines_across(fit, {}) == 0

@@ -55,6 +55,7 @@ from vision.reptile_tank.grid.find import (
     find_grid_candidates,
     find_rectified_candidates,
     fit_from_corners,
+    outlines_across,
     outlines_outside,
     refine_fit,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "find_grid",
     "find_grid_candidates",
     "find_rectified_candidates",
+    "outlines_across",
     "outlines_outside",
     "fit_from_corners",
     "rectify_cells",

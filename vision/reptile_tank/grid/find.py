@@ -680,9 +680,45 @@ def outlines_outside(fit: GridFit, memo: dict | None, within: float | None = Non
     square root of their area) from the grid's outline, the cards right beside it. 0 when the
     memo holds none.
     """
+    return len(
+        _distinct_outlines(
+            fit, memo, lambda _c, side, inside: inside < 0 and (within is None or -inside <= within * side)
+        )
+    )
+
+
+#: A card outline inside the grid whose centre lies at least this share of its own side from
+#: every cell's centre is cut through by the grid (:func:`outlines_across`).
+ACROSS_OFFSET = 0.35
+
+
+def outlines_across(fit: GridFit, memo: dict | None) -> int:
+    """How many distinct card-shaped outlines inside ``fit``'s grid it cuts through: their
+    centre lies at least :data:`ACROSS_OFFSET` of their side from every cell's centre (outlines
+    of a card's size only: 0.75-1.33 times the cells' side). A grid
+    on the board has its cards on its cells (laid by hand, a few millimetres off); a grid put
+    half a card beside the board (onto the table and a neighbour's loose cards) has the
+    board's cards straddling its cells. Outlines as :func:`outlines_outside` counts them."""
+    cells = np.asarray(fit.cell_quads, np.float64).reshape(-1, 4, 2)
+    centres = cells.mean(axis=1)
+    cell_side = float(np.median([math.sqrt(max(quad_area(q), 0.0)) for q in cells]))
+
+    def across(centre, side, inside) -> bool:
+        if inside < 0 or not 0.75 * cell_side <= side <= 1.33 * cell_side:
+            return False  # outside, or no card's size here (a card's art panel, two cards)
+        return float(np.linalg.norm(centres - centre, axis=1).min()) >= ACROSS_OFFSET * side
+
+    return len(_distinct_outlines(fit, memo, across))
+
+
+def _distinct_outlines(fit: GridFit, memo: dict | None, keep) -> list[np.ndarray]:
+    """The centres of the photo's card outlines (``memo``'s first search) in ``fit``'s pixels
+    that ``keep(centre, side, inside)`` keeps (``side``: the square root of the outline's area;
+    ``inside``: the centre's signed distance to the grid's outline, positive inside), nested
+    ones (centres within half a side of one kept) once."""
     first = None if memo is None else memo.get("first quads")
     if not first or not first[1]:
-        return 0
+        return []
     factor, card_quads = first
     outline = fit.corners.astype(np.float32).reshape(-1, 1, 2)
     counted: list[np.ndarray] = []
@@ -691,12 +727,12 @@ def outlines_outside(fit: GridFit, memo: dict | None, within: float | None = Non
         centre = quad.mean(axis=0)
         inside = cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), True)
         side = math.sqrt(max(quad_area(quad), 0.0))
-        if inside >= 0 or (within is not None and -inside > within * side):
+        if not keep(centre, side, float(inside)):
             continue
         if any(float(np.linalg.norm(centre - other)) < 0.5 * side for other in counted):
             continue
         counted.append(centre)
-    return len(counted)
+    return counted
 
 
 #: The best earlier hypotheses whose planes are tried.
