@@ -308,28 +308,38 @@ def test_a_cell_read_as_the_table_that_looks_unlike_it_is_marked_to_check():
     assert "read as the table but unlike it" in flagged.reasons[-1]
 
 
+def _one_row_flagged_first(cells):
+    """A one-row read of ``cells`` ((label, score, margin to a rock runner-up) each) and its
+    confidence with the calibrated model's flag on the first cell only."""
+    from vision.reptile_tank.classifier import CellRead, CellReads
+    from vision.reptile_tank.confidence import ReadConfidence
+
+    row = [CellRead(label, 0, margin, score, ((label, score), ("rock", score - margin)))
+           for label, score, margin in cells]  # fmt: skip
+    n = len(row)
+    reads = CellReads([row], ("rosy_boa",), np.zeros((1, n, 1)), np.zeros((1, n, 1, 4)))
+    flagged = np.zeros((1, n), bool)
+    flagged[0, 0] = True
+    base = ReadConfidence(np.zeros((1, n)), flagged, True, ("1 cell(s) in doubt",),
+                          np.zeros((1, n, len(FEATURES))))  # fmt: skip
+    return reads, base
+
+
 def test_cards_confirmed_by_their_print_lose_the_models_close_and_weak_flags_only():
     from dataclasses import replace
 
-    from vision.reptile_tank.classifier import CellRead, CellReads
     from vision.reptile_tank.confidence import (
         NO_CALIBRATION,
-        ReadConfidence,
         with_doubtful_reads,
         with_hidden,
         without_confirmed,
     )
 
-    def cell(label, score, margin):
-        return CellRead(label, 0, margin, score, ((label, score), ("rock", score - margin)))
-
     # (0,0) the model's flag, (0,1) a close call, (0,2) a weak match, (0,3) clean
-    row = [cell("rosy_boa", 0.9, 0.2), cell("corn_snake", 0.9, 0.01), cell("water", 0.6, 0.3),
-           cell("hollow_log", 0.95, 0.4)]  # fmt: skip
-    reads = CellReads([row], ("rosy_boa",), np.zeros((1, 4, 1)), np.zeros((1, 4, 1, 4)))
-    flagged = np.array([[True, False, False, False]])
-    base = ReadConfidence(np.zeros((1, 4)), flagged, True, ("1 cell(s) in doubt",),
-                          np.zeros((1, 4, len(FEATURES))))  # fmt: skip
+    reads, base = _one_row_flagged_first(
+        [("rosy_boa", 0.9, 0.2), ("corn_snake", 0.9, 0.01), ("water", 0.6, 0.3),
+         ("hollow_log", 0.95, 0.4)]
+    )  # fmt: skip
     every = np.ones((1, 4), bool)
     lifted = without_confirmed(base, every)
     assert not lifted.check.any() and not lifted.needs_check and lifted.reasons == ()
@@ -353,24 +363,13 @@ def test_cards_confirmed_by_their_print_lose_the_models_close_and_weak_flags_onl
 def test_the_reads_own_checks_are_recorded_apart_from_the_models_flags():
     """What the read's own checks flag (a hand, a close call, cells like no face...) is kept
     beside ``check``, so the calibration measures exactly the flags the product shows."""
-    from vision.reptile_tank.classifier import CellRead, CellReads
-    from vision.reptile_tank.confidence import (
-        ReadConfidence,
-        with_doubtful_reads,
-        with_hidden,
-        with_unexplained,
-    )
-
-    def cell(label, score, margin):
-        return CellRead(label, 0, margin, score, ((label, score), ("rock", score - margin)))
+    from vision.reptile_tank.confidence import with_doubtful_reads, with_hidden, with_unexplained
 
     # (0,0) the model's flag only, (0,1) a close call, (0,2) hidden, (0,3) like no face
-    row = [cell("rosy_boa", 0.9, 0.2), cell("corn_snake", 0.9, 0.01),
-           cell("water", 0.95, 0.3), cell("hollow_log", 0.95, 0.4)]  # fmt: skip
-    reads = CellReads([row], ("rosy_boa",), np.zeros((1, 4, 1)), np.zeros((1, 4, 1, 4)))
-    model = np.array([[True, False, False, False]])
-    base = ReadConfidence(np.zeros((1, 4)), model, True, ("1 cell(s) in doubt",),
-                          np.zeros((1, 4, len(FEATURES))))  # fmt: skip
+    reads, base = _one_row_flagged_first(
+        [("rosy_boa", 0.9, 0.2), ("corn_snake", 0.9, 0.01), ("water", 0.95, 0.3),
+         ("hollow_log", 0.95, 0.4)]
+    )  # fmt: skip
     assert not base.flagged_by_own_checks().any()
     conf = with_hidden(base, np.array([[False, False, True, False]]))
     conf = with_doubtful_reads(conf, reads, 0.75)

@@ -101,6 +101,7 @@ def test_a_thumb_of_no_hands_colour_marks_a_card_that_matches_its_face_weakly():
     assert not hands_over_board(thumbed, quads, labels, sure).any()
     weak = sure.copy()
     weak[1, 1] = EDGE_WEAK_CARD - 0.1
-    assert hands_over_board(thumbed, quads, labels, weak).tolist() == [[False, False], [False, True]]
+    covered = hands_over_board(thumbed, quads, labels, weak)
+    assert covered.tolist() == [[False, False], [False, True]]
     # a weak card with its edge all round is not covered
     assert not hands_over_board(photo, quads, labels, np.full((2, 2), 0.5)).any()

@@ -680,11 +680,11 @@ def outlines_outside(fit: GridFit, memo: dict | None, within: float | None = Non
     square root of their area) from the grid's outline, the cards right beside it. 0 when the
     memo holds none.
     """
-    return len(
-        _distinct_outlines(
-            fit, memo, lambda _c, side, inside: inside < 0 and (within is None or -inside <= within * side)
-        )
-    )
+
+    def beside(_centre, side, inside) -> bool:
+        return inside < 0 and (within is None or -inside <= within * side)
+
+    return len(_distinct_outlines(fit, memo, beside))
 
 
 #: A card outline inside the grid whose centre lies at least this share of its own side from
