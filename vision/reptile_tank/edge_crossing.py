@@ -222,9 +222,7 @@ def _in_a_row(pieces: list[EdgePiece], count: int, *, gone: bool = False) -> boo
     return any(all((side, piece + k) in marked for k in range(count)) for side, piece in marked)
 
 
-def crossed_edges(
-    image_rgb: np.ndarray, corners: list[np.ndarray], *, in_a_row: bool = False
-) -> list[bool]:
+def crossed_edges(image_rgb: np.ndarray, corners: list[np.ndarray]) -> list[bool]:
     """Per card (corners TL, TR, BR, BL in the photo), whether something lies across its edge.
 
     A card on a table shows an edge all round: its print or border against the table. A thumb
@@ -234,13 +232,10 @@ def crossed_edges(
     lies on another card or off the photo are not judged (cards side by side in a grid: only the
     layout's outer edges, where a hand comes in, are).
 
-    A card is crossed from :data:`EDGE_MIN_PIECES` bridged pieces on; with ``in_a_row``, only
-    when that many lie next to each other along one side (one thumb, one place: what a board's
-    reader asks, see :func:`hands_over_board`).
+    A card is crossed from :data:`EDGE_MIN_PIECES` bridged pieces on, anywhere (a layout
+    photo's rule; a board's reader asks for them in a row, see :func:`hands_over_board`).
     """
     contrasts = edge_contrasts(image_rgb, corners)
-    if in_a_row:
-        return [_in_a_row(judged, EDGE_MIN_PIECES) for judged in contrasts]
     return [sum(p.bridged for p in judged) >= EDGE_MIN_PIECES for judged in contrasts]
 
 
@@ -251,7 +246,7 @@ def hands_over_board(
     scores: np.ndarray | None = None,
 ) -> np.ndarray:
     """(rows, cols) bool: the board's cards with something across their edge (a thumb over an
-    edge card), :func:`crossed_edges` with the bridged pieces in a row.
+    edge card): :func:`crossed_edges`'s judged pieces, the bridged ones in a row.
 
     ``cell_quads`` (rows, cols, 4, 2) are the grid's cells in ``image_rgb`` (TL, TR, BR, BL as
     the cards stand), ``labels`` the read; empty cells are not judged (their table is the

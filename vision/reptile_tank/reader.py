@@ -732,8 +732,7 @@ class TerrariumReader:
             crops, reads = classify(fit)
             score, cards, unexplained = explain_cells(reads, self.card_match)
             if cards >= MIN_CARDS and unexplained <= MAX_UNEXPLAINED:
-                near = outlines_outside(fit, memo, within=1.0) + outlines_across(fit, memo)
-                beside = _maybe_beside(reads, near)
+                beside = _maybe_beside(reads, fit, memo)
                 if not beside:
                     return fit, crops, reads, "", []
             first = (score, cards, fit, crops, reads, unexplained)
@@ -900,14 +899,18 @@ class TerrariumReader:
             self.gallery.add_examples(label, crop[None], self.embedder)
 
 
-def _maybe_beside(reads: CellReads, beside: int) -> bool:
-    """Whether a read that explains the photo may still have been put beside the grid: it
-    reads at least :data:`BESIDE_EMPTY` cells empty and ``beside`` (the card-shaped outlines
-    right beside it, see :func:`vision.reptile_tank.grid.outlines_outside`, and those it cuts
-    through, :func:`vision.reptile_tank.grid.outlines_across`) is at least
-    :data:`BESIDE_CARDS`."""
+def _maybe_beside(reads: CellReads, fit: GridFit, memo: dict) -> bool:
+    """Whether a read of ``fit`` that explains the photo may still have been put beside the
+    grid: it reads at least :data:`BESIDE_EMPTY` cells empty and at least :data:`BESIDE_CARDS`
+    of the photo's card outlines (``memo``'s) lie right beside it
+    (:func:`vision.reptile_tank.grid.outlines_outside`) or are cut through by it
+    (:func:`vision.reptile_tank.grid.outlines_across`); the outlines are counted only for such
+    a read."""
     empty = int((np.array(reads.rows()) == EMPTY).sum())
-    return empty >= BESIDE_EMPTY and beside >= BESIDE_CARDS
+    if empty < BESIDE_EMPTY:
+        return False
+    near = outlines_outside(fit, memo, within=1.0) + outlines_across(fit, memo)
+    return near >= BESIDE_CARDS
 
 
 def _empty_edge_lines(reads: CellReads) -> list[tuple[int, int, str]]:
