@@ -240,26 +240,39 @@ class PastTheHand:
 
     def relook(self, reads, crops: np.ndarray, hidden: np.ndarray):
         """``(reads, changed)``: ``reads`` (:class:`CellReads`) with every ``hidden`` cell read as
-        a face, upright or a half turn, whose crop (``crops``: (rows, cols, H, W, 3) uint8, the
-        read's own) shows a hand (:func:`hand_mask`) read again as the face nearest to it with
-        the hand's place blanked in both; and how many labels changed."""
+        a face whose crop (``crops``: (rows, cols, H, W, 3) uint8, the read's own) shows a hand
+        (:func:`hand_mask`) read again as the face nearest to it with the hand's place blanked
+        in both; and how many reads changed. A card read upright or a half turn is looked at
+        that way; one read a quarter turn round (a portrait cell holds no such card) both ways,
+        and read the way its nearest face is nearer."""
         cells = [row[:] for row in reads.cells]
         changed = 0
         for r, c in zip(*np.nonzero(np.asarray(hidden, bool)), strict=True):
             cell = cells[r][c]
-            if cell.label == EMPTY or cell.rotation not in (0, 180):
+            if cell.label == EMPTY:
                 continue
             crop = to_face_size(np.ascontiguousarray(crops[r, c]))
-            if cell.rotation == 180:
-                crop = np.ascontiguousarray(crop[::-1, ::-1])
-            mask = hand_mask(crop)
-            if mask is None:
+            # a card read a quarter turn round in its portrait cell is the embedder's guess
+            # under the hand: both ways the card can lie in the cell are looked at
+            turns = (cell.rotation,) if cell.rotation in (0, 180) else (0, 180)
+            best = None  # (similarity, label, rotation)
+            for turn in turns:
+                upright = np.ascontiguousarray(crop[::-1, ::-1]) if turn == 180 else crop
+                mask = hand_mask(upright)
+                if mask is None:
+                    continue
+                card = self.embedder.embed(blanked(upright[None], mask))[0]
+                similarity = self.embedder.embed(blanked(self.stack, mask)) @ card
+                k = int(np.argmax(similarity))
+                if best is None or similarity[k] > best[0]:
+                    best = (float(similarity[k]), self.labels[k], turn)
+            if best is None:
                 continue
-            card = self.embedder.embed(blanked(crop[None], mask))[0]
-            faces = self.embedder.embed(blanked(self.stack, mask))
-            nearest = self.labels[int(np.argmax(faces @ card))]
-            if nearest != cell.label:
-                cells[r][c] = _relabelled(cell, nearest, _cell_scores(reads, r, c))
+            _, nearest, turn = best
+            if nearest != cell.label or turn != cell.rotation:
+                cells[r][c] = replace(
+                    _relabelled(cell, nearest, _cell_scores(reads, r, c)), rotation=turn
+                )
                 changed += 1
         if not changed:
             return reads, 0

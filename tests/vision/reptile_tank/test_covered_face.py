@@ -142,6 +142,27 @@ def test_a_board_card_under_a_thumb_read_as_a_look_alike_is_read_past_the_hand(
     assert out.rows() == [["corn_snake"]]
 
 
+@pytest.mark.parametrize("turned", [False, True])
+def test_a_card_under_a_thumb_read_a_quarter_turn_round_is_looked_at_both_ways(
+    deck, embedder, turned: bool
+) -> None:
+    """Under a thumb the embedder may name a portrait cell's card as a face turned a quarter
+    round (development set 4439: a water card read as a brown anole at 90 degrees); the second
+    look takes both ways the card can lie in its cell."""
+    from dataclasses import replace
+
+    from vision.reptile_tank.covered_face import PastTheHand
+
+    look = PastTheHand(embedder, deck)
+    card = _thumbed(deck["corn_snake"])
+    crop = (card[::-1, ::-1] if turned else card)[None, None]
+    reads = _one_cell("rosy_boa", (("rosy_boa", 0.72), ("corn_snake", 0.70), ("empty", 0.2)))
+    reads = replace(reads, cells=[[replace(reads.cells[0][0], rotation=90)]])
+    out, changed = look.relook(reads, crop, np.array([[True]]))
+    assert changed == 1 and out.rows() == [["corn_snake"]]
+    assert out.cells[0][0].rotation == (180 if turned else 0)
+
+
 def test_past_the_hand_looks_only_at_hidden_cards_with_a_hand(deck, embedder) -> None:
     from vision.reptile_tank.covered_face import PastTheHand
 
