@@ -397,14 +397,20 @@ class TerrariumReader:
             self._verifier = LocalFeatureVerifier(self._deck_faces())
         return self._verifier
 
+    def _moved_cells(self, rgb: np.ndarray, fit: GridFit):
+        """``moved(row, col, moves)``: a cell's crops moved in the board's plane by each
+        ``(dx, dy)`` of ``moves`` (:func:`vision.reptile_tank.grid.shifted_cell_crops`)."""
+
+        def moved(r: int, c: int, moves) -> np.ndarray:
+            return shifted_cell_crops(rgb, fit, r, c, list(moves), cell_size=self.cell_size)
+
+        return moved
+
     def _cards_off_their_place(self, rgb, fit, crops, reads, name):
         """:func:`vision.reptile_tank.off_place.cards_off_their_place` for this read: the
         cells read weakly as the table looked at around their place (``(crops, reads,
         OffPlace)``)."""
         from vision.reptile_tank.off_place import cards_off_their_place
-
-        def shifted(r: int, c: int, moves):
-            return shifted_cell_crops(rgb, fit, r, c, moves, cell_size=self.cell_size)
 
         def scores(trial: np.ndarray):
             return self.gallery.labels, self.gallery.rotation_scores(
@@ -412,7 +418,12 @@ class TerrariumReader:
             ).max(axis=2)
 
         return cards_off_their_place(
-            crops, reads, shifted, scores, lambda trial: name(trial, fit), self.card_match
+            crops,
+            reads,
+            self._moved_cells(rgb, fit),
+            scores,
+            lambda trial: name(trial, fit),
+            self.card_match,
         )
 
     def _past_the_hand(self):
@@ -646,7 +657,9 @@ class TerrariumReader:
             orientation=orientation,
             model_id=self.embedder.model_id,
         )
-        hidden = hidden_on_board(crops, reads.rows(), self.face_colours())[0]
+        hidden = hidden_on_board(
+            crops, reads.rows(), self.face_colours(), self._moved_cells(rgb, fit)
+        )[0]
         hidden |= washed_out_cells(crops)
         scores = np.array([[cell.score for cell in row] for row in reads.cells])
         hidden |= hands_over_board(rgb, fit.cell_quads, reads.rows(), scores)
@@ -663,7 +676,10 @@ class TerrariumReader:
             explained = ~weak_match_cells(reads, self.card_match)
             doubtful = (confidence.check | close_call_cells(reads)) & explained
             confirmed, checks = confirmed_cells(
-                rgb, fit, reads.cells, doubtful & ~hidden & ~near_unsure & ~beside,
+                rgb,
+                fit,
+                reads.cells,
+                doubtful & ~hidden & ~near_unsure & ~beside,
                 self._local_verifier(),
             )
             confidence = without_confirmed(confidence, confirmed)

@@ -231,3 +231,55 @@ def test_a_clean_hazy_crop_of_a_framed_face_is_not_foreign() -> None:
     face[200:260, 60:190] = (170, 40, 40)
     hazy = np.clip(face.astype(np.float32) * 0.55 + 90, 0, 255).astype(np.uint8)
     assert coverage.foreign_share(hazy, face_colours(face)) < 0.1
+
+
+def _laid_by_hand(deck, labels, off_place, thumbed):
+    """Crops of a board of ``labels`` on a green table, each card at its cell but the one at
+    ``off_place`` ((row, col), (dx, dy) in shares of a card) and a thumb over ``thumbed``'s
+    card; with ``moved(row, col, moves)``, as the reader's
+    :func:`vision.reptile_tank.grid.shifted_cell_crops` gives them."""
+    rng = np.random.default_rng(6)
+    w, h = CROP
+    step = 1.3  # a card and a gap, in card sizes
+    rows, cols = len(labels), len(labels[0])
+    canvas = np.full((int(h * (step * rows + 1)), int(w * (step * cols + 1)), 3), (40, 110, 60))
+    canvas = canvas.astype(np.uint8)
+    for r, row in enumerate(labels):
+        for c, label in enumerate(row):
+            dx, dy = off_place[1] if (r, c) == off_place[0] else (0.0, 0.0)
+            card = _photo_of(deck[label], rng)
+            if (r, c) == thumbed:
+                card = _thumb(card, 0.35)
+            x0, y0 = int(w * (step * c + 0.5 + dx)), int(h * (step * r + 0.5 + dy))
+            canvas[y0 : y0 + h, x0 : x0 + w] = card
+
+    def moved(r, c, moves):
+        corners = [
+            (round(w * (step * c + 0.5 + dx)), round(h * (step * r + 0.5 + dy))) for dx, dy in moves
+        ]
+        return np.stack([canvas[y : y + h, x : x + w] for x, y in corners])
+
+    crops = np.stack(
+        [np.stack([moved(r, c, [(0, 0)])[0] for c in range(cols)]) for r in range(rows)]
+    )
+    return crops, moved
+
+
+def test_a_card_laid_off_its_cell_is_compared_where_it_lies_and_a_thumb_stays_hidden(deck):
+    """A card laid by hand a sixth of its height above its cell: the lattice's crop shows a
+    strip of table, foreign to the face, and the cell is hidden by its crop alone; compared
+    again at the nearby moves, the crop moved onto the card shows its face, and the cell is
+    not hidden. A thumb over a third of another card is hidden at every move."""
+    names = [label for label in deck if label != "empty"][:10]
+    labels = [names[:5], names[5:]]
+    faces = {label: face_colours(deck[label]) for label in names}
+    crops, moved = _laid_by_hand(deck, labels, ((0, 2), (0.0, -0.18)), thumbed=(1, 1))
+    alone, shares = coverage.hidden_on_board(crops, labels, faces)
+    assert np.argwhere(alone).tolist() == [[0, 2], [1, 1]]
+    looked, moved_shares = coverage.hidden_on_board(crops, labels, faces, moved)
+    assert np.argwhere(looked).tolist() == [[1, 1]]
+    np.testing.assert_array_equal(moved_shares.patch, shares.patch)  # the lattice crops'
+    # a card in its place is not looked at again
+    calls = []
+    coverage.hidden_on_board(crops, labels, faces, lambda *a: calls.append(a[:2]) or moved(*a))
+    assert sorted(calls) == [(0, 2), (1, 1)]
