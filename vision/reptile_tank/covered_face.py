@@ -255,19 +255,19 @@ class PastTheHand:
             # a card read a quarter turn round in its portrait cell is the embedder's guess
             # under the hand: both ways the card can lie in the cell are looked at
             turns = (cell.rotation,) if cell.rotation in (0, 180) else (0, 180)
+            seen = hand_mask(crop)  # the hand is found alike in the crop and its half turn
+            if seen is None:
+                continue
             best = None  # (similarity, label, rotation)
             for turn in turns:
-                upright = np.ascontiguousarray(crop[::-1, ::-1]) if turn == 180 else crop
-                mask = hand_mask(upright)
-                if mask is None:
-                    continue
+                upright, mask = (
+                    (crop[::-1, ::-1], seen[::-1, ::-1]) if turn == 180 else (crop, seen)
+                )
                 card = self.embedder.embed(blanked(upright[None], mask))[0]
                 similarity = self.embedder.embed(blanked(self.stack, mask)) @ card
                 k = int(np.argmax(similarity))
                 if best is None or similarity[k] > best[0]:
                     best = (float(similarity[k]), self.labels[k], turn)
-            if best is None:
-                continue
             _, nearest, turn = best
             if nearest != cell.label or turn != cell.rotation:
                 cells[r][c] = replace(
