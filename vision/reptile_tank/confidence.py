@@ -428,14 +428,14 @@ def _cells_where(reads, test) -> np.ndarray:
     )
 
 
-def close_call_cells(reads) -> np.ndarray:
+def close_call_cells(reads, margin: float = CLOSE_CALL) -> np.ndarray:
     """(rows, cols) bool: the cells read as a face whose runner-up is another face within
-    :data:`CLOSE_CALL` (``reads``: :class:`CellReads`)."""
+    ``margin`` (``reads``: :class:`CellReads`)."""
     return _cells_where(
         reads,
         lambda cell: (
             cell.label != EMPTY
-            and cell.confidence < CLOSE_CALL
+            and cell.confidence < margin
             and len(cell.top) > 1
             and cell.top[1][0] != EMPTY
         ),
@@ -462,14 +462,18 @@ def weak_empty_cells(reads, floor: float = WEAK_EMPTY_BELOW) -> np.ndarray:
 
 
 def with_doubtful_reads(
-    confidence: ReadConfidence, reads, weak_floor: float, confirmed: np.ndarray | None = None
+    confidence: ReadConfidence,
+    reads,
+    weak_floor: float,
+    confirmed: np.ndarray | None = None,
+    close_margin: float = CLOSE_CALL,
 ) -> ReadConfidence:
     """``confidence`` with the close calls (:func:`close_call_cells`), the weak matches
     (:func:`weak_match_cells` under ``weak_floor``) and the weak table reads
     (:func:`weak_empty_cells`) of ``reads`` flagged too, each reason said; cells ``confirmed``
     by their print (:func:`without_confirmed`) are none of the first two."""
     spared = np.zeros(np.shape(confidence.check), bool) if confirmed is None else confirmed
-    close = close_call_cells(reads) & ~spared
+    close = close_call_cells(reads, close_margin) & ~spared
     confidence = _also_flagged(
         confidence, close, f"{int(close.sum())} card(s) between two faces too close to tell apart"
     )

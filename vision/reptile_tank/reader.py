@@ -35,6 +35,7 @@ from vision.reptile_tank.classifier import (
     rerank_read,
 )
 from vision.reptile_tank.confidence import (
+    CLOSE_CALL,
     UNSURE_FACE_MARGIN,
     ReadConfidence,
     assess,
@@ -92,6 +93,8 @@ STAND_IN_CARD_MATCH = 0.7
 #: 1,052 right ones and 5 of 13 wrong ones scored under 0.75; the acceptance renderer's sample
 #: (``real_03``) has a card under a thumb read at 0.64 as another face, unflagged.
 WEAK_MATCH_BELOW = 0.05
+#: The close-call margin with the bundled stand-in deck (see TerrariumReader.close_call).
+STAND_IN_CLOSE_CALL = 0.05
 #: A grid hypothesis whose cells explain fewer cards than this is no terrarium.
 MIN_CARDS = 3
 #: A read whose cells include more than this many that look like neither a face (upright or
@@ -379,6 +382,10 @@ class TerrariumReader:
         #: (:func:`vision.reptile_tank.confidence.weak_match_cells`): the card match less
         #: :data:`WEAK_MATCH_BELOW`.
         self.weak_match = self.card_match - WEAK_MATCH_BELOW
+        #: A card read as one face with another within this is a close call
+        #: (:func:`vision.reptile_tank.confidence.close_call_cells`): :data:`CLOSE_CALL` for an
+        #: enrolled deck, :data:`STAND_IN_CLOSE_CALL` for the bundled stand-in deck.
+        self.close_call = CLOSE_CALL if self.pack is not None else STAND_IN_CLOSE_CALL
 
     def _deck_faces(self):
         """The deck's faces: the pack's, or the stand-in deck drawn at 4 px/mm (once: ~250 ms,
@@ -674,7 +681,7 @@ class TerrariumReader:
             # a card the embedder explains as its face (a weak match is the thumb's sign
             # the other checks missed: it stays flagged)
             explained = ~weak_match_cells(reads, self.card_match)
-            doubtful = (confidence.check | close_call_cells(reads)) & explained
+            doubtful = (confidence.check | close_call_cells(reads, self.close_call)) & explained
             confirmed, checks = confirmed_cells(
                 rgb,
                 fit,
@@ -686,7 +693,9 @@ class TerrariumReader:
             clock.mark("confirm")
         confidence = with_hidden(confidence, hidden)
         confidence = with_cards_off_place(confidence, beside)
-        confidence = with_doubtful_reads(confidence, reads, self.weak_match, confirmed)
+        confidence = with_doubtful_reads(
+            confidence, reads, self.weak_match, confirmed, self.close_call
+        )
         unexplained = unexplained_cells(reads, self.card_match)
         if unexplained.sum() > MAX_UNEXPLAINED:
             confidence = with_unexplained(confidence, unexplained)

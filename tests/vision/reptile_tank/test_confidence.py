@@ -269,6 +269,34 @@ def test_two_faces_too_close_to_tell_apart_are_a_close_call_whatever_the_model_s
     ]
     reads = CellReads(rows, ("rosy_boa",), np.zeros((1, 5, 1)), np.zeros((1, 5, 1, 4)))
     assert close_call_cells(reads).tolist() == [[True, False, False, False, True]]
+    # a wider margin (the stand-in deck's) takes the second card too
+    assert close_call_cells(reads, CLOSE_CALL * 3).tolist() == [[True, True, False, False, True]]
+
+
+def test_the_stand_in_decks_close_calls_are_wider_and_flagged_by_the_reads_checks():
+    """The bundled stand-in deck's turtles share a banner and a motif: under a sleeve's haze
+    over half the card a red-footed tortoise was read as a three-toed box turtle by 0.042
+    (development set 4438, unflagged): the stand-in reader's close call is
+    STAND_IN_CLOSE_CALL, an enrolled deck's stays CLOSE_CALL."""
+    from vision.reptile_tank.classifier import CellRead, CellReads
+    from vision.reptile_tank.confidence import CLOSE_CALL, ReadConfidence, with_doubtful_reads
+    from vision.reptile_tank.reader import STAND_IN_CLOSE_CALL, TerrariumReader
+
+    assert TerrariumReader().close_call == STAND_IN_CLOSE_CALL > CLOSE_CALL
+    top = (("three_toed_box_turtle", 0.707), ("red_footed_tortoise", 0.665))
+    rows = [[CellRead("three_toed_box_turtle", 0, 0.042, 0.707, top)]]
+    reads = CellReads(rows, ("three_toed_box_turtle",), np.zeros((1, 1, 1)), np.zeros((1, 1, 1, 4)))
+    base = ReadConfidence(
+        p_wrong=np.zeros((1, 1), np.float32),
+        check=np.zeros((1, 1), bool),
+        needs_check=False,
+        reasons=(),
+        features=np.zeros((1, 1, 1), np.float32),
+    )
+    assert not with_doubtful_reads(base, reads, 0.5).needs_check
+    flagged = with_doubtful_reads(base, reads, 0.5, close_margin=STAND_IN_CLOSE_CALL)
+    assert flagged.needs_check and flagged.check[0, 0]
+    assert any("too close to tell apart" in reason for reason in flagged.reasons)
 
 
 def test_a_card_that_matches_its_face_weakly_is_marked_to_check():
