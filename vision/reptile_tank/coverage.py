@@ -361,7 +361,9 @@ def hidden_on_board(
     On the look-alike decks' boards enrolled from files (``scripts/bench_enrol.py`` data, seeds
     2811, 4001, 5511, 6601, 7301; 50 boards), of the cells the shares found hidden, this clears
     7 of 23 clean cards read right and none of 19 partly covered ones (the moves alone: 17 and
-    7, a covered card among them read wrong). The shares returned are the lattice crops'.
+    7, a covered card among them read wrong). The shares returned are the lattice crops'
+    (``crops``: for a card the reader cut again along its own outline, that cut; its moved
+    crops are still its cell's, moved).
     """
     shares = hidden_shares(crops, labels, faces)
     read_as_face = np.array([[label != EMPTY for label in row] for row in labels])
