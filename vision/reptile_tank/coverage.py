@@ -367,13 +367,13 @@ def hidden_on_board(
     """
     shares = hidden_shares(crops, labels, faces)
     read_as_face = np.array([[label != EMPTY for label in row] for row in labels])
-    hidden = hidden_cells(shares.foreign, shares.skin, read_as_face, shares.patch)
-    if moved is None:
-        return hidden, shares
     limits = (
         foreign_limit(shares.foreign, read_as_face),
         patch_limit(shares.patch, read_as_face),
     )
+    hidden = _beyond_limits(shares, *limits)  # hidden_cells with the board's own limits
+    if moved is None:
+        return hidden, shares
     for r, c in np.argwhere(hidden):
         face = faces[labels[r][c]]
         inside = Shares(shares.foreign[r, c], *_patch_shares(crops[r, c], face, INNER_INSET))

@@ -279,20 +279,14 @@ def test_the_stand_in_decks_close_calls_are_wider_and_flagged_by_the_reads_check
     (development set 4438, unflagged): the stand-in reader's close call is
     STAND_IN_CLOSE_CALL, an enrolled deck's stays CLOSE_CALL."""
     from vision.reptile_tank.classifier import CellRead, CellReads
-    from vision.reptile_tank.confidence import CLOSE_CALL, ReadConfidence, with_doubtful_reads
+    from vision.reptile_tank.confidence import CLOSE_CALL, with_doubtful_reads
     from vision.reptile_tank.reader import STAND_IN_CLOSE_CALL, TerrariumReader
 
     assert TerrariumReader().close_call == STAND_IN_CLOSE_CALL > CLOSE_CALL
     top = (("three_toed_box_turtle", 0.707), ("red_footed_tortoise", 0.665))
     rows = [[CellRead("three_toed_box_turtle", 0, 0.042, 0.707, top)]]
     reads = CellReads(rows, ("three_toed_box_turtle",), np.zeros((1, 1, 1)), np.zeros((1, 1, 1, 4)))
-    base = ReadConfidence(
-        p_wrong=np.zeros((1, 1), np.float32),
-        check=np.zeros((1, 1), bool),
-        needs_check=False,
-        reasons=(),
-        features=np.zeros((1, 1, 1), np.float32),
-    )
+    base = assess(reads, cell_px=200, grid_quality=1.0, model=margin_model(0.99))
     assert not with_doubtful_reads(base, reads, 0.5).needs_check
     flagged = with_doubtful_reads(base, reads, 0.5, close_margin=STAND_IN_CLOSE_CALL)
     assert flagged.needs_check and flagged.check[0, 0]
