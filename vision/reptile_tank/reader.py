@@ -60,6 +60,7 @@ from vision.reptile_tank.edge_crossing import hands_over_board
 from vision.reptile_tank.gallery import DeckPack, Gallery, load_gallery
 from vision.reptile_tank.grid import (
     GridFit,
+    find_completed_candidates,
     find_grid_candidates,
     find_rectified_candidates,
     fit_from_corners,
@@ -796,6 +797,12 @@ class TerrariumReader:
                 judge(view_fits)
                 if explained():
                     break
+        if judged and max(item[1] for item in judged) < MIN_CARDS:
+            # about to refuse: a hand or a loose card touching the board may have pulled one
+            # corner of its outline off (only here: near a hypothesis that explains the photo,
+            # such candidates would only come close as runners-up and raise a false doubt)
+            ranked = sorted(judged, key=lambda item: (-item[0], item[2]))
+            judge(find_completed_candidates(rgb, [item[3] for item in ranked], layout=self.layout))
         if not judged:
             assert refusal is not None
             raise refusal

@@ -51,6 +51,7 @@ All images crossing this module's boundary are ``(H, W, 3) uint8 RGB``.
 """
 
 from vision.reptile_tank.grid.find import (
+    find_completed_candidates,
     find_grid,
     find_grid_candidates,
     find_rectified_candidates,
@@ -79,6 +80,7 @@ __all__ = [
     "WORK_SIDE",
     "GridFit",
     "draw_overlay",
+    "find_completed_candidates",
     "find_grid",
     "find_grid_candidates",
     "find_rectified_candidates",

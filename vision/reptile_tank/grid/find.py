@@ -13,6 +13,7 @@ from scoring.layout import Layout
 from vision.errors import GridNotFoundError
 from vision.geometry import (
     is_convex_quad,
+    lines_meet,
     order_quad_clockwise,
     quad_area,
     rectangle_aspect,
@@ -733,6 +734,78 @@ def _distinct_outlines(fit: GridFit, memo: dict | None, keep) -> list[np.ndarray
             continue
         counted.append(centre)
     return counted
+
+
+#: A corner pulled off (:func:`find_completed_candidates`): each side through a good corner is
+#: looked for within this many degrees of the opposite side's direction, in steps of
+#: :data:`_SIDE_STEP_DEG`, over this share of its length from the corner.
+_SIDE_SPREAD_DEG = 20.0
+_SIDE_STEP_DEG = 0.5
+_SIDE_REACH = (0.05, 0.6)
+#: The best earlier hypotheses whose corners are completed.
+_COMPLETED_FITS = 2
+
+
+def _side_direction(
+    gx: np.ndarray, gy: np.ndarray, corner: np.ndarray, guess: np.ndarray
+) -> np.ndarray:
+    """The unit direction, near ``guess`` (a side's vector from ``corner``), along which the
+    image steps most consistently across a line from ``corner``: a card's edge against the
+    table, one sign of the gradient across it all along."""
+    h, w = gx.shape
+    length = float(np.linalg.norm(guess))
+    base = math.atan2(guess[1], guess[0])
+    t = np.linspace(*_SIDE_REACH, 80) * length
+    best, best_score = guess / max(length, 1e-9), -1.0
+    for offset in np.arange(-_SIDE_SPREAD_DEG, _SIDE_SPREAD_DEG + 1e-9, _SIDE_STEP_DEG):
+        angle = base + math.radians(float(offset))
+        direction = np.array([math.cos(angle), math.sin(angle)])
+        points = corner + t[:, None] * direction
+        x = np.clip(np.rint(points[:, 0]).astype(int), 0, w - 1)
+        y = np.clip(np.rint(points[:, 1]).astype(int), 0, h - 1)
+        across = gx[y, x] * -direction[1] + gy[y, x] * direction[0]
+        score = abs(float(across.mean()))
+        if score > best_score:
+            best, best_score = direction, score
+    return best
+
+
+def find_completed_candidates(
+    image_rgb: np.ndarray, fits: list[GridFit], *, layout: Layout | None = None
+) -> list[GridFit]:
+    """Each of the first :data:`_COMPLETED_FITS` ``fits`` with one outer corner found again
+    from the other three: a hand, a die or a loose card touching the board pulls one corner
+    of its outline off (the blob's quad takes them in), while the other three and the two
+    sides from them away from it stay the board's. For each corner, those two sides are
+    looked for along the board's edge near the opposite sides' directions
+    (:func:`_side_direction`) and the corner put where they meet; four candidates a fit, for
+    the recogniser to judge (run by the reader only when no hypothesis explains the photo).
+    """
+    out: list[GridFit] = []
+    with using_layout(layout):
+        _, gray, factor = work_copy(image_rgb)
+        blur = cv2.GaussianBlur(gray.astype(np.float32), (5, 5), 0)
+        gx, gy = cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1)
+        for fit in fits[:_COMPLETED_FITS]:
+            quad = np.asarray(fit.corners, np.float64) * factor
+            for k in range(4):
+                after, opposite, before = (quad[(k + i) % 4] for i in (1, 2, 3))
+                first = _side_direction(gx, gy, after, before - opposite)
+                second = _side_direction(gx, gy, before, after - opposite)
+                corner = lines_meet((after, first), (before, second))
+                if corner is None:
+                    continue
+                completed = quad.copy()
+                completed[k] = corner
+                try:
+                    out.append(
+                        fit_from_corners(
+                            image_rgb.shape, completed / factor, image_rgb=image_rgb, layout=layout
+                        )
+                    )
+                except ValueError:
+                    continue  # the sides met where no convex board lies
+    return out
 
 
 #: The best earlier hypotheses whose planes are tried.
