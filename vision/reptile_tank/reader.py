@@ -740,6 +740,9 @@ class TerrariumReader:
         a copy at :data:`RESCALE` of the size, then on top-down views of the table
         (:func:`vision.reptile_tank.grid.find_rectified_candidates`: a strongly tilted small
         grid's cards are portrait again there), view by view until one explains the photo.
+        When none shows :data:`MIN_CARDS` cards, the best two have each corner found again from
+        the other three (:func:`vision.reptile_tank.grid.find_completed_candidates`: a hand
+        touching the board pulls one corner of its blob off) before the photo is refused.
         ``classify(fit) -> (crops, reads)`` is the final read of a fit.
 
         Raises :class:`GridNotFoundError` when no candidate explains :data:`MIN_CARDS` cards
@@ -776,6 +779,9 @@ class TerrariumReader:
                 score, cards, unexplained = explain_cells(reads, self.card_match)
                 judged.append((score, cards, len(judged), candidate, unexplained, reads.rows()))
 
+        def ranked_fits() -> list[GridFit]:
+            return [item[3] for item in sorted(judged, key=lambda item: (-item[0], item[2]))]
+
         def explained() -> bool:
             if not judged:
                 return False
@@ -790,9 +796,8 @@ class TerrariumReader:
             judge(self._rescaled_candidates(rgb))  # the lattice search at another scale
         if not explained():
             # a strongly tilted table seen head-on: its plane from every hypothesis so far
-            ranked = sorted(judged, key=lambda item: (-item[0], item[2]))
             for view_fits in find_rectified_candidates(
-                rgb, [item[3] for item in ranked], layout=self.layout, memo=memo
+                rgb, ranked_fits(), layout=self.layout, memo=memo
             ):
                 judge(view_fits)
                 if explained():
@@ -801,8 +806,7 @@ class TerrariumReader:
             # about to refuse: a hand or a loose card touching the board may have pulled one
             # corner of its outline off (only here: near a hypothesis that explains the photo,
             # such candidates would only come close as runners-up and raise a false doubt)
-            ranked = sorted(judged, key=lambda item: (-item[0], item[2]))
-            judge(find_completed_candidates(rgb, [item[3] for item in ranked], layout=self.layout))
+            judge(find_completed_candidates(rgb, ranked_fits(), layout=self.layout))
         if not judged:
             assert refusal is not None
             raise refusal
