@@ -782,29 +782,28 @@ def find_completed_candidates(
     the recogniser to judge (run by the reader only when no hypothesis explains the photo).
     """
     out: list[GridFit] = []
-    with using_layout(layout):
-        _, gray, factor = work_copy(image_rgb)
-        blur = cv2.GaussianBlur(gray.astype(np.float32), (5, 5), 0)
-        gx, gy = cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1)
-        for fit in fits[:_COMPLETED_FITS]:
-            quad = np.asarray(fit.corners, np.float64) * factor
-            for k in range(4):
-                after, opposite, before = (quad[(k + i) % 4] for i in (1, 2, 3))
-                first = _side_direction(gx, gy, after, before - opposite)
-                second = _side_direction(gx, gy, before, after - opposite)
-                corner = lines_meet((after, first), (before, second))
-                if corner is None:
-                    continue
-                completed = quad.copy()
-                completed[k] = corner
-                try:
-                    out.append(
-                        fit_from_corners(
-                            image_rgb.shape, completed / factor, image_rgb=image_rgb, layout=layout
-                        )
+    _, gray, factor = work_copy(image_rgb)
+    blur = cv2.GaussianBlur(gray.astype(np.float32), (5, 5), 0)
+    gx, gy = cv2.Sobel(blur, cv2.CV_32F, 1, 0), cv2.Sobel(blur, cv2.CV_32F, 0, 1)
+    for fit in fits[:_COMPLETED_FITS]:
+        quad = np.asarray(fit.corners, np.float64) * factor
+        for k in range(4):
+            after, opposite, before = (quad[(k + i) % 4] for i in (1, 2, 3))
+            first = _side_direction(gx, gy, after, before - opposite)
+            second = _side_direction(gx, gy, before, after - opposite)
+            corner = lines_meet((after, first), (before, second))
+            if corner is None:
+                continue
+            completed = quad.copy()
+            completed[k] = corner
+            try:
+                out.append(
+                    fit_from_corners(
+                        image_rgb.shape, completed / factor, image_rgb=image_rgb, layout=layout
                     )
-                except ValueError:
-                    continue  # the sides met where no convex board lies
+                )
+            except ValueError:
+                continue  # the sides met where no convex board lies
     return out
 
 
