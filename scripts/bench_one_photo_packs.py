@@ -13,10 +13,15 @@ whose grid is in doubt, right cells checked.
 Usage::
 
     python scripts/bench_one_photo_packs.py [--decks 2811,4001,5511,6601,7301] [--layouts 2]
-        [--boards 10] [--files] [--no-confirm] [--json]
+        [--boards 10] [--files] [--no-confirm] [--shipped] [--silent] [--cut-quality] [--json]
 
 ``--no-confirm`` reads with the reader's confirmation by the print
 (``TerrariumReader.confirm_by_print``) off: the baseline of that step in the same code.
+``--shipped`` reads with the reader exactly as the app and the CLI run it (the re-ranker on).
+``--silent`` lists every silent wrong cell (its pack, board, cell, truth, read, margin, the
+calibrated P(wrong) and the best three labels). ``--cut-quality`` says, per layout photo, how
+close each face cut from it is to the deck's own image of that face (the shipped embedder's
+cosine): mean, 10th percentile, and the faces under 0.8 (beside the pack's ``unsure`` faces).
 
 Development seeds only: the acceptance decks are not in the project.
 """
@@ -45,19 +50,21 @@ from scoring.reptile_tank.cards import FACE_LABELS  # noqa: E402
 LAID_OUT = {"fill": (0.7, 0.95), "tilt_deg": (0.0, 45.0), "distractors": False, "real_table": True}
 
 
-def read_pack(pack: Path, boards, confirm: bool = True) -> dict:
-    """Boards read with ``pack`` (the re-ranker off; ``confirm``: the reader's confirmation by
-    the print on, as shipped): the per-pack counts."""
+def read_pack(pack: Path, boards, confirm: bool = True, shipped: bool = False) -> dict:
+    """Boards read with ``pack`` (the re-ranker off unless ``shipped``; ``confirm``: the
+    reader's confirmation by the print on, as shipped): the per-pack counts, and under
+    ``"silent_cells"`` each silent wrong cell."""
     from vision.errors import GridNotFoundError
     from vision.reptile_tank.reader import TerrariumReader
 
     reader = TerrariumReader(pack=str(pack))
-    reader.rerank = False
+    reader.rerank = reader.rerank and shipped
     reader.confirm_by_print = confirm
     confirm_ms = []
     out = dict.fromkeys(("found", "fully_right", "wrong", "silent", "doubt"), 0)
     right = right_checked = 0
-    for data, rows in boards:
+    silent_cells = []
+    for board, (data, rows) in enumerate(boards):
         try:
             read = reader.read(data)
         except GridNotFoundError:
@@ -72,7 +79,9 @@ def read_pack(pack: Path, boards, confirm: bool = True) -> dict:
             for c, label in enumerate(row):
                 if read.rows[r][c] != label:
                     board_wrong += 1
-                    out["silent"] += int(not (check[r, c] or doubt))
+                    if not (check[r, c] or doubt):
+                        out["silent"] += 1
+                        silent_cells.append(_silent_cell(read, board, r, c, label))
                 else:
                     right += 1
                     right_checked += int(check[r, c])
@@ -80,7 +89,44 @@ def read_pack(pack: Path, boards, confirm: bool = True) -> dict:
         out["fully_right"] += int(board_wrong == 0)
     out["right_checked"] = round(right_checked / max(right, 1), 4)
     out["confirm_cpu_ms_median"] = round(float(np.median(confirm_ms)), 1) if confirm_ms else 0.0
+    out["silent_cells"] = silent_cells
     return out
+
+
+def _silent_cell(read, board: int, r: int, c: int, truth: str) -> dict:
+    """One silent wrong cell, as ``--silent`` lists it."""
+    cell = read.cells[r][c]
+    p_wrong = None if read.confidence is None else float(read.confidence.p_wrong[r, c])
+    return {
+        "board": board,
+        "cell": [r, c],
+        "truth": truth,
+        "read": cell.label,
+        "margin": round(float(cell.confidence), 3),
+        "p_wrong": None if p_wrong is None else round(p_wrong, 3),
+        "top": [[label, round(float(score), 3)] for label, score in cell.top[:3]],
+    }
+
+
+def cut_quality(faces: dict, deck) -> dict:
+    """How close each face cut from a layout photo is to the deck's own image of it: the
+    shipped embedder's cosine, mean, 10th percentile, and the faces under 0.8."""
+    from vision.embedder import CardEmbedder
+    from vision.reptile_tank.classifier import READER_MODEL
+    from vision.reptile_tank.gallery import to_face_size
+
+    embedder = CardEmbedder(READER_MODEL)
+    labels = list(faces)
+    cut = embedder.embed(np.stack([to_face_size(faces[label]) for label in labels]))
+    own = embedder.embed(np.stack([to_face_size(deck[label]) for label in labels]))
+    cosine = (cut * own).sum(axis=1)
+    return {
+        "mean": round(float(cosine.mean()), 3),
+        "p10": round(float(np.percentile(cosine, 10)), 3),
+        "under_0.8": {
+            label: round(float(v), 3) for label, v in zip(labels, cosine, strict=True) if v < 0.8
+        },
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,8 +138,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-confirm", action="store_true", help="the reader's confirmation by the print off"
     )
+    parser.add_argument(
+        "--shipped", action="store_true", help="the reader as shipped (the re-ranker on)"
+    )
+    parser.add_argument("--silent", action="store_true", help="list every silent wrong cell")
+    parser.add_argument(
+        "--cut-quality", action="store_true", help="each layout face's cosine to its own image"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    read = lambda pack, boards: read_pack(pack, boards, confirm, args.shipped)  # noqa: E731
     confirm = not args.no_confirm
 
     from vision.reptile_tank.enrol import documented_rows, layout_cards, unsure_faces
@@ -109,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.files:
                 faces = {label: deck[label] for label in FACE_LABELS}
                 pack = be.build(tmp / f"files-{seed}", faces)
-                rows.append({"deck": seed, "pack": "files", **read_pack(pack, boards, confirm)})
+                rows.append({"deck": seed, "pack": "files", **read(pack, boards)})
             for k in range(args.layouts):
                 data, truth = be.upright_scene_truth(
                     seed + 10 * k + 1, deck, documented_rows(), max_size=size, **LAID_OUT
@@ -123,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 unsure = unsure_faces([laid]) if laid.documented_layout else []
                 pack = be.build(tmp / f"layout-{seed}-{k}", faces, unsure=unsure)
-                rows.append({**row, "unsure": unsure, **read_pack(pack, boards, confirm)})
+                if args.cut_quality:
+                    row["cut_quality"] = cut_quality(faces, deck)
+                rows.append({**row, "unsure": unsure, **read(pack, boards)})
     totals = {}
     for kind in ("layout", "files"):
         mine = [r for r in rows if r["pack"].startswith(kind) and "refused" not in r]
@@ -136,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:
                 float(np.mean([r["right_checked"] for r in mine])), 4
             )
             totals[kind]["packs"] = len(mine)
+    if not args.silent:
+        for row in rows:
+            row.pop("silent_cells", None)
     if args.json:
         print(json.dumps({"packs": rows, "totals": totals}, indent=2))
     else:
