@@ -825,7 +825,8 @@ def layout_cards(
     as many occupied cells as there are loose card outlines (:func:`find_loose_cards`), its
     occupied cells are the cards, row by row in the upright board, each cut by the outline of
     the card lying there when one is found (a card laid a little off its place, turned a few
-    degrees) and by the nominal cell otherwise (touching cards). Otherwise every loose outline
+    degrees) and by the nominal cell otherwise (touching cards); a cut whose print stands turned
+    off its sides is cut again turned with it (:func:`_turned_to_print`). Otherwise every loose outline
     is a card (a sparse or scattered layout, cards anywhere).
 
     Parameters
@@ -891,6 +892,60 @@ MAX_ASSUMED = 2
 #: Whether cards cut by their cell are snapped onto the card (off: as before stop 43).
 SNAP = True
 
+#: A card laid turned on its place (by hand, a few degrees off the lattice) is cut again turned
+#: with its print (:func:`_turned_to_print`) when the print's lines stand at least PRINT_TURN
+#: degrees off the cut's sides and at least PRINT_TURN_STRENGTH of the cut's edge strength agrees
+#: on that angle (a card of straight frames, panels and text lines; a back of wavy lines has no
+#: such angle). Chosen on development layout photos of their own seeds (the five look-alike decks'
+#: two layout photos, 160 cards, BENCHMARKS.md stop 55): the cuts at 2-3 degrees were as close to
+#: their faces as the turned ones or closer (the cut's own outline or snap is as good as the print's
+#: angle there); from 4 degrees with a clear angle every turned cut was closer.
+PRINT_TURN = 4.0
+PRINT_TURN_STRENGTH = 0.3
+
+
+def print_angle(card: np.ndarray) -> tuple[float, float]:
+    """How far a cut card's print stands turned off the cut's sides: ``(degrees, agreement)``.
+
+    The gradient directions inside the cut (its outer 5 % left out), folded onto a quarter turn
+    (a card's frame, panels and text run along two perpendicular directions) and averaged by
+    their strength: the angle (positive: the print turned clockwise in the cut's pixels) and the
+    length of the mean (0: no one angle, 1: every edge agrees).
+    """
+    grey = cv2.cvtColor(card, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    h, w = grey.shape
+    inside = (slice(int(0.05 * h), int(0.95 * h)), slice(int(0.05 * w), int(0.95 * w)))
+    weight = np.hypot(gx, gy)[inside]
+    folded = np.exp(4j * np.arctan2(gy, gx)[inside])
+    total = float(weight.sum())
+    if total <= 0.0:
+        return 0.0, 0.0
+    mean = complex((weight * folded).sum()) / total
+    return math.degrees(np.angle(mean) / 4.0), abs(mean)
+
+
+def _turned_to_print(
+    image_rgb: np.ndarray, quad: np.ndarray, card: np.ndarray, size: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(quad, card)`` turned about the cut's centre, in the cut's own plane, by the print's
+    angle (:func:`print_angle`) when it is at least :data:`PRINT_TURN` with agreement
+    :data:`PRINT_TURN_STRENGTH`; as given otherwise."""
+    angle, agreement = print_angle(card)
+    if abs(angle) < PRINT_TURN or agreement < PRINT_TURN_STRENGTH:
+        return quad, card
+    out_w, out_h = size
+    target = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float64)
+    to_cut = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target.astype(np.float32))
+    a = math.radians(angle)
+    spin = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    centre = target.mean(axis=0)
+    turned = (target - centre) @ spin.T + centre
+    back = cv2.perspectiveTransform(turned[None].astype(np.float32), np.linalg.inv(to_cut))[0]
+    turned_quad = back.astype(np.float64)
+    return turned_quad, cut_card(image_rgb, turned_quad, size)
+
 
 def _cell_snapper(image_rgb: np.ndarray, cells: list[np.ndarray]):
     """``snap(cell) -> quad``: a cell (photo px) moved onto its card (:func:`_snap_to_table`,
@@ -923,7 +978,8 @@ def _grid_cards(
     """The cards of a grid layout: each place the fit finds occupied (a place of a line the fit
     knows nothing of -- :attr:`GridFit.unseen`, :meth:`GridFit.shifted_lines` -- when a card's own
     outline lies there), plus the places in ``assume``; each cut by its card's own outline where
-    one is found, by the nominal cell otherwise."""
+    one is found, by the nominal cell otherwise, and turned with its print where that stands
+    turned off the cut (:func:`_turned_to_print`)."""
     from vision.reptile_tank.grid import rectify_cells
 
     crops = rectify_cells(image_rgb, fit, cell_size=size)
@@ -945,17 +1001,18 @@ def _grid_cards(
         found.assumed.append((r, c) in assume)
         if outline is None:
             cell = np.asarray(fit.cell_quads[r, c], np.float64)
-            snapped = cell if snap is None else snap(cell)
-            if snapped is cell:
-                found.cards.append(np.ascontiguousarray(crops[r, c]))
+            quad = cell if snap is None else snap(cell)
+            if quad is cell:
+                card = np.ascontiguousarray(crops[r, c])
             else:
-                found.cards.append(cut_card(image_rgb, snapped, size))
-            found.corners.append(snapped)
-            found.edge_corners.append(cell)
+                card = cut_card(image_rgb, quad, size)
+            edge = cell
         else:
-            found.cards.append(cut_card(image_rgb, outline, size))
-            found.corners.append(outline)
-            found.edge_corners.append(outline)
+            quad, card, edge = outline, cut_card(image_rgb, outline, size), outline
+        quad, card = _turned_to_print(image_rgb, quad, card, size)
+        found.cards.append(card)
+        found.corners.append(quad)
+        found.edge_corners.append(edge)
     return found
 
 

@@ -388,3 +388,34 @@ def test_a_card_laid_off_its_cell_is_cut_where_it_lies():
     cv2.fillPoly(image, [np.round(cell).astype(np.int32)], (235, 228, 205))
     lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
     assert np.abs(_snap_to_table(lab, cell, table) - cell).max() <= 1.0
+
+
+@pytest.mark.parametrize("angle", [6.0, -9.0, 12.0])
+def test_a_card_turned_on_its_place_is_cut_again_turned_with_its_print(angle):
+    from vision.reptile_tank.enrol import _turned_to_print, cut_card, print_angle
+
+    photo = table_with_cards(["corn_snake"], [(600, 450)], angles=[angle])
+    w, h = 63 * 2.5, 88 * 2.5  # the card's own size, cut upright as its cell would be
+    cell = np.array([[600 - w / 2, 450 - h / 2], [600 + w / 2, 450 - h / 2],
+                     [600 + w / 2, 450 + h / 2], [600 - w / 2, 450 + h / 2]])  # fmt: skip
+    size = (252, 352)
+    straight = cut_card(photo, cell, size)
+    assert abs(print_angle(straight)[0] - (-angle)) < 1.5  # cv2 turns counter-clockwise
+    quad, card = _turned_to_print(photo, cell, straight, size)
+    top = quad[1] - quad[0]
+    assert abs(np.degrees(np.arctan2(top[1], top[0])) + angle) < 1.5
+    assert abs(print_angle(card)[0]) < 1.0
+    assert np.allclose(quad.mean(axis=0), cell.mean(axis=0), atol=1.0)  # turned, not moved
+
+
+@pytest.mark.parametrize("angle", [0.0, 2.0])
+def test_a_card_laid_straight_keeps_its_cut(angle):
+    from vision.reptile_tank.enrol import _turned_to_print, cut_card
+
+    photo = table_with_cards(["hollow_log"], [(600, 450)], angles=[angle])
+    w, h = 63 * 2.5, 88 * 2.5
+    cell = np.array([[600 - w / 2, 450 - h / 2], [600 + w / 2, 450 - h / 2],
+                     [600 + w / 2, 450 + h / 2], [600 - w / 2, 450 + h / 2]])  # fmt: skip
+    straight = cut_card(photo, cell, (252, 352))
+    quad, card = _turned_to_print(photo, cell, straight, (252, 352))
+    assert quad is cell and card is straight
