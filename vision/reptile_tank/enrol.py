@@ -826,8 +826,8 @@ def layout_cards(
     occupied cells are the cards, row by row in the upright board, each cut by the outline of
     the card lying there when one is found (a card laid a little off its place, turned a few
     degrees) and by the nominal cell otherwise (touching cards); a cut whose print stands turned
-    off its sides is cut again turned with it (:func:`_turned_to_print`). Otherwise every loose outline
-    is a card (a sparse or scattered layout, cards anywhere).
+    off its sides is cut again turned with it (:func:`_turned_to_print`). Otherwise every loose
+    outline is a card (a sparse or scattered layout, cards anywhere).
 
     Parameters
     ----------
@@ -896,10 +896,10 @@ SNAP = True
 #: with its print (:func:`_turned_to_print`) when the print's lines stand at least PRINT_TURN
 #: degrees off the cut's sides and at least PRINT_TURN_STRENGTH of the cut's edge strength agrees
 #: on that angle (a card of straight frames, panels and text lines; a back of wavy lines has no
-#: such angle). Chosen on development layout photos of their own seeds (the five look-alike decks'
-#: two layout photos, 160 cards, BENCHMARKS.md stop 55): the cuts at 2-3 degrees were as close to
-#: their faces as the turned ones or closer (the cut's own outline or snap is as good as the print's
-#: angle there); from 4 degrees with a clear angle every turned cut was closer.
+#: such angle). Chosen on development layout photos of their own seeds (the five look-alike
+#: decks' two layout photos, 160 cards, BENCHMARKS.md stop 55): of the cuts at 2-3 degrees 12
+#: of 16 were closer to their faces as cut than turned (the cut's own outline or snap is as good
+#: as the print's angle there); from 4 degrees with a clear angle every turned cut was closer.
 PRINT_TURN = 4.0
 PRINT_TURN_STRENGTH = 0.3
 
