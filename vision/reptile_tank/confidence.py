@@ -398,12 +398,22 @@ def _also_flagged(confidence: ReadConfidence, cells: np.ndarray, reason: str) ->
     )
 
 
+#: The fine comparison lifts no flag from a cell the calibrated model thinks more likely wrong
+#: than this: the print settles a close call the model is unsure of, not a read it doubts. On
+#: the look-alike development decks' one-photo packs (stop 55) the confirmation lifted the flags
+#: of 23 right cells and no wrong one, 1 of them at P(wrong) 0.5 or more; a variant of the
+#: layout cut made it lift a wrong look-alike's at P(wrong) 0.74 (margin 0.008) -- a silent wrong
+#: cell. On the stand-in deck's development sets (4434, 4435) it lifted none.
+CONFIRM_MAX_P_WRONG = 0.5
+
+
 def without_confirmed(confidence: ReadConfidence, cells: np.ndarray) -> ReadConfidence:
     """``confidence`` with the calibrated model's flags lifted from ``cells``: cards whose own
     face the fine comparison with every enrolled face confirms clearly
     (:func:`vision.reptile_tank.classifier.confirmed_cells`; the reader looks only at cells no
-    thumb, glare or face enrolled unsure is behind). The read-level doubt stays as it was."""
-    cells = np.asarray(cells, bool)
+    thumb, glare or face enrolled unsure is behind), except where the model's P(wrong) is at
+    least :data:`CONFIRM_MAX_P_WRONG`. The read-level doubt stays as it was."""
+    cells = np.asarray(cells, bool) & (np.asarray(confidence.p_wrong) < CONFIRM_MAX_P_WRONG)
     if not (cells & confidence.check).any() or NO_CALIBRATION in confidence.reasons:
         return confidence
     check = confidence.check & ~cells

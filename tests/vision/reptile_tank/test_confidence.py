@@ -382,6 +382,20 @@ def test_cards_confirmed_by_their_print_lose_the_models_close_and_weak_flags_onl
     assert without_confirmed(uncalibrated, every) is uncalibrated
 
 
+def test_the_print_lifts_no_flag_the_model_thinks_more_likely_wrong_than_right():
+    from dataclasses import replace
+
+    from vision.reptile_tank.confidence import CONFIRM_MAX_P_WRONG, without_confirmed
+
+    # a look-alike read at margin 0.008 the model gives P(wrong) 0.74, and a card it is unsure of
+    reads, base = _one_row_flagged_first([("rosy_boa", 0.87, 0.008), ("corn_snake", 0.9, 0.2)])
+    base = replace(base, check=np.array([[True, True]]), p_wrong=np.array([[0.74, 0.2]]))
+    lifted = without_confirmed(base, np.ones((1, 2), bool))
+    assert lifted.check.tolist() == [[True, False]]
+    assert lifted.reasons[0] == "1 cell(s) in doubt"
+    assert 0.2 < CONFIRM_MAX_P_WRONG <= 0.74
+
+
 def test_the_reads_own_checks_are_recorded_apart_from_the_models_flags():
     """What the read's own checks flag (a hand, a close call, cells like no face...) is kept
     beside ``check``, so the calibration measures exactly the flags the product shows."""
