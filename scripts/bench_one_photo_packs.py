@@ -33,6 +33,7 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -108,14 +109,21 @@ def _silent_cell(read, board: int, r: int, c: int, truth: str) -> dict:
     }
 
 
+@functools.cache
+def _reader_embedder():
+    """The shipped embedder, loaded once for every layout photo."""
+    from vision.embedder import CardEmbedder
+    from vision.reptile_tank.classifier import READER_MODEL
+
+    return CardEmbedder(READER_MODEL)
+
+
 def cut_quality(faces: dict, deck) -> dict:
     """How close each face cut from a layout photo is to the deck's own image of it: the
     shipped embedder's cosine, mean, 10th percentile, and the faces under 0.8."""
-    from vision.embedder import CardEmbedder
-    from vision.reptile_tank.classifier import READER_MODEL
     from vision.reptile_tank.gallery import to_face_size
 
-    embedder = CardEmbedder(READER_MODEL)
+    embedder = _reader_embedder()
     labels = list(faces)
     cut = embedder.embed(np.stack([to_face_size(faces[label]) for label in labels]))
     own = embedder.embed(np.stack([to_face_size(deck[label]) for label in labels]))
@@ -147,7 +155,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    read = lambda pack, boards: read_pack(pack, boards, confirm, args.shipped)  # noqa: E731
     confirm = not args.no_confirm
 
     from vision.reptile_tank.enrol import documented_rows, layout_cards, unsure_faces
@@ -163,7 +170,13 @@ def main(argv: list[str] | None = None) -> int:
             if args.files:
                 faces = {label: deck[label] for label in FACE_LABELS}
                 pack = be.build(tmp / f"files-{seed}", faces)
-                rows.append({"deck": seed, "pack": "files", **read(pack, boards)})
+                rows.append(
+                    {
+                        "deck": seed,
+                        "pack": "files",
+                        **read_pack(pack, boards, confirm, args.shipped),
+                    }
+                )
             for k in range(args.layouts):
                 data, truth = be.upright_scene_truth(
                     seed + 10 * k + 1, deck, documented_rows(), max_size=size, **LAID_OUT
@@ -179,7 +192,9 @@ def main(argv: list[str] | None = None) -> int:
                 pack = be.build(tmp / f"layout-{seed}-{k}", faces, unsure=unsure)
                 if args.cut_quality:
                     row["cut_quality"] = cut_quality(faces, deck)
-                rows.append({**row, "unsure": unsure, **read(pack, boards)})
+                rows.append(
+                    {**row, "unsure": unsure, **read_pack(pack, boards, confirm, args.shipped)}
+                )
     totals = {}
     for kind in ("layout", "files"):
         mine = [r for r in rows if r["pack"].startswith(kind) and "refused" not in r]

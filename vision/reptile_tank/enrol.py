@@ -708,13 +708,18 @@ def loose_cards(image_rgb: np.ndarray) -> tuple[list[np.ndarray], list[bool]]:
     return out, in_layout
 
 
+def _cut_corners(size: tuple[int, int]) -> np.ndarray:
+    """The corners (TL, TR, BR, BL) of a cut of ``size`` (w, h), float32."""
+    out_w, out_h = size
+    return np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
+
+
 def cut_card(
     image_rgb: np.ndarray, corners: np.ndarray, size: tuple[int, int] = FACE_CUT_SIZE
 ) -> np.ndarray:
     """The card whose corners (TL, TR, BR, BL, photo px) are given, warped to ``size`` (w, h)."""
     out_w, out_h = size
-    target = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
-    matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), target)
+    matrix = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), _cut_corners(size))
     return cv2.warpPerspective(
         image_rgb, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
@@ -935,12 +940,11 @@ def _turned_to_print(
     angle, agreement = print_angle(card)
     if abs(angle) < PRINT_TURN or agreement < PRINT_TURN_STRENGTH:
         return quad, card
-    out_w, out_h = size
-    target = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float64)
-    to_cut = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target.astype(np.float32))
+    target = _cut_corners(size)
+    to_cut = cv2.getPerspectiveTransform(np.asarray(quad, np.float32), target)
     a = math.radians(angle)
     spin = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    centre = target.mean(axis=0)
+    centre = target.mean(axis=0, dtype=np.float64)
     turned = (target - centre) @ spin.T + centre
     back = cv2.perspectiveTransform(turned[None].astype(np.float32), np.linalg.inv(to_cut))[0]
     turned_quad = back.astype(np.float64)
