@@ -13,13 +13,15 @@ whose grid is in doubt, right cells checked.
 Usage::
 
     python scripts/bench_one_photo_packs.py [--decks 2811,4001,5511,6601,7301] [--layouts 2]
-        [--boards 10] [--files] [--no-confirm] [--shipped] [--silent] [--cut-quality] [--json]
+        [--boards 10] [--files] [--no-confirm] [--shipped] [--silent] [--wrong] [--cut-quality]
+        [--json]
 
 ``--no-confirm`` reads with the reader's confirmation by the print
 (``TerrariumReader.confirm_by_print``) off: the baseline of that step in the same code.
 ``--shipped`` reads with the reader exactly as the app and the CLI run it (the re-ranker on).
 ``--silent`` lists every silent wrong cell (its pack, board, cell, truth, read, margin, the
-calibrated P(wrong) and the best three labels). ``--cut-quality`` says, per layout photo, how
+calibrated P(wrong) and the best three labels). ``--wrong`` lists every wrong cell so,
+flagged or not (``"flagged"``). ``--cut-quality`` says, per layout photo, how
 close each face cut from it is to the deck's own image of that face (the shipped embedder's
 cosine): mean, 10th percentile, and the faces under 0.8 (beside the pack's ``unsure`` faces).
 
@@ -64,7 +66,7 @@ def read_pack(pack: Path, boards, confirm: bool = True, shipped: bool = False) -
     confirm_ms = []
     out = dict.fromkeys(("found", "fully_right", "wrong", "silent", "doubt"), 0)
     right = right_checked = 0
-    silent_cells = []
+    wrong_cells = []
     for board, (data, rows) in enumerate(boards):
         try:
             read = reader.read(data)
@@ -80,9 +82,11 @@ def read_pack(pack: Path, boards, confirm: bool = True, shipped: bool = False) -
             for c, label in enumerate(row):
                 if read.rows[r][c] != label:
                     board_wrong += 1
-                    if not (check[r, c] or doubt):
-                        out["silent"] += 1
-                        silent_cells.append(_silent_cell(read, board, r, c, label))
+                    flagged = bool(check[r, c] or doubt)
+                    out["silent"] += int(not flagged)
+                    wrong_cells.append(
+                        {**_silent_cell(read, board, r, c, label), "flagged": flagged}
+                    )
                 else:
                     right += 1
                     right_checked += int(check[r, c])
@@ -90,7 +94,8 @@ def read_pack(pack: Path, boards, confirm: bool = True, shipped: bool = False) -
         out["fully_right"] += int(board_wrong == 0)
     out["right_checked"] = round(right_checked / max(right, 1), 4)
     out["confirm_cpu_ms_median"] = round(float(np.median(confirm_ms)), 1) if confirm_ms else 0.0
-    out["silent_cells"] = silent_cells
+    out["silent_cells"] = [cell for cell in wrong_cells if not cell["flagged"]]
+    out["wrong_cells"] = wrong_cells
     return out
 
 
@@ -134,6 +139,7 @@ def cut_quality(faces: dict, deck) -> dict:
         "under_0.8": {
             label: round(float(v), 3) for label, v in zip(labels, cosine, strict=True) if v < 0.8
         },
+        "faces": {label: round(float(v), 3) for label, v in zip(labels, cosine, strict=True)},
     }
 
 
@@ -150,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         "--shipped", action="store_true", help="the reader as shipped (the re-ranker on)"
     )
     parser.add_argument("--silent", action="store_true", help="list every silent wrong cell")
+    parser.add_argument(
+        "--wrong", action="store_true", help="list every wrong cell, flagged or not"
+    )
     parser.add_argument(
         "--cut-quality", action="store_true", help="each layout face's cosine to its own image"
     )
@@ -207,9 +216,11 @@ def main(argv: list[str] | None = None) -> int:
                 float(np.mean([r["right_checked"] for r in mine])), 4
             )
             totals[kind]["packs"] = len(mine)
-    if not args.silent:
-        for row in rows:
+    for row in rows:
+        if not args.silent:
             row.pop("silent_cells", None)
+        if not args.wrong:
+            row.pop("wrong_cells", None)
     if args.json:
         print(json.dumps({"packs": rows, "totals": totals}, indent=2))
     else:

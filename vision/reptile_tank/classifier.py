@@ -336,17 +336,34 @@ class LocalFeatureVerifier:
         The enrolled faces (``DeckPack.faces``), upright.
     features : int
         ORB keypoints per image.
+    unseen : mapping label -> (H, W) bool, optional
+        Where an enrolled face does not show its card (a hand over it in the layout photo it
+        was cut from, :func:`vision.reptile_tank.covered_face.hand_mask`): no keypoint is taken
+        there, and no comparison involving that face is made there.
     """
 
-    def __init__(self, faces: Mapping[str, np.ndarray], *, features: int = 800) -> None:
+    def __init__(
+        self,
+        faces: Mapping[str, np.ndarray],
+        *,
+        features: int = 800,
+        unseen: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
         self._orb = cv2.ORB_create(nfeatures=features, scaleFactor=1.2, nlevels=6,
                                    edgeThreshold=15, patchSize=15)  # fmt: skip
         self._matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
+        w, h = RERANK_SIZE
+        self._unseen = {
+            label: cv2.resize(np.asarray(mask, np.uint8), (w, h), interpolation=cv2.INTER_NEAREST)
+            > 0
+            for label, mask in (unseen or {}).items()
+            if label in faces
+        }
         self._faces: dict[str, tuple] = {}
         self._lab: dict[str, np.ndarray] = {}
         for label, face in faces.items():
             small = cv2.resize(np.asarray(face), RERANK_SIZE, interpolation=cv2.INTER_AREA)
-            self._faces[label] = self._describe(small)
+            self._faces[label] = self._describe(small, self._unseen.get(label))
             self._lab[label] = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
         # per set of faces compared: where they differ, and each face's centred, normalised
         # channels there (every cell compared with every face asks the same set again)
@@ -357,12 +374,13 @@ class LocalFeatureVerifier:
         """The enrolled faces' labels."""
         return list(self._faces)
 
-    def _describe(self, rgb: np.ndarray):
+    def _describe(self, rgb: np.ndarray, unseen: np.ndarray | None = None):
         if rgb.shape[:2] != (RERANK_SIZE[1], RERANK_SIZE[0]):
             rgb = cv2.resize(rgb, RERANK_SIZE, interpolation=cv2.INTER_AREA)
         gray = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
         gray = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(4, 4)).apply(gray)
-        keypoints, descriptors = self._orb.detectAndCompute(gray, None)
+        seen = None if unseen is None else np.where(unseen, 0, 255).astype(np.uint8)
+        keypoints, descriptors = self._orb.detectAndCompute(gray, seen)
         points = np.array([k.pt for k in keypoints], np.float32).reshape(-1, 2)
         return points, descriptors
 
@@ -413,20 +431,9 @@ class LocalFeatureVerifier:
         candidates = [c for c in dict.fromkeys([embedder_label, *candidates]) if c in self._faces]
         if len(candidates) < 2:
             return LocalCheck(embedder_label, embedder_label, {}, False, True)
-        crop = cv2.resize(np.asarray(crop_rgb), RERANK_SIZE, interpolation=cv2.INTER_AREA)
-        described = self._describe(crop)
-        # one alignment: of the first RERANK_TOP candidates, the face the crop's keypoints
-        # agree with best (look-alike faces share the frame that aligns them)
-        best_h, best_n = None, 0
-        for label in candidates[:RERANK_TOP]:
-            homography, inliers = self.align(described, label)
-            if homography is not None and inliers > best_n:
-                best_h, best_n = homography, inliers
-        if best_h is None:
+        lab = self._aligned_lab(crop_rgb, candidates[:RERANK_TOP])
+        if lab is None:
             return LocalCheck(embedder_label, embedder_label, {}, False, True)
-        w, h = RERANK_SIZE
-        aligned = cv2.warpPerspective(crop, best_h, (w, h), borderMode=cv2.BORDER_REPLICATE)
-        lab = cv2.cvtColor(aligned, cv2.COLOR_RGB2LAB).astype(np.float32)
         scores = self._correlations(lab, candidates)
         if scores is None:
             return LocalCheck(embedder_label, embedder_label, {}, True, True)
@@ -440,21 +447,54 @@ class LocalFeatureVerifier:
                 label = best
         return LocalCheck(label, embedder_label, scores, True, agree=best == embedder_label)
 
+    def compare(self, crop_rgb: np.ndarray, labels: list[str]) -> dict[str, float] | None:
+        """Per face of ``labels`` (enrolled), the correlation of ``crop_rgb`` aligned to them
+        with it where those faces differ and every one of them shows its card; None when the
+        crop aligns to none of them or too few pixels are left to compare."""
+        labels = [label for label in dict.fromkeys(labels) if label in self._faces]
+        lab = self._aligned_lab(crop_rgb, labels) if len(labels) >= 2 else None
+        return None if lab is None else self._correlations(lab, labels)
+
+    def _aligned_lab(self, crop_rgb: np.ndarray, align_to: list[str]) -> np.ndarray | None:
+        """The crop at :data:`RERANK_SIZE` aligned (Lab, float32) to whichever face of
+        ``align_to`` its keypoints agree with best (look-alike faces share the frame that
+        aligns them); None when it aligns to none."""
+        crop = cv2.resize(np.asarray(crop_rgb), RERANK_SIZE, interpolation=cv2.INTER_AREA)
+        described = self._describe(crop)
+        best_h, best_n = None, 0
+        for label in align_to:
+            homography, inliers = self.align(described, label)
+            if homography is not None and inliers > best_n:
+                best_h, best_n = homography, inliers
+        if best_h is None:
+            return None
+        w, h = RERANK_SIZE
+        aligned = cv2.warpPerspective(crop, best_h, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        return cv2.cvtColor(aligned, cv2.COLOR_RGB2LAB).astype(np.float32)
+
     def _correlations(self, lab: np.ndarray, labels: list[str]) -> dict[str, float] | None:
         """Per face of ``labels``, the normalised correlation of the aligned crop (Lab) with it over
-        the pixels where those faces differ (:func:`_telling_pixels`); None when fewer than 50
-        pixels do. The faces' side is worked out once per set of faces."""
+        the pixels where those faces differ (:func:`_telling_pixels`) and each shows its card;
+        None when fewer than 50 pixels are left. The faces' side is worked out once per set of
+        faces."""
         key = frozenset(labels)
         if key not in self._telling:
             order = sorted(key)
             inside = _telling_pixels(np.stack([self._lab[c] for c in order]))
+            for label in order:
+                if label in self._unseen:
+                    inside &= ~self._unseen[label]
             # (3, K, P): per channel, every face's unit vector there (contiguous for the products)
-            units = np.ascontiguousarray(
-                np.stack([_unit_channels(self._lab[c][inside]) for c in order], axis=1)
+            units = (
+                np.ascontiguousarray(
+                    np.stack([_unit_channels(self._lab[c][inside]) for c in order], axis=1)
+                )
+                if inside.sum() >= 50
+                else None
             )
             self._telling[key] = (inside, order, units)
         inside, order, units = self._telling[key]
-        if inside.sum() < 50:
+        if units is None:
             return None
         seen = _unit_channels(lab[inside])  # (3, P)
         # per face, the mean over channels of the normalised correlation (a flat channel: 0)

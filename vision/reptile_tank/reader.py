@@ -26,6 +26,7 @@ from vision.errors import GridNotFoundError, ImageLoadError
 from vision.loading import DEFAULT_MAX_SIDE, LoadedImage, load_image
 from vision.reptile_tank.classifier import (
     READER_MODEL,
+    RERANK_SIZE,
     CardEmbedder,
     CellRead,
     CellReads,
@@ -400,10 +401,26 @@ class TerrariumReader:
         return self._stand_in_faces
 
     def _local_verifier(self) -> LocalFeatureVerifier:
-        """The fine comparison against the deck's faces, made at first use."""
+        """The fine comparison against the deck's faces, made at first use; a face enrolled
+        under a hand is compared only where it shows its card."""
         if self._verifier is None:
-            self._verifier = LocalFeatureVerifier(self._deck_faces())
+            look = self.covered_face_look() if self.pack is not None and self.pack.unsure else None
+            unseen = {label: item.mask for label, item in look.covered.items()} if look else {}
+            self._verifier = LocalFeatureVerifier(self._deck_faces(), unseen=unseen)
         return self._verifier
+
+    def _fine_comparison(self, rgb: np.ndarray, fit: GridFit):
+        """``compare(row, col, labels)``: the fine comparison of one cell of ``fit``, cut again
+        from ``rgb`` at the fine comparison's size (all cells at once, at first use), with
+        ``labels`` (:meth:`LocalFeatureVerifier.compare`)."""
+        big = []
+
+        def compare(r: int, c: int, labels: list[str]):
+            if not big:
+                big.append(rectify_cells(rgb, fit, cell_size=RERANK_SIZE))
+            return self._local_verifier().compare(big[0][r, c], labels)
+
+        return compare
 
     def _moved_cells(self, rgb: np.ndarray, fit: GridFit):
         """``moved(row, col, moves)``: a cell's crops moved in the board's plane by each
@@ -656,7 +673,7 @@ class TerrariumReader:
             beside = off_place.found[::-1, ::-1] if turned else off_place.found
         look = self.covered_face_look() if self.pack is not None and self.pack.unsure else None
         if look:
-            reads = look.relook(reads, crops)[0]
+            reads = look.relook(reads, crops, self._fine_comparison(rgb, fit))[0]
         confidence = assess(
             reads,
             cell_px=cell_width_px(fit.corners, crops.shape[1]),

@@ -177,3 +177,61 @@ def test_past_the_hand_looks_only_at_hidden_cards_with_a_hand(deck, embedder) ->
     # the table is never read past a hand
     empty = _one_cell("empty", (("empty", 0.9), ("corn_snake", 0.3)))
     assert look.relook(empty, thumbed, np.array([[True]])) == (empty, 0)
+
+
+def _big_thumbed(face: np.ndarray) -> np.ndarray:
+    """A thumb from the left edge over the face's picture (about 40 % of the face)."""
+    out = face.copy()
+    h, w = out.shape[:2]
+    thumb = np.zeros((h, w), np.uint8)
+    cv2.ellipse(
+        thumb, (int(0.2 * w), int(0.45 * h)), (int(0.6 * w), int(0.25 * h)), 0, 0, 360, 1, -1
+    )
+    soft = cv2.GaussianBlur(thumb.astype(np.float32), (0, 0), 4.0)[..., None]
+    return np.clip(out * (1 - soft) + np.array(THUMB, np.float32) * soft, 0, 255).astype(np.uint8)
+
+
+def test_the_fine_comparison_leaves_out_where_an_enrolled_face_shows_a_hand(deck) -> None:
+    """A face enrolled under a thumb: compared with the clean card, its thumb's pixels are left
+    out, so the card's own face leads its look-alike by more than when they count."""
+    from vision.reptile_tank.classifier import LocalFeatureVerifier
+
+    faces = dict(deck)
+    faces["corn_snake"] = _big_thumbed(deck["corn_snake"])
+    mask = hand_mask(faces["corn_snake"])
+    assert mask is not None
+    card = cv2.GaussianBlur(deck["corn_snake"], (0, 0), 1.0)  # the card on a board
+    pair = ["corn_snake", "rosy_boa"]
+    blind = LocalFeatureVerifier(faces).compare(card, pair)
+    seeing = LocalFeatureVerifier(faces, unseen={"corn_snake": mask}).compare(card, pair)
+    assert blind is not None and seeing is not None
+    assert seeing["corn_snake"] - seeing["rosy_boa"] > 0.3
+    assert seeing["corn_snake"] - seeing["rosy_boa"] > blind["corn_snake"] - blind["rosy_boa"] + 0.1
+
+
+def test_the_fine_comparison_decides_the_second_look_when_it_tells_the_faces_apart(
+    deck, embedder
+) -> None:
+    """Where the fine comparison (the hand's place left out) tells the unsure face from the
+    read's rival by FINE_GAP or more, it decides; closer, the blanked embedding does."""
+    from vision.reptile_tank.covered_face import FINE_GAP
+
+    faces = dict(deck)
+    faces["corn_snake"] = _thumbed(deck["corn_snake"])
+    look = CoveredFaceLook(embedder, faces, ["corn_snake"], UNSURE_FACE_MARGIN)
+    crop = deck["rosy_boa"][None, None]  # the embedding keeps this one's read (test above)
+    reads = _one_cell("rosy_boa", (("rosy_boa", 0.9), ("corn_snake", 0.7), ("empty", 0.2)))
+    asked = []
+
+    def says(corn: float, rosy: float):
+        def compare(r, c, labels):
+            asked.append((r, c, tuple(labels)))
+            return {"corn_snake": corn, "rosy_boa": rosy}
+
+        return compare
+
+    out, changed = look.relook(reads, crop, says(0.6, 0.6 - FINE_GAP - 0.01))
+    assert asked == [(0, 0, ("corn_snake", "rosy_boa"))]
+    assert changed == 1 and out.cells[0][0].label == "corn_snake"
+    assert look.relook(reads, crop, says(0.6, 0.6 - FINE_GAP / 2)) == (reads, 0)
+    assert look.relook(reads, crop, lambda r, c, labels: None) == (reads, 0)
