@@ -17,7 +17,12 @@ matches its read weakly (the reader's weak match) however far the unsure face sc
 over a third of the enrolled face can leave its own card matching it at 0.2-0.3, read as any
 face at 0.5): the unsure face is taken only when it is the nearest of every blanked face.
 Their reads stay flagged (the face is still unsure, or the match weak), but are right more
-often.
+often. Where the crop aligns to both faces, the fine comparison decides instead
+(:meth:`vision.reptile_tank.classifier.LocalFeatureVerifier.compare`: the print where the two
+faces differ, the hand's place on the unsure face left out, :data:`FINE_GAP`): an embedding
+of a card with a third of it grey still weighs the frame look-alikes share; the print where
+they differ tells the motif, name and numbers apart. The reader's re-ranking and
+confirmation leave the hand's place out the same way.
 
 The hand is found in the enrolled face alone (there is no clean image of it): a region of skin
 tone (:func:`vision.reptile_tank.coverage.skin_tone`, with more saturation than a light card's
@@ -67,9 +72,10 @@ GROW_PX = 7
 BLANK = 128
 #: The fine comparison (the print where the two faces differ, the hand's place left out)
 #: decides between an unsure face and its rival when their correlations differ by this much;
-#: closer, the blanked crop's embedding decides. On the development one-photo packs (stop 56)
-#: it was right on 145 of 149 such cells it could be made on (the embedding: 131), every
-#: miss but one at a gap of 0.24 or more on a face cut badly from its layout photo.
+#: closer, the blanked crop's embedding decides. On the development one-photo packs (stop 56,
+#: five look-alike decks, the cells the second look took up) it was right on 145 of the 149
+#: it could be made on (the embedding: 131): three misses at gaps of 0.24-0.46 on one face
+#: cut badly from its layout photo (cosine 0.61 to its own image), one at 0.03.
 FINE_GAP = 0.05
 
 
