@@ -27,14 +27,18 @@ def embedder():
     return CardEmbedder(READER_MODEL)
 
 
-def _thumbed(face: np.ndarray) -> np.ndarray:
-    """A blurred thumb coming in from the face's left edge over about a quarter of it."""
+def _thumbed(face: np.ndarray, centre=(0.12, 0.45), axes=(0.42, 0.17)) -> np.ndarray:
+    """A blurred thumb coming in from the face's left edge (by default over about a quarter of
+    it); ``centre`` and ``axes`` as shares of the face's width and height."""
     out = face.copy()
     h, w = out.shape[:2]
     thumb = np.zeros((h, w), np.uint8)
     cv2.ellipse(
-        thumb, (int(0.12 * w), int(0.45 * h)), (int(0.42 * w), int(0.17 * h)), 0, 0, 360, 1, -1
-    )
+        thumb,
+        (int(centre[0] * w), int(centre[1] * h)),
+        (int(axes[0] * w), int(axes[1] * h)),
+        0, 0, 360, 1, -1,
+    )  # fmt: skip
     soft = cv2.GaussianBlur(thumb.astype(np.float32), (0, 0), 4.0)[..., None]
     return np.clip(out * (1 - soft) + np.array(THUMB, np.float32) * soft, 0, 255).astype(np.uint8)
 
@@ -179,25 +183,14 @@ def test_past_the_hand_looks_only_at_hidden_cards_with_a_hand(deck, embedder) ->
     assert look.relook(empty, thumbed, np.array([[True]])) == (empty, 0)
 
 
-def _big_thumbed(face: np.ndarray) -> np.ndarray:
-    """A thumb from the left edge over the face's picture (about 40 % of the face)."""
-    out = face.copy()
-    h, w = out.shape[:2]
-    thumb = np.zeros((h, w), np.uint8)
-    cv2.ellipse(
-        thumb, (int(0.2 * w), int(0.45 * h)), (int(0.6 * w), int(0.25 * h)), 0, 0, 360, 1, -1
-    )
-    soft = cv2.GaussianBlur(thumb.astype(np.float32), (0, 0), 4.0)[..., None]
-    return np.clip(out * (1 - soft) + np.array(THUMB, np.float32) * soft, 0, 255).astype(np.uint8)
-
-
 def test_the_fine_comparison_leaves_out_where_an_enrolled_face_shows_a_hand(deck) -> None:
     """A face enrolled under a thumb: compared with the clean card, its thumb's pixels are left
     out, so the card's own face leads its look-alike by more than when they count."""
     from vision.reptile_tank.classifier import LocalFeatureVerifier
 
     faces = dict(deck)
-    faces["corn_snake"] = _big_thumbed(deck["corn_snake"])
+    # a thumb over the face's picture, about 40 % of the face
+    faces["corn_snake"] = _thumbed(deck["corn_snake"], centre=(0.2, 0.45), axes=(0.6, 0.25))
     mask = hand_mask(faces["corn_snake"])
     assert mask is not None
     card = cv2.GaussianBlur(deck["corn_snake"], (0, 0), 1.0)  # the card on a board
