@@ -448,9 +448,10 @@ class LocalFeatureVerifier:
         return LocalCheck(label, embedder_label, scores, True, agree=best == embedder_label)
 
     def compare(self, crop_rgb: np.ndarray, labels: list[str]) -> dict[str, float] | None:
-        """Per face of ``labels`` (enrolled), the correlation of ``crop_rgb`` aligned to them
-        with it where those faces differ and every one of them shows its card; None when the
-        crop aligns to none of them or too few pixels are left to compare."""
+        """Per face of ``labels`` (enrolled), the correlation of ``crop_rgb`` with it where
+        those faces differ and every one of them shows its card, the crop aligned to whichever
+        of them its keypoints agree with best; None when it aligns to none of them or too few
+        pixels are left to compare."""
         labels = [label for label in dict.fromkeys(labels) if label in self._faces]
         lab = self._aligned_lab(crop_rgb, labels) if len(labels) >= 2 else None
         return None if lab is None else self._correlations(lab, labels)
