@@ -55,8 +55,8 @@ LAID_OUT = {"fill": (0.7, 0.95), "tilt_deg": (0.0, 45.0), "distractors": False, 
 
 def read_pack(pack: Path, boards, confirm: bool = True, shipped: bool = False) -> dict:
     """Boards read with ``pack`` (the re-ranker off unless ``shipped``; ``confirm``: the
-    reader's confirmation by the print on, as shipped): the per-pack counts, and under
-    ``"silent_cells"`` each silent wrong cell."""
+    reader's confirmation by the print on, as shipped): the per-pack counts, under
+    ``"wrong_cells"`` each wrong cell and under ``"silent_cells"`` those not flagged."""
     from vision.errors import GridNotFoundError
     from vision.reptile_tank.reader import TerrariumReader
 
@@ -85,7 +85,7 @@ def read_pack(pack: Path, boards, confirm: bool = True, shipped: bool = False) -
                     flagged = bool(check[r, c] or doubt)
                     out["silent"] += int(not flagged)
                     wrong_cells.append(
-                        {**_silent_cell(read, board, r, c, label), "flagged": flagged}
+                        {**_wrong_cell(read, board, r, c, label), "flagged": flagged}
                     )
                 else:
                     right += 1
@@ -99,8 +99,8 @@ def read_pack(pack: Path, boards, confirm: bool = True, shipped: bool = False) -
     return out
 
 
-def _silent_cell(read, board: int, r: int, c: int, truth: str) -> dict:
-    """One silent wrong cell, as ``--silent`` lists it."""
+def _wrong_cell(read, board: int, r: int, c: int, truth: str) -> dict:
+    """One wrong cell, as ``--wrong`` and ``--silent`` list it."""
     cell = read.cells[r][c]
     p_wrong = None if read.confidence is None else float(read.confidence.p_wrong[r, c])
     return {

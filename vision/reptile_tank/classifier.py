@@ -552,8 +552,30 @@ def close_face_calls(
     return out
 
 
+class FineCells:
+    """A board's cells cut again from ``image`` by ``fit`` at :data:`RERANK_SIZE`, for the fine
+    comparison: all at once, at the first cell asked for, and once for every step of one read
+    that compares (the second look past a hand, the confirmation, the re-ranking)."""
+
+    def __init__(self, image: np.ndarray, fit) -> None:
+        self._image, self._fit = image, fit
+        self._cells: np.ndarray | None = None
+
+    def __getitem__(self, cell: tuple[int, int]) -> np.ndarray:
+        if self._cells is None:
+            from vision.reptile_tank.grid import rectify_cells
+
+            self._cells = rectify_cells(self._image, self._fit, cell_size=RERANK_SIZE)
+        return self._cells[cell]
+
+
 def confirmed_cells(
-    image: np.ndarray, fit, cells: list[list[CellRead]], looked_at: np.ndarray, verifier
+    image: np.ndarray,
+    fit,
+    cells: list[list[CellRead]],
+    looked_at: np.ndarray,
+    verifier,
+    fine: FineCells | None = None,
 ) -> tuple[np.ndarray, dict[tuple[int, int], LocalCheck]]:
     """Which of the ``looked_at`` cells (rows, cols bool) the fine comparison confirms.
 
@@ -561,11 +583,11 @@ def confirmed_cells(
     enrolled face (its close-call candidates of :func:`close_face_calls` first, else the faces
     among its best labels): a cell is *confirmed* when its own face matches better than every
     other face by :data:`RERANK_CONFIRM` where the faces differ (:attr:`LocalCheck.confirmed`).
-    Empty cells are never looked at. Returns ``(confirmed, checks)``: the (rows, cols) bool mask
-    and every comparison made, to pass to :func:`rerank_read`.
+    Empty cells are never looked at. ``fine``: the read's cells already at that size
+    (:class:`FineCells` of ``image`` and ``fit``), shared with the read's other fine steps.
+    Returns ``(confirmed, checks)``: the (rows, cols) bool mask and every comparison made, to
+    pass to :func:`rerank_read`.
     """
-    from vision.reptile_tank.grid import rectify_cells
-
     looked_at = np.asarray(looked_at, bool)
     confirmed = np.zeros(looked_at.shape, bool)
     checks: dict[tuple[int, int], LocalCheck] = {}
@@ -574,7 +596,7 @@ def confirmed_cells(
     if not places:
         return confirmed, checks
     calls = close_face_calls(cells)
-    big = rectify_cells(image, fit, cell_size=RERANK_SIZE)
+    big = fine if fine is not None else FineCells(image, fit)
     for r, c in places:
         cell = cells[r][c]
         first = calls.get((int(r), int(c))) or [cell.label] + [
@@ -604,6 +626,7 @@ def rerank_read(
     *,
     unflag: bool = False,
     checks: Mapping[tuple[int, int], LocalCheck] | None = None,
+    fine: FineCells | None = None,
 ):
     """A board read with its close calls between faces re-ranked by ``verifier``.
 
@@ -619,6 +642,9 @@ def rerank_read(
     checks : mapping (row, col) -> LocalCheck, optional
         Cells already compared (:func:`confirmed_cells`), with the candidates of
         :func:`close_face_calls` first; they are not compared again.
+    fine : FineCells, optional
+        The read's cells already cut at :data:`RERANK_SIZE` (of ``read.image`` by
+        ``read.fit``), shared with the read's other fine steps.
 
     Returns
     -------
@@ -627,13 +653,10 @@ def rerank_read(
     """
     from dataclasses import replace
 
-    from vision.reptile_tank.grid import rectify_cells
-
     calls = close_face_calls(read.cells)
     if not calls:
         return read, RerankSummary()
-    needed = [cell for cell in calls if cell not in (checks or {})]
-    big = rectify_cells(read.image, read.fit, cell_size=RERANK_SIZE) if needed else None
+    big = fine if fine is not None else FineCells(read.image, read.fit)  # cut only if needed
     rows = [row[:] for row in read.rows]
     check = np.asarray(read.check, bool).copy()
     disagreed = np.zeros(check.shape, bool)

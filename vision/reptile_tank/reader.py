@@ -26,10 +26,10 @@ from vision.errors import GridNotFoundError, ImageLoadError
 from vision.loading import DEFAULT_MAX_SIDE, LoadedImage, load_image
 from vision.reptile_tank.classifier import (
     READER_MODEL,
-    RERANK_SIZE,
     CardEmbedder,
     CellRead,
     CellReads,
+    FineCells,
     LocalFeatureVerifier,
     classify_cells,
     confirmed_cells,
@@ -409,16 +409,13 @@ class TerrariumReader:
             self._verifier = LocalFeatureVerifier(self._deck_faces(), unseen=unseen)
         return self._verifier
 
-    def _fine_comparison(self, rgb: np.ndarray, fit: GridFit):
-        """``compare(row, col, labels)``: the fine comparison of one cell of ``fit``, cut again
-        from ``rgb`` at the fine comparison's size (all cells at once, at first use), with
-        ``labels`` (:meth:`LocalFeatureVerifier.compare`)."""
-        big = []
+    def _fine_comparison(self, fine: FineCells):
+        """``compare(row, col, labels)``: the fine comparison of one cell of ``fine`` (the
+        read's cells at the fine comparison's size) with ``labels``
+        (:meth:`LocalFeatureVerifier.compare`)."""
 
         def compare(r: int, c: int, labels: list[str]):
-            if not big:
-                big.append(rectify_cells(rgb, fit, cell_size=RERANK_SIZE))
-            return self._local_verifier().compare(big[0][r, c], labels)
+            return self._local_verifier().compare(fine[r, c], labels)
 
         return compare
 
@@ -671,9 +668,10 @@ class TerrariumReader:
         if off_place is not None:
             turned = orientation.rotation == 180
             beside = off_place.found[::-1, ::-1] if turned else off_place.found
+        fine = FineCells(rgb, fit)  # cut at first use, shared by every fine step below
         look = self.covered_face_look() if self.pack is not None and self.pack.unsure else None
         if look:
-            reads = look.relook(reads, crops, self._fine_comparison(rgb, fit))[0]
+            reads = look.relook(reads, crops, self._fine_comparison(fine))[0]
         confidence = assess(
             reads,
             cell_px=cell_width_px(fit.corners, crops.shape[1]),
@@ -706,6 +704,7 @@ class TerrariumReader:
                 reads.cells,
                 doubtful & ~hidden & ~near_unsure & ~beside,
                 self._local_verifier(),
+                fine,
             )
             confidence = without_confirmed(confidence, confirmed)
             clock.mark("confirm")
@@ -736,7 +735,7 @@ class TerrariumReader:
         )
         if not self.rerank:
             return read
-        read, _summary = rerank_read(read, self._local_verifier(), checks=checks)
+        read, _summary = rerank_read(read, self._local_verifier(), checks=checks, fine=fine)
         clock.mark("rerank")
         return replace(read, timings_ms=clock.wall_ms(), cpu_ms=clock.cpu_ms())
 

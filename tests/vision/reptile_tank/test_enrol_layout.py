@@ -390,14 +390,21 @@ def test_a_card_laid_off_its_cell_is_cut_where_it_lies():
     assert np.abs(_snap_to_table(lab, cell, table) - cell).max() <= 1.0
 
 
+def _upright_cell(centre, px_per_mm: float = 2.5) -> np.ndarray:
+    """An upright card-sized cell (TL, TR, BR, BL) about ``centre`` in a photo of
+    :func:`table_with_cards` (2.5 px/mm)."""
+    w, h = 63 * px_per_mm, 88 * px_per_mm
+    x, y = centre
+    return np.array([[x - w / 2, y - h / 2], [x + w / 2, y - h / 2],
+                     [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]])  # fmt: skip
+
+
 @pytest.mark.parametrize("angle", [6.0, -9.0, 12.0])
 def test_a_card_turned_on_its_place_is_cut_again_turned_with_its_print(angle):
     from vision.reptile_tank.enrol import _turned_to_print, cut_card, print_angle
 
     photo = table_with_cards(["corn_snake"], [(600, 450)], angles=[angle])
-    w, h = 63 * 2.5, 88 * 2.5  # the card's own size, cut upright as its cell would be
-    cell = np.array([[600 - w / 2, 450 - h / 2], [600 + w / 2, 450 - h / 2],
-                     [600 + w / 2, 450 + h / 2], [600 - w / 2, 450 + h / 2]])  # fmt: skip
+    cell = _upright_cell((600, 450))  # the card's own size, cut upright as its cell would be
     size = (252, 352)
     straight = cut_card(photo, cell, size)
     assert abs(print_angle(straight)[0] - (-angle)) < 1.5  # cv2 turns counter-clockwise
@@ -413,9 +420,7 @@ def test_a_card_laid_straight_keeps_its_cut(angle):
     from vision.reptile_tank.enrol import _turned_to_print, cut_card
 
     photo = table_with_cards(["hollow_log"], [(600, 450)], angles=[angle])
-    w, h = 63 * 2.5, 88 * 2.5
-    cell = np.array([[600 - w / 2, 450 - h / 2], [600 + w / 2, 450 - h / 2],
-                     [600 + w / 2, 450 + h / 2], [600 - w / 2, 450 + h / 2]])  # fmt: skip
+    cell = _upright_cell((600, 450))
     straight = cut_card(photo, cell, (252, 352))
     quad, card = _turned_to_print(photo, cell, straight, (252, 352))
     assert quad is cell and card is straight
