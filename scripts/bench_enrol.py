@@ -57,6 +57,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scoring.reptile_tank.cards import FACE_LABELS  # noqa: E402
+from service.reptile_tank.deck import with_washed_out  # noqa: E402
 
 #: Whether boards are read with each card cut along its own outline (``--no-own-outlines``).
 OWN_OUTLINES = True
@@ -272,7 +273,7 @@ def retaken(folder: Path, seed: int, deck, rows, size, laid_out: dict, boards) -
             faces = laid.in_enrolment_order()
         except Exception:  # noqa: BLE001 - a refused retake: take another
             continue
-        unsure = unsure_faces([laid])
+        unsure = with_washed_out(unsure_faces([laid]), faces)
         if unsure and take < RETAKES:
             continue
         out = read_boards(build(folder, faces, unsure=unsure), boards)
@@ -340,7 +341,7 @@ def loose_enrolment(seed: int, deck, halves, size, laid_out: dict):
     missing = [label for label in FACE_LABELS if label not in faces]
     if missing:
         raise ValueError(f"faces never found: {', '.join(missing)}")
-    note["named_unsure"] = unsure_faces(layouts, names, faces)
+    note["named_unsure"] = with_washed_out(unsure_faces(layouts, names, faces), faces)
     return faces, views, note
 
 
@@ -525,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
             except ValueError as error:
                 results["grid-outlines all"] = {"refused": str(error)}
             else:
-                unsure_all = unsure_faces(grid_layouts, None, faces_all)
+                unsure_all = with_washed_out(unsure_faces(grid_layouts, None, faces_all), faces_all)
                 pack = build(tmp / "grid-outlines_all", faces_all, views_all, unsure_all)
                 results["grid-outlines all"] = read_boards(pack, boards)
                 if args.as_shipped:

@@ -49,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bench_enrol as be  # noqa: E402
 
 from scoring.reptile_tank.cards import FACE_LABELS  # noqa: E402
+from service.reptile_tank.deck import with_washed_out  # noqa: E402
 
 LAID_OUT = {"fill": (0.7, 0.95), "tilt_deg": (0.0, 45.0), "distractors": False, "real_table": True}
 
@@ -197,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
                 except Exception as error:  # noqa: BLE001 - a refusal is a result
                     rows.append({**row, "refused": str(error)})
                     continue
-                unsure = unsure_faces([laid]) if laid.documented_layout else []
+                named = unsure_faces([laid]) if laid.documented_layout else []
+                unsure = with_washed_out(named, faces)
                 pack = be.build(tmp / f"layout-{seed}-{k}", faces, unsure=unsure)
                 if args.cut_quality:
                     row["cut_quality"] = cut_quality(faces, deck)

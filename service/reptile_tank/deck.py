@@ -108,7 +108,8 @@ def faces_from_layouts(
     """Faces and extra views from layout photos (:func:`vision.reptile_tank.enrol.named_faces`);
     ``names`` (comma-separated card ids, ``skip`` leaves a card out) names them. Also the faces
     cut where the grid finder could not see a card well (glare, a thumb: the documented
-    layout's place assumed, :func:`vision.reptile_tank.enrol.unsure_faces`), worth a look.
+    layout's place assumed, :func:`vision.reptile_tank.enrol.unsure_faces`) and those washed out
+    by glare (:func:`with_washed_out`), worth a look.
     One :class:`service.photos.PhotoInputError` per unusable photo."""
     from vision.errors import GridNotFoundError
     from vision.reptile_tank.enrol import layout_cards, named_faces, unsure_faces
@@ -125,7 +126,7 @@ def faces_from_layouts(
         faces, views = named_faces(layouts, listed)
     except ValueError as error:
         raise PhotoInputError(str(error)) from None
-    return faces, views, unsure_faces(layouts, listed, faces)
+    return faces, views, with_washed_out(unsure_faces(layouts, listed, faces), faces)
 
 
 def stand_in_face(label: str, px_per_mm: float = 1.6) -> np.ndarray:
@@ -134,6 +135,15 @@ def stand_in_face(label: str, px_per_mm: float = 1.6) -> np.ndarray:
     from vision.reptile_tank.synth.deck import render_face
 
     return render_face(label, px_per_mm=px_per_mm)
+
+
+def with_washed_out(unsure: Sequence[str], faces: Mapping[str, np.ndarray]) -> list[str]:
+    """``unsure`` and, after them, the faces of ``faces`` (cut from photos) washed out by glare
+    (:func:`vision.reptile_tank.washed_out.washed_out_faces`, by the reader's embedder)."""
+    from vision.reptile_tank.washed_out import washed_out_faces
+
+    out = list(unsure)
+    return out + [label for label in washed_out_faces(faces, reader_embedder()) if label not in out]
 
 
 def reader_embedder() -> Any:
@@ -370,14 +380,17 @@ def faces_from_names(
 
 def unsure_named(photos: Sequence[PhotoCards], faces: Mapping[str, np.ndarray]) -> list[str]:
     """The faces (of :func:`faces_from_names`) kept from a card something lies over in its
-    photo (:attr:`PhotoCards.crossed`): no clean card of that name was given."""
+    photo (:attr:`PhotoCards.crossed`): no clean card of that name was given; then those washed
+    out by glare (:func:`with_washed_out`)."""
     crossed = [
         card
         for photo in photos
         for card, over in zip(photo.cards, photo.crossed, strict=False)
         if over
     ]
-    return [label for label, face in faces.items() if any(face is card for card in crossed)]
+    return with_washed_out(
+        [label for label, face in faces.items() if any(face is card for card in crossed)], faces
+    )
 
 
 def faces_from_uploads(uploads: Mapping[str, bytes]) -> tuple[dict[str, np.ndarray], list[str]]:
