@@ -9,7 +9,7 @@ when the user says so) as one constrained assignment over the cells' scores.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -283,6 +283,23 @@ RERANK_DIFFERENT = 30.0
 RERANK_WIN = 0.10
 #: ... and a label is confirmed when it beats every other candidate by this much.
 RERANK_CONFIRM = 0.20
+#: The print's structure is compared in square blocks of this many pixels (at
+#: :data:`RERANK_SIZE`) of lightness less the light varying over more than
+#: :data:`STRUCTURE_SIGMA` px: per block, its own contrast and brightness cancel out, so a
+#: sheen over part of an enrolled face (light added, contrast taken away, unevenly) leaves its
+#: print comparable where colours are not (:meth:`LocalFeatureVerifier.structure`).
+STRUCTURE_BLOCK = 24
+STRUCTURE_SIGMA = 6.0
+#: Two faces differ in structure in a block where their print correlates under this...
+STRUCTURE_DIFFERENT = 0.5
+#: ... a block is compared where every face and the crop show print (the spread of their
+#: detail, L* 0..255, at least this) ...
+STRUCTURE_PRINT = 1.5
+#: ... and the embedder's choice is in doubt when a rival's structure comes within this of its
+#: own (:attr:`LocalCheck.agree`). On fresh development decks' one-photo packs (stop 57) three
+#: silent wrong cells (a face cut under a sheen, the colour comparison agreeing with the
+#: embedder) had their true face ahead by 0.11-0.21.
+STRUCTURE_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -300,7 +317,11 @@ class LocalCheck:
     aligned : bool
         Whether the crop could be aligned to the faces (enough keypoint inliers).
     agree : bool
-        The best-scoring face is the embedder's choice (True when nothing could be compared).
+        The best-scoring face is the embedder's choice, and no rival's print structure comes
+        within :data:`STRUCTURE_MARGIN` of its (True when nothing could be compared).
+    structure : dict label -> float
+        Per face of the first :data:`RERANK_TOP` candidates, the mean correlation of the print's
+        structure (:meth:`LocalFeatureVerifier.structure`); empty when it could not be made.
     """
 
     label: str
@@ -308,11 +329,13 @@ class LocalCheck:
     scores: dict[str, float]
     aligned: bool
     agree: bool
+    structure: dict[str, float] = field(default_factory=dict)
 
     @property
     def confirmed(self) -> bool:
-        """The label's face matches clearly better than every other candidate."""
-        if not self.aligned or len(self.scores) < 2:
+        """The label's face matches clearly better than every other candidate, and no rival's
+        print structure comes close (:attr:`agree`)."""
+        if not self.aligned or len(self.scores) < 2 or not self.agree:
             return False
         own = self.scores.get(self.label, -1.0)
         others = [v for k, v in self.scores.items() if k != self.label]
@@ -361,10 +384,16 @@ class LocalFeatureVerifier:
         }
         self._faces: dict[str, tuple] = {}
         self._lab: dict[str, np.ndarray] = {}
+        self._blocks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for label, face in faces.items():
             small = cv2.resize(np.asarray(face), RERANK_SIZE, interpolation=cv2.INTER_AREA)
             self._faces[label] = self._describe(small, self._unseen.get(label))
             self._lab[label] = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
+            units, spread = _print_blocks(self._lab[label][..., 0])
+            if label in self._unseen:  # a block a hand lies over shows no print of the card
+                spread = np.where(_blocks_of(self._unseen[label].astype(np.float32)).mean(2) > 0.2,
+                                  0.0, spread)  # fmt: skip
+            self._blocks[label] = (units, spread)
         # per set of faces compared: where they differ, and each face's centred, normalised
         # channels there (every cell compared with every face asks the same set again)
         self._telling: dict[frozenset, tuple[np.ndarray, list[str], np.ndarray]] = {}
@@ -434,9 +463,12 @@ class LocalFeatureVerifier:
         lab = self._aligned_lab(crop_rgb, candidates[:RERANK_TOP])
         if lab is None:
             return LocalCheck(embedder_label, embedder_label, {}, False, True)
+        structure = self.structure(lab, candidates[:RERANK_TOP]) or {}
+        rivals = [v for k, v in structure.items() if k != embedder_label]
+        in_doubt = bool(rivals) and max(rivals) >= structure[embedder_label] - STRUCTURE_MARGIN
         scores = self._correlations(lab, candidates)
         if scores is None:
-            return LocalCheck(embedder_label, embedder_label, {}, True, True)
+            return LocalCheck(embedder_label, embedder_label, {}, True, not in_doubt, structure)
         best = max(scores, key=lambda k: scores[k])
         label = embedder_label
         if best != embedder_label:
@@ -445,7 +477,8 @@ class LocalFeatureVerifier:
             lead = embedder_lead(embedder_top, embedder_label, best)
             if between is not None and between[best] - between[embedder_label] >= RERANK_WIN + lead:
                 label = best
-        return LocalCheck(label, embedder_label, scores, True, agree=best == embedder_label)
+        agree = best == embedder_label and not in_doubt
+        return LocalCheck(label, embedder_label, scores, True, agree, structure)
 
     def compare(self, crop_rgb: np.ndarray, labels: list[str]) -> dict[str, float] | None:
         """Per face of ``labels`` (enrolled), the correlation of ``crop_rgb`` with it where
@@ -455,6 +488,32 @@ class LocalFeatureVerifier:
         labels = [label for label in dict.fromkeys(labels) if label in self._faces]
         lab = self._aligned_lab(crop_rgb, labels) if len(labels) >= 2 else None
         return None if lab is None else self._correlations(lab, labels)
+
+    def structure(self, lab: np.ndarray, labels: list[str]) -> dict[str, float] | None:
+        """Per face of ``labels``, the mean over the blocks where those faces' print differs
+        (:data:`STRUCTURE_DIFFERENT`) of its structure's correlation with the aligned crop
+        ``lab`` (:meth:`_aligned_lab`): blocks of :data:`STRUCTURE_BLOCK` px where each face and
+        the crop show print (:data:`STRUCTURE_PRINT`) and every face shows its card (not a
+        hand's place); None with fewer than 3 such blocks or under 2 faces."""
+        labels = [label for label in dict.fromkeys(labels) if label in self._blocks]
+        if len(labels) < 2:
+            return None
+        units, spread = _print_blocks(lab[..., 0])
+        usable = spread > 1.0
+        for label in labels:
+            usable &= self._blocks[label][1] > STRUCTURE_PRINT
+        differ = np.zeros(usable.shape, bool)
+        for i, a in enumerate(labels):
+            for b in labels[i + 1 :]:
+                alike = (self._blocks[a][0] * self._blocks[b][0]).sum(axis=2)
+                differ |= alike < STRUCTURE_DIFFERENT
+        usable &= differ
+        if int(usable.sum()) < 3:
+            return None
+        return {
+            label: float((self._blocks[label][0] * units).sum(axis=2)[usable].mean())
+            for label in labels
+        }
 
     def _aligned_lab(self, crop_rgb: np.ndarray, align_to: list[str]) -> np.ndarray | None:
         """The crop at :data:`RERANK_SIZE` aligned (Lab, float32) to whichever face of
@@ -524,6 +583,26 @@ def _telling_pixels(faces: np.ndarray) -> np.ndarray:
     spread = (faces.max(axis=0) - faces.min(axis=0)).max(axis=2)
     mask = cv2.erode((spread > RERANK_DIFFERENT).astype(np.uint8), np.ones((3, 3), np.uint8))
     return mask.astype(bool)
+
+
+def _blocks_of(image: np.ndarray) -> np.ndarray:
+    """(rows, cols, B * B): ``image`` (h, w) float cut in :data:`STRUCTURE_BLOCK` px blocks."""
+    b = STRUCTURE_BLOCK
+    rows, cols = image.shape[0] // b, image.shape[1] // b
+    cut = image[: rows * b, : cols * b].reshape(rows, b, cols, b)
+    return cut.transpose(0, 2, 1, 3).reshape(rows, cols, b * b)
+
+
+def _print_blocks(lightness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(units, spread)`` of a lightness image (h, w) at :data:`RERANK_SIZE`: per block
+    (:func:`_blocks_of`), its detail (less the light varying over :data:`STRUCTURE_SIGMA` px)
+    centred and scaled to unit length (rows, cols, B * B), and that detail's spread
+    (rows, cols)."""
+    lightness = np.asarray(lightness, np.float32)
+    detail = _blocks_of(lightness - cv2.GaussianBlur(lightness, (0, 0), STRUCTURE_SIGMA))
+    detail = detail - detail.mean(axis=2, keepdims=True)
+    length = np.sqrt((detail * detail).sum(axis=2, keepdims=True))
+    return detail / np.maximum(length, 1e-6), length[..., 0] / STRUCTURE_BLOCK
 
 
 def _unit_channels(pixels: np.ndarray) -> np.ndarray:

@@ -191,3 +191,46 @@ def test_the_stand_in_reader_compares_with_the_stand_in_faces():
     _truth, read = _sample_read()
     fixed, summary = rerank_read(_turtle_misnamed(read), reader._local_verifier())
     assert fixed.rows[0][0] == "three_toed_box_turtle" and summary.changed == 1
+
+
+def _sheen(face: np.ndarray, level: float = 0.85) -> np.ndarray:
+    """A sleeve's sheen over most of a face (light added towards white, unevenly)."""
+    h, w = face.shape[:2]
+    spot = np.zeros((h, w), np.float32)
+    cv2.ellipse(spot, (w // 2, h // 2), (int(0.6 * w), int(0.5 * h)), 20, 0, 360, 1.0, -1)
+    spot = cv2.GaussianBlur(spot, (0, 0), 0.12 * w)[..., None] * level
+    out = face.astype(np.float32) * (1 - 0.85 * spot) + (255 * 0.85 + 20) * spot
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def test_the_print_structure_sees_a_card_through_the_sheen_its_face_was_enrolled_under(family):
+    """A face enrolled under a sheen: its own card's structure still matches it best, and an
+    embedder's call of a look-alike is in doubt (not agreed), whatever the colours say."""
+    truth = "a"
+    enrolled = {**family, truth: _sheen(family[truth])}
+    verifier = LocalFeatureVerifier(enrolled)
+    for k in range(3):
+        crop = photographed(family[truth], seed=10 + k)
+        look_alike = next(n for n in family if n != truth)
+        check = verifier.check(crop, [look_alike, truth], look_alike)
+        assert check.structure, "the crop aligns to the family's frame"
+        assert check.structure[truth] > check.structure[look_alike] + 0.05, check.structure
+        assert not check.agree and not check.confirmed
+
+
+def test_the_print_structure_agrees_with_a_clean_right_call(family):
+    verifier = LocalFeatureVerifier(family)
+    for k, truth in enumerate(family):
+        crop = photographed(family[truth], seed=20 + k)
+        others = [n for n in family if n != truth]
+        check = verifier.check(crop, [truth, *others], truth)
+        assert check.structure[truth] == max(check.structure.values()), check.structure
+        assert check.agree
+
+
+def test_no_structure_without_two_faces_or_print_to_compare(family):
+    verifier = LocalFeatureVerifier(family)
+    lab = cv2.cvtColor(cv2.resize(family["a"], (252, 352)), cv2.COLOR_RGB2LAB).astype(np.float32)
+    assert verifier.structure(lab, ["a"]) is None
+    flat = np.full_like(lab, 128.0)
+    assert verifier.structure(flat, ["a", "b"]) is None
