@@ -137,13 +137,17 @@ def stand_in_face(label: str, px_per_mm: float = 1.6) -> np.ndarray:
     return render_face(label, px_per_mm=px_per_mm)
 
 
-def with_washed_out(unsure: Sequence[str], faces: Mapping[str, np.ndarray]) -> list[str]:
+def with_washed_out(
+    unsure: Sequence[str], faces: Mapping[str, np.ndarray], embedder: Any = None
+) -> list[str]:
     """``unsure`` and, after them, the faces of ``faces`` (cut from photos) washed out by glare
-    (:func:`vision.reptile_tank.washed_out.washed_out_faces`, by the reader's embedder)."""
+    (:func:`vision.reptile_tank.washed_out.washed_out_faces`, by ``embedder``: the reader's by
+    default)."""
     from vision.reptile_tank.washed_out import washed_out_faces
 
     out = list(unsure)
-    return out + [label for label in washed_out_faces(faces, reader_embedder()) if label not in out]
+    embedder = embedder if embedder is not None else reader_embedder()
+    return out + [label for label in washed_out_faces(faces, embedder) if label not in out]
 
 
 def reader_embedder() -> Any:
@@ -380,17 +384,15 @@ def faces_from_names(
 
 def unsure_named(photos: Sequence[PhotoCards], faces: Mapping[str, np.ndarray]) -> list[str]:
     """The faces (of :func:`faces_from_names`) kept from a card something lies over in its
-    photo (:attr:`PhotoCards.crossed`): no clean card of that name was given; then those washed
-    out by glare (:func:`with_washed_out`)."""
+    photo (:attr:`PhotoCards.crossed`): no clean card of that name was given (the faces washed
+    out by glare are added when the deck is built, :func:`with_washed_out`)."""
     crossed = [
         card
         for photo in photos
         for card, over in zip(photo.cards, photo.crossed, strict=False)
         if over
     ]
-    return with_washed_out(
-        [label for label, face in faces.items() if any(face is card for card in crossed)], faces
-    )
+    return [label for label, face in faces.items() if any(face is card for card in crossed)]
 
 
 def faces_from_uploads(uploads: Mapping[str, bytes]) -> tuple[dict[str, np.ndarray], list[str]]:

@@ -308,10 +308,12 @@ def enroll_deck(
     path: Path,
     views: dict[str, list[np.ndarray]] | None = None,
     unsure: list[str] | None = None,
-) -> Path:
-    """Build a deck pack from one upright ``(H, W, 3)`` uint8 RGB image per face (and, in
-    ``views``, more images of some faces: added to the gallery as other views of them;
-    ``unsure``: faces cut from a card something lay over, whose reads are flagged).
+) -> list[str]:
+    """Build a deck pack from one upright ``(H, W, 3)`` uint8 RGB image per face, cut from the
+    player's photos (and, in ``views``, more images of some faces: added to the gallery as
+    other views of them; ``unsure``: faces cut from a card something lay over). Returns the
+    faces whose reads the reader flags: ``unsure`` and those washed out by glare
+    (:func:`service.reptile_tank.deck.with_washed_out`).
 
     The shipped embedder turns the faces into the pack's gallery; the reader is reloaded for
     the new pack on the next photo (its cache is keyed on the pack folder).
@@ -328,13 +330,14 @@ def enroll_deck(
         symbolic link; the previous deck is kept), each one message.
     """
     from common.safe_write import replace_folder
-    from service.reptile_tank.deck import create_pack, reader_embedder
+    from service.reptile_tank.deck import create_pack, reader_embedder, with_washed_out
 
     try:
         embedder = reader_embedder()  # the reader's model: the pack needs no rebuild on load
     except OSError as error:
         raise ValueError(f"the card reader's model is not installed: {error}") from None
     path = Path(path)
+    unsure = with_washed_out(unsure or (), faces, embedder)
     replace_folder(
         path,
         lambda new: create_pack(
@@ -344,7 +347,7 @@ def enroll_deck(
             seed=0,
             name=path.name,
             embedder=embedder,
-            unsure=unsure or (),
+            unsure=unsure,
         ),
         what="the night's deck",
     )
@@ -352,7 +355,7 @@ def enroll_deck(
     _night_reader_for.clear()
     if st.session_state.get(S.SESSION_ID) is not None:
         use_deck("enrolled")
-    return path
+    return unsure
 
 
 def learn_corrections(entries: Any) -> int:

@@ -161,12 +161,27 @@ def deck_ui() -> None:
     if st.button("Build my deck", type="primary", key=KEY_BUILD, disabled=bool(missing)):
         with st.spinner("Building the deck's gallery…"):
             try:
-                enroll_deck(faces, target, views=views, unsure=unsure_named(photos, faces))
+                unsure = enroll_deck(faces, target, views=views, unsure=unsure_named(photos, faces))
             except ValueError as error:
                 st.error(str(error))
                 return
-        st.session_state[S.FLASH] = "Deck enrolled: new photos use your cards."
+        st.session_state[S.FLASH] = "Deck enrolled: new photos use your cards." + _unsure_note(
+            unsure
+        )
         st.rerun()
+
+
+def _unsure_note(unsure: list[str]) -> str:
+    """What the player is told after enrolling about the faces named unsure (a thumb over the
+    card, glare washing it out): photograph them again; their reads are flagged until then."""
+    if not unsure:
+        return ""
+    them = "it" if len(unsure) == 1 else "them"
+    return (
+        f" {', '.join(full_name(label) for label in unsure)}: covered or washed out by glare in "
+        f"the photo; photograph {them} again (light from the side, no shine on the sleeves). "
+        f"Until then, cards read as or close to {them} are marked to check."
+    )
 
 
 def faces_in_use_ui() -> None:
