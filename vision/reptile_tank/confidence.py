@@ -17,6 +17,7 @@ to flagging every cell, because the fitted numbers would mean nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -510,14 +511,18 @@ def with_doubtful_reads(
 UNSURE_FACE_MARGIN = 0.35
 
 
-def unsure_face_cells(reads, unsure) -> np.ndarray:
+def unsure_face_cells(reads, unsure, lookalikes: Iterable[str] = ()) -> np.ndarray:
     """(rows, cols) bool: the cells read as a face enrolled unsure, or with such a face within
-    :data:`UNSURE_FACE_MARGIN` of the read (``reads``: :class:`CellReads`)."""
-    unsure = set(unsure)
+    :data:`UNSURE_FACE_MARGIN` of the read (``reads``: :class:`CellReads`), or read as one of
+    ``lookalikes`` (those faces' look-alikes, :func:`vision.reptile_tank.washed_out.lookalikes`:
+    a card whose face was cut washed out can match it too little to come within the margin,
+    and is read as the look-alike sharing its frame; fresh development decks, stop 57)."""
+    unsure, lookalikes = set(unsure), set(lookalikes)
     return _cells_where(
         reads,
         lambda cell: (
             cell.label in unsure
+            or cell.label in lookalikes
             or any(
                 label in unsure and label != cell.label and score >= cell.score - UNSURE_FACE_MARGIN
                 for label, score in cell.top

@@ -347,6 +347,7 @@ class TerrariumReader:
         self.cell_size = (width * RECTIFY_OVERSAMPLE, height * RECTIFY_OVERSAMPLE)
         self._faces: dict[str, FaceColours] | None = None
         self._covered_look = None
+        self._lookalikes: list[str] | None = None
         #: Re-rank close calls between faces by local features against the deck's faces
         #: (:func:`vision.reptile_tank.classifier.rerank_read`, issue 28 item 2): a player's
         #: enrolled deck, whose printing the embedder never saw, and the bundled stand-in deck
@@ -447,6 +448,28 @@ class TerrariumReader:
             lambda trial: name(trial, fit),
             self.card_match,
         )
+
+    def _unsure_lookalikes(self) -> list[str]:
+        """The look-alikes of the pack's faces enrolled unsure
+        (:func:`vision.reptile_tank.washed_out.lookalikes` by the gallery's upright
+        prototypes), worked out once."""
+        if self._lookalikes is None:
+            from vision.reptile_tank.washed_out import lookalikes
+
+            gallery = self.gallery
+            upright = np.asarray(gallery.prototype_rotations) == 0
+            vectors = {}
+            for label in self.pack.faces:
+                mine = gallery.embeddings[upright & (np.asarray(gallery.prototype_labels) == label)]
+                if len(mine):
+                    mean = mine.mean(axis=0)
+                    vectors[label] = mean / max(float(np.linalg.norm(mean)), 1e-9)
+            near = lookalikes(vectors)
+            self._lookalikes = sorted(
+                {k for label in self.pack.unsure for k in near.get(label, [])}
+                - set(self.pack.unsure)
+            )
+        return self._lookalikes
 
     def _past_the_hand(self):
         """The second look past a hand over a board's card
@@ -690,7 +713,7 @@ class TerrariumReader:
             reads = self._past_the_hand().relook(reads, crops, hidden)[0]
         near_unsure = np.zeros(hidden.shape, bool)
         if self.pack is not None and self.pack.unsure:
-            near_unsure = unsure_face_cells(reads, self.pack.unsure)
+            near_unsure = unsure_face_cells(reads, self.pack.unsure, self._unsure_lookalikes())
         clock.mark("orient")
         confirmed, checks = np.zeros(hidden.shape, bool), {}
         if self.confirm_by_print:

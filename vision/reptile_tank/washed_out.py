@@ -64,14 +64,29 @@ def washed_out_faces(faces: Mapping[str, np.ndarray], embedder) -> list[str]:
     if len(labels) < 2:
         return []
     images = np.stack([to_face_size(np.asarray(faces[label])[..., :3]) for label in labels])
-    vectors = embedder.embed(images)
-    similarity = vectors @ vectors.T
+    near = lookalikes(dict(zip(labels, embedder.embed(images), strict=True)))
+    contrast = {label: print_contrast(faces[label]) for label in labels}
+    return [
+        label
+        for label in labels
+        if near[label] and contrast[label] < WASHED_OUT * max(contrast[k] for k in near[label])
+    ]
+
+
+def lookalikes(vectors: Mapping[str, np.ndarray]) -> dict[str, list[str]]:
+    """Per label of ``vectors`` (label -> a face's unit embedding), its :data:`LOOKALIKES`
+    nearest other labels at least :data:`LOOKALIKE_FLOOR` alike, nearest first."""
+    labels = list(vectors)
+    if len(labels) < 2:
+        return {label: [] for label in labels}
+    matrix = np.stack([np.asarray(vectors[label], np.float64) for label in labels])
+    similarity = matrix @ matrix.T
     np.fill_diagonal(similarity, -np.inf)
-    contrast = np.array([print_contrast(faces[k]) for k in labels])
-    out = []
-    for i, label in enumerate(labels):
-        nearest = [j for j in np.argsort(-similarity[i])[:LOOKALIKES]
-                   if similarity[i, j] >= LOOKALIKE_FLOOR]  # fmt: skip
-        if nearest and contrast[i] < WASHED_OUT * float(contrast[nearest].max()):
-            out.append(label)
-    return out
+    return {
+        label: [
+            labels[j]
+            for j in np.argsort(-similarity[i])[:LOOKALIKES]
+            if similarity[i, j] >= LOOKALIKE_FLOOR
+        ]  # fmt: skip
+        for i, label in enumerate(labels)
+    }

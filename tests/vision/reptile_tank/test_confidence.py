@@ -243,6 +243,9 @@ def test_cells_read_as_or_close_to_a_face_enrolled_unsure_are_flagged():
     close = unsure_face_cells(reads, ("rosy_boa",))
     assert close.tolist() == [[True, True, False, False]]
     assert not unsure_face_cells(reads, ()).any()
+    # a card whose face was enrolled washed out is read as a look-alike, its own face far behind
+    lookalike = unsure_face_cells(reads, ("rosy_boa",), lookalikes=("ringneck_snake",))
+    assert lookalike.tolist() == [[True, True, True, False]]
     confidence = assess(reads, cell_px=200, grid_quality=1.0, model=margin_model(0.99))
     flagged = with_unsure_faces(confidence, close, ("rosy_boa",))
     assert flagged.needs_check and flagged.check[0, :2].all()

@@ -71,3 +71,18 @@ def test_print_contrast_scales_with_the_print_and_ignores_slow_light(deck):
 
 def test_too_few_faces_to_compare_name_none(deck, embedder):
     assert washed_out_faces({"rock": _sheen(deck["rock"])}, embedder) == []
+
+
+def test_lookalikes_are_the_nearest_faces_alike_enough():
+    from vision.reptile_tank.washed_out import LOOKALIKE_FLOOR, lookalikes
+
+    def unit(*v):
+        v = np.asarray(v, float)
+        return v / np.linalg.norm(v)
+
+    vectors = {"a": unit(1, 0.1, 0), "b": unit(1, 0, 0), "c": unit(1, 0.5, 0), "d": unit(0, 0, 1)}
+    near = lookalikes(vectors)
+    assert near["a"] == ["b", "c"] and near["b"] == ["a", "c"]
+    assert near["d"] == []  # like none of them: the floor keeps it alone
+    assert float(vectors["d"] @ vectors["a"]) < LOOKALIKE_FLOOR
+    assert lookalikes({"a": vectors["a"]}) == {"a": []}
