@@ -296,9 +296,10 @@ STRUCTURE_DIFFERENT = 0.5
 #: detail, L* 0..255, at least this) ...
 STRUCTURE_PRINT = 1.5
 #: ... and the embedder's choice is in doubt when a rival's structure comes within this of its
-#: own (:attr:`LocalCheck.agree`). On fresh development decks' one-photo packs (stop 57) three
-#: silent wrong cells (a face cut under a sheen, the colour comparison agreeing with the
-#: embedder) had their true face ahead by 0.11-0.21.
+#: own (:attr:`LocalCheck.agree`). On a fresh development deck's one-photo pack (9203, stop 57)
+#: three silent wrong cells (their face cut under a sheen, the colour comparison agreeing with
+#: the embedder's look-alike) had their true face ahead by 0.12-0.16; the two that are close
+#: calls are now flagged.
 STRUCTURE_MARGIN = 0.05
 
 

@@ -27,7 +27,8 @@ from vision.reptile_tank.gallery import to_face_size
 #: A face is washed out under this share of a look-alike's print contrast. On the development
 #: layout photos (13 look-alike decks, 25 photos, 400 faces; stop 57) the 7 faces under 0.36 were
 #: all under a broad sheen (cosine 0.27-0.77 to their own image); the lowest of any other face
-#: was 0.40 (cosine 0.85), of one cut well (cosine over 0.95) 0.46 (a Water back).
+#: was 0.40 (cosine 0.85), of one cut well (cosine over 0.95) 0.46 (a Water back). One of the 7
+#: is like no face (:data:`LOOKALIKE_FLOOR`) and is not judged.
 WASHED_OUT = 0.38
 #: The look-alikes a face is compared with: its nearest faces by the embedder, at least
 #: :data:`LOOKALIKE_FLOOR` alike (cosine). A face like none (the Water back among the fronts,
