@@ -364,22 +364,14 @@ def test_enrol_on_a_phone_by_tapping_names(tmp_path):
 def test_a_face_washed_out_by_glare_is_flagged_when_the_deck_is_built(tmp_path):
     """The app's build adds the faces washed out by a sheen to those the player is told to
     photograph again, and the pack flags their reads (``unsure_faces``)."""
-    import cv2
-
     from ui.reptile_tank.backend import enroll_deck
     from vision.reptile_tank.gallery import DeckPack, to_face_size
     from vision.reptile_tank.lookalike import family_deck
+    from vision.reptile_tank.synth.real_table import broad_sheen
 
     deck = family_deck(np.random.default_rng(5707), px_per_mm=4.0)
     faces = {label: to_face_size(deck[label]) for label in FACE_LABELS}
-    face = faces["common_box_turtle"].astype(np.float32)
-    h, w = face.shape[:2]
-    sheen = np.zeros((h, w), np.float32)
-    cv2.ellipse(sheen, (w // 2, h // 2), (int(0.7 * w), int(0.6 * h)), 0, 0, 360, 0.9, -1)
-    sheen = cv2.GaussianBlur(sheen, (0, 0), 0.15 * w)[..., None]
-    faces["common_box_turtle"] = np.clip(face * (1 - 0.85 * sheen) + 237 * sheen, 0, 255).astype(
-        np.uint8
-    )
+    faces["common_box_turtle"] = broad_sheen(faces["common_box_turtle"])
     unsure = enroll_deck(faces, tmp_path / "deck", unsure=["rock"])
     assert unsure == ["rock", "common_box_turtle"]
     assert DeckPack.load(tmp_path / "deck").unsure == ("rock", "common_box_turtle")

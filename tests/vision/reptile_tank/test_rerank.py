@@ -193,21 +193,13 @@ def test_the_stand_in_reader_compares_with_the_stand_in_faces():
     assert fixed.rows[0][0] == "three_toed_box_turtle" and summary.changed == 1
 
 
-def _sheen(face: np.ndarray, level: float = 0.85) -> np.ndarray:
-    """A sleeve's sheen over most of a face (light added towards white, unevenly)."""
-    h, w = face.shape[:2]
-    spot = np.zeros((h, w), np.float32)
-    cv2.ellipse(spot, (w // 2, h // 2), (int(0.6 * w), int(0.5 * h)), 20, 0, 360, 1.0, -1)
-    spot = cv2.GaussianBlur(spot, (0, 0), 0.12 * w)[..., None] * level
-    out = face.astype(np.float32) * (1 - 0.85 * spot) + (255 * 0.85 + 20) * spot
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
 def test_the_print_structure_sees_a_card_through_the_sheen_its_face_was_enrolled_under(family):
     """A face enrolled under a sheen: its own card's structure still matches it best, and an
     embedder's call of a look-alike is in doubt (not agreed), whatever the colours say."""
+    from vision.reptile_tank.synth.real_table import broad_sheen
+
     truth = "a"
-    enrolled = {**family, truth: _sheen(family[truth])}
+    enrolled = {**family, truth: broad_sheen(family[truth], level=0.85, turn=20.0)}
     verifier = LocalFeatureVerifier(enrolled)
     for k in range(3):
         crop = photographed(family[truth], seed=10 + k)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
@@ -11,6 +10,7 @@ from vision.embedder import CardEmbedder
 from vision.reptile_tank.classifier import READER_MODEL
 from vision.reptile_tank.gallery import to_face_size
 from vision.reptile_tank.lookalike import family_deck
+from vision.reptile_tank.synth.real_table import broad_sheen
 from vision.reptile_tank.washed_out import print_contrast, washed_out_faces
 
 
@@ -25,17 +25,6 @@ def embedder():
     return CardEmbedder(READER_MODEL)
 
 
-def _sheen(face: np.ndarray, level: float = 0.9) -> np.ndarray:
-    """A sleeve's broad sheen over most of the face: light added towards white, as the
-    real-table renderer adds it (``synth.real_table.sleeve_glare``)."""
-    h, w = face.shape[:2]
-    spot = np.zeros((h, w), np.float32)
-    cv2.ellipse(spot, (w // 2, h // 2), (int(0.7 * w), int(0.6 * h)), 0, 0, 360, 1.0, -1)
-    spot = cv2.GaussianBlur(spot, (0, 0), 0.15 * w)[..., None] * level
-    out = face.astype(np.float32) * (1 - 0.85 * spot) + (255 * 0.85 + 20) * spot
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
 def _faded(face: np.ndarray, contrast: float) -> np.ndarray:
     """The face in flat, dull light: its contrast scaled about mid-grey."""
     return np.clip(128 + (face.astype(np.float32) - 128) * contrast, 0, 255).astype(np.uint8)
@@ -47,7 +36,7 @@ def test_a_clean_deck_has_no_washed_out_face(deck, embedder):
 
 def test_a_face_under_a_broad_sheen_is_washed_out_and_its_look_alikes_are_not(deck, embedder):
     label = "common_box_turtle"
-    faces = {**deck, label: _sheen(deck[label])}
+    faces = {**deck, label: broad_sheen(deck[label])}
     assert washed_out_faces(faces, embedder) == [label]
 
 
@@ -66,11 +55,11 @@ def test_print_contrast_scales_with_the_print_and_ignores_slow_light(deck):
     ramp = np.linspace(-30, 30, w, dtype=np.float32)[None, :, None]
     lit = np.clip(face.astype(np.float32) + ramp, 0, 255).astype(np.uint8)
     assert print_contrast(lit) == pytest.approx(base, rel=0.15)
-    assert print_contrast(_sheen(face)) < 0.4 * base
+    assert print_contrast(broad_sheen(face)) < 0.4 * base
 
 
 def test_too_few_faces_to_compare_name_none(deck, embedder):
-    assert washed_out_faces({"rock": _sheen(deck["rock"])}, embedder) == []
+    assert washed_out_faces({"rock": broad_sheen(deck["rock"])}, embedder) == []
 
 
 def test_lookalikes_are_the_nearest_faces_alike_enough():

@@ -171,9 +171,26 @@ def sleeve_glare(
             share = float((add[mask] >= 0.6).mean())
             if share >= RECORD_SHARE:
                 glared.append([r, c, round(share, 3)])
-    full = cv2.resize(add, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+    full = cv2.resize(add, (w, h), interpolation=cv2.INTER_LINEAR)
+    return _lit_by_sheen(image, full), glared
+
+
+def _lit_by_sheen(image: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """``image`` (uint8) with a sheen's light added: ``light`` (h, w) 0..1 per pixel, at 1 most of
+    the print washed towards white."""
+    full = np.asarray(light, np.float32)[..., None]
     out = image.astype(np.float32) * (1 - 0.85 * full) + 255.0 * 0.85 * full + 20 * full
-    return np.clip(out, 0, 255).astype(np.uint8), glared
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def broad_sheen(card: np.ndarray, level: float = 0.9, turn: float = 0.0) -> np.ndarray:
+    """One card image (H, W, 3 uint8) under a sleeve's broad sheen over most of it, as
+    :func:`sleeve_glare` lights one: a soft ellipse over about 70 % of it, ``level`` its light at
+    the middle, ``turn`` its axis (degrees)."""
+    h, w = card.shape[:2]
+    spot = np.zeros((h, w), np.float32)
+    cv2.ellipse(spot, (w // 2, h // 2), (int(0.65 * w), int(0.55 * h)), turn, 0, 360, 1.0, -1)
+    return _lit_by_sheen(card, cv2.GaussianBlur(spot, (0, 0), 0.13 * w) * level)
 
 
 def arm_shadow(rng: np.random.Generator, image: np.ndarray, cells: list) -> np.ndarray:
