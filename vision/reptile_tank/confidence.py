@@ -539,8 +539,8 @@ def with_unsure_faces(confidence: ReadConfidence, cells: np.ndarray, faces) -> R
     return _also_flagged(
         confidence,
         cells,
-        f"{int(cells.sum())} card(s) read as, or close to, a face enrolled from a card "
-        f"something lay over ({named}): photograph the deck again",
+        f"{int(cells.sum())} card(s) read as, or like, a face enrolled from a card something "
+        f"lay over or glare washed out ({named}): photograph the deck again",
     )
 
 
