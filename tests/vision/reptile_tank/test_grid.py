@@ -442,3 +442,16 @@ def test_the_layout_is_a_value_another_grid_is_found_with_its_own_layout() -> No
     assert fit.rotated_180().cell_quads.shape == (3, 6, 4, 2)
     # the default layout is Reptile Tank's, from the rules data
     assert find_grid(render_scene(31)[0]).layout == reptile_tank_layout()
+
+
+def test_refining_the_outline_of_a_lattice_a_few_pixels_across_gives_up_without_a_crash():
+    """A candidate lattice 20 px across (a far board in a small work copy; a fresh look-alike
+    deck's board crashed the read so): its search window is under a pixel deep, and refining
+    says so (None or corners) instead of raising."""
+    from vision.reptile_tank.grid.outline import refine_outer_corners
+
+    gray = np.full((200, 200), 120, np.uint8)
+    gray[60:82, 80:101] = 200
+    corners = np.array([[80, 60], [100.5, 60], [100.5, 82], [80, 82]], np.float64)
+    refined = refine_outer_corners(gray, corners, (315.0, 352.0))
+    assert refined is None or np.asarray(refined).shape == (4, 2)

@@ -125,6 +125,8 @@ def _outline_line(
     """The outline's line near each end of one side, or None when no clear edge was found."""
     signed = samples[:, 2:] - samples[:, :-2]  # centred at offsets[1:-1]
     n = signed.shape[1]
+    if n < 3:  # a lattice a few pixels across: its search window holds no profile
+        return None
     mean_signed = signed.mean(axis=0)
     profile = np.abs(mean_signed)
     if profile.max() < 1.0:
