@@ -196,10 +196,11 @@ def run_enroll(args: argparse.Namespace) -> int:
     )
     if unsure:
         print(
-            f"note: {', '.join(unsure)} could not be seen whole (something over the card's "
-            "edge, a thumb? or no card seen where it should lie: glare?); look at faces/ in the "
-            "pack, and photograph the layout again (or add a second photo: --from-layout A B) "
-            "if a face is not the whole card; until then a board's card read as that face, or "
-            "close to it, is marked to check"
+            f"note: {', '.join(unsure)} could not be seen whole or clearly (something over the "
+            "card's edge, a thumb? a sleeve's shine washing it out, or no card seen where it "
+            "should lie: glare?); look at faces/ in the pack, and photograph the layout again "
+            "(or add a second photo: --from-layout A B) if a face is not the whole card or is "
+            "washed out; until then a board's card read as that face, close to it or like it, "
+            "is marked to check"
         )
     return 0
