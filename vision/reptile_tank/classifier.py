@@ -390,7 +390,7 @@ class LocalFeatureVerifier:
             small = cv2.resize(np.asarray(face), RERANK_SIZE, interpolation=cv2.INTER_AREA)
             self._faces[label] = self._describe(small, self._unseen.get(label))
             self._lab[label] = cv2.cvtColor(small, cv2.COLOR_RGB2LAB).astype(np.float32)
-            units, spread = _print_blocks(self._lab[label][..., 0])
+            units, spread = print_blocks(self._lab[label][..., 0])
             if label in self._unseen:  # a block a hand lies over shows no print of the card
                 spread = np.where(_blocks_of(self._unseen[label].astype(np.float32)).mean(2) > 0.2,
                                   0.0, spread)  # fmt: skip
@@ -499,7 +499,7 @@ class LocalFeatureVerifier:
         labels = [label for label in dict.fromkeys(labels) if label in self._blocks]
         if len(labels) < 2:
             return None
-        units, spread = _print_blocks(lab[..., 0])
+        units, spread = print_blocks(lab[..., 0])
         usable = spread > 1.0
         for label in labels:
             usable &= self._blocks[label][1] > STRUCTURE_PRINT
@@ -594,11 +594,12 @@ def _blocks_of(image: np.ndarray) -> np.ndarray:
     return cut.transpose(0, 2, 1, 3).reshape(rows, cols, b * b)
 
 
-def _print_blocks(lightness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def print_blocks(lightness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(units, spread)`` of a lightness image (h, w) at :data:`RERANK_SIZE`: per block
     (:func:`_blocks_of`), its detail (less the light varying over :data:`STRUCTURE_SIGMA` px)
-    centred and scaled to unit length (rows, cols, B * B), and that detail's spread
-    (rows, cols)."""
+    centred and scaled to unit length (rows, cols, B * B), and that detail's spread, its
+    standard deviation (rows, cols). Also how much print an enrolled face shows
+    (:func:`vision.reptile_tank.washed_out.print_contrast`)."""
     lightness = np.asarray(lightness, np.float32)
     detail = _blocks_of(lightness - cv2.GaussianBlur(lightness, (0, 0), STRUCTURE_SIGMA))
     detail = detail - detail.mean(axis=2, keepdims=True)

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 import cv2
 import numpy as np
 
+from vision.reptile_tank.classifier import print_blocks
 from vision.reptile_tank.gallery import to_face_size
 
 #: A face is washed out under this share of a look-alike's print contrast. On the development
@@ -37,23 +38,15 @@ WASHED_OUT = 0.38
 #: cosine 0.27 to its own image: read by no card, its reads weak matches).
 LOOKALIKES = 2
 LOOKALIKE_FLOOR = 0.3
-#: Print contrast is measured in square blocks of this many pixels at the face size, after
-#: taking away light that varies over more than :data:`FLAT_SIGMA` pixels (a light gradient, the
-#: sheen's own soft edge).
-BLOCK = 24
-FLAT_SIGMA = 6.0
 
 
 def print_contrast(face: np.ndarray) -> float:
     """The median over the face's blocks of its lightness's spread (CIE L*, 0..255) once light
-    that varies slowly is taken away: how much print a face shows, whatever its colours."""
+    that varies slowly is taken away (:func:`vision.reptile_tank.classifier.print_blocks`, the
+    fine comparison's blocks): how much print a face shows, whatever its colours."""
     image = to_face_size(np.asarray(face)[..., :3])
     lightness = cv2.cvtColor(image, cv2.COLOR_RGB2LAB)[..., 0].astype(np.float32)
-    detail = lightness - cv2.GaussianBlur(lightness, (0, 0), FLAT_SIGMA)
-    h, w = detail.shape
-    rows, cols = h // BLOCK, w // BLOCK
-    blocks = detail[: rows * BLOCK, : cols * BLOCK].reshape(rows, BLOCK, cols, BLOCK)
-    return float(np.median(blocks.std(axis=(1, 3))))
+    return float(np.median(print_blocks(lightness)[1]))
 
 
 def washed_out_faces(faces: Mapping[str, np.ndarray], embedder) -> list[str]:
