@@ -856,10 +856,7 @@ def layout_cards(
     outlines = [q for q, keep in zip(every, in_layout, strict=True) if keep]  # the layout's
     given = fit is not None
     if fit is not None:
-        top = (fit.corners[0, 1] + fit.corners[1, 1]) / 2
-        bottom = (fit.corners[2, 1] + fit.corners[3, 1]) / 2
-        if top > bottom:  # the photographer's side is the photo's bottom
-            fit = fit.rotated_180()
+        fit = _photo_top_first(fit)
     elif grid:
         from vision.reptile_tank.grid import find_grid
 
@@ -871,6 +868,8 @@ def layout_cards(
         found = _grid_cards(image_rgb, fit, every, size, given)
         if not given and not found.documented_layout:
             found = _documented_nearby(image_rgb, fit, every, size, found) or found
+        if not given and not found.documented_layout:
+            found = _documented_candidate(image_rgb, every, size) or found
         if not given and not found.documented_layout:
             found = _sure_places(found, fit)
     elif outlines:
@@ -884,6 +883,41 @@ def layout_cards(
         raise GridNotFoundError("no card found in the photo (no grid and no card outline)")
     found.crossed = crossed_edges(image_rgb, found.edge_corners or found.corners)
     return found
+
+
+def _photo_top_first(fit):
+    """``fit`` turned so that its top row is the photo's top (the photographer's side is the
+    photo's bottom)."""
+    top = (fit.corners[0, 1] + fit.corners[1, 1]) / 2
+    bottom = (fit.corners[2, 1] + fit.corners[3, 1]) / 2
+    return fit.rotated_180() if top > bottom else fit
+
+
+def _documented_candidate(
+    image_rgb: np.ndarray, every: list[np.ndarray], size: tuple[int, int]
+) -> LayoutCards | None:
+    """The documented layout as another of the grid finder's hypotheses sees it, or None.
+
+    The grid finder's preferred lattice can miss a layout laid by hand under a strong tilt (a
+    lattice of half cards across the far rows; a layout turned on the table read from another
+    corner) while a hypothesis it holds in doubt (:func:`find_grid_candidates`) is the layout:
+    every hypothesis is fitted to its cards' outlines, and of those that show the documented
+    layout (:func:`_documented_nearby`) the one whose places hold the most cards' own outlines
+    is taken -- a lattice that does not lie on the cards finds few of them.
+    """
+    from vision.errors import GridNotFoundError
+    from vision.reptile_tank.grid import find_grid_candidates, refine_fit
+
+    try:
+        candidates = find_grid_candidates(image_rgb, twins=True)
+    except GridNotFoundError:
+        return None
+    best: LayoutCards | None = None
+    for candidate in candidates:
+        cards = _documented_nearby(image_rgb, refine_fit(image_rgb, candidate), every, size)
+        if cards is not None and (best is None or sum(cards.own_outline) > sum(best.own_outline)):
+            best = cards
+    return best
 
 
 #: How unsure the grid finder's occupancy of a place among the documented layout's first 16 may

@@ -146,6 +146,29 @@ def test_a_lattice_one_row_off_the_documented_layout_is_moved_back(documented):
     )
 
 
+def test_a_preferred_lattice_off_the_layout_gives_way_to_a_hypothesis_on_its_cards(
+    documented, monkeypatch
+):
+    # the grid finder's preferred lattice lies two columns off the cards (as a lattice of half
+    # cards across a strongly tilted layout's far rows does): no lattice one line off it is
+    # the layout, but another of the finder's hypotheses is
+    from dataclasses import replace
+
+    import vision.reptile_tank.grid as grid
+
+    photo, fit, laid = documented
+    off = fit.shifted_lines(0, 2)
+    off = replace(
+        off, occupancy=np.ones(off.occupied.shape), occupied=np.ones(off.occupied.shape, bool)
+    )
+    monkeypatch.setattr(grid, "find_grid", lambda image: off)
+    found = layout_cards(photo)
+    assert found.documented_layout
+    assert np.allclose(
+        [q.mean(axis=0) for q in found.corners], [q.mean(axis=0) for q in laid.corners], atol=3
+    )
+
+
 def test_an_unsure_place_of_the_documented_layout_is_assumed_a_sure_empty_one_is_not(documented):
     from dataclasses import replace
 
