@@ -1036,7 +1036,7 @@ def _grid_cards(
     for r, c in cells:
         outline = own[r, c]
         found.own_outline.append(outline is not None)
-        found.assumed.append((r, c) in assume)
+        found.assumed.append((r, c) in assume and outline is None)
         if outline is None:
             cell = np.asarray(fit.cell_quads[r, c], np.float64)
             quad = cell if snap is None else snap(cell)
@@ -1118,9 +1118,18 @@ def _documented_nearby(
         if not present <= set(first):
             continue
         missing = [place for place in first if place not in present]
+        # a place holding a card's own outline holds that card, whatever the finder's evidence
+        # (a dark card on a dark table in the arm's shadow); the others are assumed
+        unseen_cards = [
+            p for p in missing if outline_in_cell(candidate.cell_quads[p], every) is None
+        ]
         occupancy, unseen = np.asarray(candidate.occupancy), candidate.unseen_cells
-        if 0 < len(missing) <= MAX_ASSUMED and all(
-            occupancy[r, c] >= ASSUMED_OCCUPANCY and not unseen[r, c] for r, c in missing
+        if (
+            0 < len(missing)
+            and len(unseen_cards) <= MAX_ASSUMED
+            and all(
+                occupancy[r, c] >= ASSUMED_OCCUPANCY and not unseen[r, c] for r, c in unseen_cards
+            )
         ):
             cards = _grid_cards(image_rgb, candidate, every, size, False, frozenset(missing))
             if cards.documented_layout:
