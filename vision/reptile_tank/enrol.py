@@ -541,6 +541,7 @@ def _snap_to_table(lab: np.ndarray, quad: np.ndarray, table: np.ndarray) -> np.n
             seen.append(side)
     rows_a, moves_a = np.array(rows, np.float64), np.array(moves, np.float64)
     seen_a = np.array(seen, np.int64)
+    corner = _corner_move(rows_a, moves_a, seen_a, short) if SNAP_CORNER else None
     while len(moves_a) >= SNAP_MIN_HALVES:
         solution, *_ = np.linalg.lstsq(rows_a, moves_a, rcond=None)
         residual = np.abs(rows_a @ solution - moves_a)
@@ -550,8 +551,8 @@ def _snap_to_table(lab: np.ndarray, quad: np.ndarray, table: np.ndarray) -> np.n
         rows_a, moves_a = np.delete(rows_a, worst, axis=0), np.delete(moves_a, worst)
         seen_a = np.delete(seen_a, worst)
     else:
-        return quad
-    if len(set(seen_a.tolist())) < 3:
+        solution = corner
+    if solution is None or (solution is not corner and len(set(seen_a.tolist())) < 3):
         return quad
     dx, dy, turn = solution
     if abs(math.degrees(turn)) > SNAP_MAX_TURN_DEG or math.hypot(dx, dy) > reach:
@@ -559,6 +560,31 @@ def _snap_to_table(lab: np.ndarray, quad: np.ndarray, table: np.ndarray) -> np.n
     c, s = math.cos(turn), math.sin(turn)
     spin = np.array([[c, -s], [s, c]])
     return (quad - centre) @ spin.T + centre + (dx, dy)
+
+
+#: Whether a card whose table shows along two adjacent sides only (a card of a far row among
+#: touching cards: its neighbours and the next row's card beyond the other two) is moved onto
+#: by those two sides (:func:`_corner_move`; off: as before stop 58).
+SNAP_CORNER = True
+
+
+def _corner_move(
+    rows: np.ndarray, moves: np.ndarray, seen: np.ndarray, short: float
+) -> np.ndarray | None:
+    """``(dx, dy, turn)`` that moves a cell onto its card when the card ends at the table along
+    two adjacent sides only, both halves of each seen (``rows``, ``moves``, ``seen`` as
+    :func:`_snap_to_table` gathers them): each side alone says its shift and the turn, so the
+    two sides must agree on the turn (the halves' residual within 2 % of the short side, as a
+    third side is held to). None otherwise."""
+    sides = sorted(set(seen.tolist()))
+    if len(sides) != 2 or (sides[1] - sides[0]) % 2 == 0:
+        return None
+    if any(int((seen == side).sum()) != 2 for side in sides):
+        return None
+    solution, *_ = np.linalg.lstsq(rows, moves, rcond=None)
+    if float(np.abs(rows @ solution - moves).max()) > 0.02 * short:
+        return None
+    return solution
 
 
 def _table_colour(lab: np.ndarray, quads: list[np.ndarray]) -> np.ndarray | None:

@@ -421,6 +421,29 @@ def test_a_card_laid_off_its_cell_is_cut_where_it_lies():
     assert np.abs(_snap_to_table(lab, cell, table) - cell).max() <= 1.0
 
 
+def test_a_card_among_touching_cards_is_snapped_by_the_two_sides_facing_the_table():
+    from vision.reptile_tank.enrol import _snap_to_table
+
+    # a far row's card, shifted (-8, 10) px from its cell and turned 2 degrees; its neighbour
+    # touches its left side and the next row's card its bottom side: only the top and right
+    # sides end at the table
+    image = np.zeros((520, 460, 3), np.uint8)
+    image[:] = (70, 50, 35)
+    cell = np.array([[130, 120], [330, 120], [330, 400], [130, 400]], np.float64)
+    centre = cell.mean(axis=0)
+    turn = np.radians(2.0)
+    spin = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    card = (cell - centre) @ spin.T + centre + (-8, 10)
+    left, right = int(card[:, 0].min()) + 10, int(card[:, 0].max())
+    top, bottom = int(card[:, 1].min()), int(card[:, 1].max()) - 10
+    image[top:, :left] = (40, 90, 200)  # the neighbour
+    image[bottom:, :right] = (40, 90, 200)  # the next row's card
+    cv2.fillPoly(image, [np.round(card).astype(np.int32)], (235, 228, 205))
+    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
+    table = np.array(cv2.cvtColor(np.float32([[(70, 50, 35)]]) / 255.0, cv2.COLOR_RGB2LAB)[0, 0])
+    assert np.abs(_snap_to_table(lab, cell, table) - card).max() <= 2.0
+
+
 def _upright_cell(centre, px_per_mm: float = 2.5) -> np.ndarray:
     """An upright card-sized cell (TL, TR, BR, BL) about ``centre`` in a photo of
     :func:`table_with_cards` (2.5 px/mm)."""
