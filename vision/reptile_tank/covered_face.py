@@ -15,7 +15,11 @@ with it close to its read (:data:`vision.reptile_tank.confidence.UNSURE_FACE_MAR
 unsure face and the read's rival, the one the blanked crop is nearer to is taken. A cell that
 matches its read weakly (the reader's weak match) however far the unsure face scores (a thumb
 over a third of the enrolled face can leave its own card matching it at 0.2-0.3, read as any
-face at 0.5): the unsure face is taken only when it is the nearest of every blanked face.
+face at 0.5): the unsure face is taken only when it is the nearest of every blanked face. The
+reader looks so at every card, not only weak matches (:data:`EVERY_CARD`): a thumb over the
+middle of an enrolled face left its own card reading as a look-alike at 0.83-0.88, sure, and
+the thumbed face 0.4-0.5 below (a fresh development deck, 3131, stop 58: 4 silent wrong cells
+on 9 boards, 1 after).
 Their reads stay flagged (the face is still unsure, or the match weak), but are right more
 often. Where the crop aligns to both faces, the fine comparison decides instead
 (:meth:`vision.reptile_tank.classifier.LocalFeatureVerifier.compare`: the print where the two
@@ -79,6 +83,10 @@ BLANK = 128
 FINE_GAP = 0.05
 
 
+#: ``weak_below`` for a look at every card a board holds, however well it matches its read.
+EVERY_CARD = float("inf")
+
+
 def hand_mask(face: np.ndarray) -> np.ndarray | None:
     """(H, W) bool at the face size (:func:`to_face_size`): where a hand lies over an enrolled
     ``face`` (H, W, 3 uint8 RGB, upright), or None when no hand is seen (or one covering more
@@ -140,7 +148,7 @@ class CoveredFaceLook:
     weak_below : float
         A card matching its read by less than this is looked at again too, however far the
         unsure face scores (a card under a thumb's worth of difference may match no face well:
-        the reader's weak match).
+        the reader's weak match); :data:`EVERY_CARD`: every card.
     """
 
     def __init__(

@@ -366,6 +366,10 @@ class TerrariumReader:
         #: crop) again as the face nearest to it with the hand's place blanked in both
         #: (:class:`vision.reptile_tank.covered_face.PastTheHand`, stop 46); it stays flagged.
         self.look_past_hands = True
+        #: Look at every card again past the hand over a face enrolled under one, not only the
+        #: cards near it or matching their read weakly
+        #: (:data:`vision.reptile_tank.covered_face.EVERY_CARD`; off: as before stop 58).
+        self.every_card_past_hands = True
         self._hand_look = None
         self._stand_in_faces = None
         #: Cut every card lying off its cell again along its own outline, kept where recognition
@@ -487,14 +491,14 @@ class TerrariumReader:
         if self.pack is None:
             return None
         if self._covered_look is None:
-            from vision.reptile_tank.covered_face import CoveredFaceLook
+            from vision.reptile_tank.covered_face import EVERY_CARD, CoveredFaceLook
 
             self._covered_look = CoveredFaceLook(
                 self.embedder,
                 self.pack.faces,
                 self.pack.unsure,
                 UNSURE_FACE_MARGIN,
-                weak_below=self.weak_match,
+                weak_below=EVERY_CARD if self.every_card_past_hands else self.weak_match,
             )
         return self._covered_look
 

@@ -121,6 +121,27 @@ def test_a_weak_match_far_from_the_thumbed_face_is_read_again_when_it_is_nearest
     assert strict.relook(_one_cell("hollow_log", weak), deck["corn_snake"][None, None])[1] == 0
 
 
+def test_a_sure_read_far_from_the_thumbed_face_is_read_again_when_every_card_is_looked_at(
+    deck, embedder
+) -> None:
+    from vision.reptile_tank.covered_face import EVERY_CARD
+
+    # a thumb over much of the enrolled face: its own clean card reads as a look-alike,
+    # sure, with the thumbed face far below
+    faces = dict(deck)
+    faces["corn_snake"] = _thumbed(deck["corn_snake"], centre=(0.2, 0.45), axes=(0.5, 0.2))
+    look = CoveredFaceLook(embedder, faces, ["corn_snake"], UNSURE_FACE_MARGIN, EVERY_CARD)
+    sure = (("rosy_boa", 0.88), ("hollow_log", 0.6), ("corn_snake", 0.42))
+    out, changed = look.relook(_one_cell("rosy_boa", sure), deck["corn_snake"][None, None])
+    assert changed == 1 and out.cells[0][0].label == "corn_snake"
+    # the look-alike's own card keeps its read
+    out, changed = look.relook(_one_cell("rosy_boa", sure), deck["rosy_boa"][None, None])
+    assert changed == 0
+    # looking at weak matches only, the sure read is not looked at
+    weak_only = CoveredFaceLook(embedder, faces, ["corn_snake"], UNSURE_FACE_MARGIN, 0.75)
+    assert weak_only.relook(_one_cell("rosy_boa", sure), deck["corn_snake"][None, None])[1] == 0
+
+
 def _half_turned(reads: CellReads) -> CellReads:
     from dataclasses import replace
 
