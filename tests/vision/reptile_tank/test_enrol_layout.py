@@ -396,52 +396,54 @@ def test_a_cards_shadow_or_the_table_round_it_is_not_taken_for_its_rim():
     assert np.abs(_to_outer_edge(lab, inner, table) - inner).max() <= 1e-9
 
 
-def test_a_card_laid_off_its_cell_is_cut_where_it_lies():
-    from vision.reptile_tank.enrol import _snap_to_table
+#: The table of the snapping tests (RGB), and a card's rim on it.
+SNAP_TABLE, SNAP_RIM = (70, 50, 35), (235, 228, 205)
 
-    # a 200 x 280 px card turned 3 degrees and shifted (9, -7) px from its cell, on a table
+
+def _card_off_its_cell(turn_deg: float, shift) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(image, cell, card)``: a bare table and a 200 x 280 px cell on it, and where a card
+    turned ``turn_deg`` and shifted by ``shift`` px from that cell lies (not drawn yet)."""
     image = np.zeros((520, 460, 3), np.uint8)
-    image[:] = (70, 50, 35)
+    image[:] = SNAP_TABLE
     cell = np.array([[130, 120], [330, 120], [330, 400], [130, 400]], np.float64)
     centre = cell.mean(axis=0)
-    turn = np.radians(3.0)
+    turn = np.radians(turn_deg)
     spin = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
-    card = (cell - centre) @ spin.T + centre + (9, -7)
-    cv2.fillPoly(image, [np.round(card).astype(np.int32)], (235, 228, 205))
-    inner = centre + (card - centre) * 0.9
+    return image, cell, (cell - centre) @ spin.T + centre + shift
+
+
+def _snapped(image: np.ndarray, cell: np.ndarray) -> np.ndarray:
+    from vision.reptile_tank.enrol import _snap_to_table
+
+    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
+    table = cv2.cvtColor(np.float32([[SNAP_TABLE]]) / 255.0, cv2.COLOR_RGB2LAB)[0, 0]
+    return _snap_to_table(lab, cell, np.array(table))
+
+
+def test_a_card_laid_off_its_cell_is_cut_where_it_lies():
+    # a card turned 3 degrees and shifted (9, -7) px from its cell, on a table
+    image, cell, card = _card_off_its_cell(3.0, (9, -7))
+    cv2.fillPoly(image, [np.round(card).astype(np.int32)], SNAP_RIM)
+    inner = cell.mean(axis=0) + (card - cell.mean(axis=0)) * 0.9
     cv2.fillPoly(image, [np.round(inner).astype(np.int32)], (30, 150, 60))
-    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
-    table = np.array(cv2.cvtColor(np.float32([[(70, 50, 35)]]) / 255.0, cv2.COLOR_RGB2LAB)[0, 0])
-    snapped = _snap_to_table(lab, cell, table)
-    assert np.abs(snapped - card).max() <= 2.0
+    assert np.abs(_snapped(image, cell) - card).max() <= 2.0
     # a card on its cell stays there
-    image[:] = (70, 50, 35)
-    cv2.fillPoly(image, [np.round(cell).astype(np.int32)], (235, 228, 205))
-    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
-    assert np.abs(_snap_to_table(lab, cell, table) - cell).max() <= 1.0
+    image[:] = SNAP_TABLE
+    cv2.fillPoly(image, [np.round(cell).astype(np.int32)], SNAP_RIM)
+    assert np.abs(_snapped(image, cell) - cell).max() <= 1.0
 
 
 def test_a_card_among_touching_cards_is_snapped_by_the_two_sides_facing_the_table():
-    from vision.reptile_tank.enrol import _snap_to_table
-
     # a far row's card, shifted (-8, 10) px from its cell and turned 2 degrees; its neighbour
     # touches its left side and the next row's card its bottom side: only the top and right
     # sides end at the table
-    image = np.zeros((520, 460, 3), np.uint8)
-    image[:] = (70, 50, 35)
-    cell = np.array([[130, 120], [330, 120], [330, 400], [130, 400]], np.float64)
-    centre = cell.mean(axis=0)
-    turn = np.radians(2.0)
-    spin = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
-    card = (cell - centre) @ spin.T + centre + (-8, 10)
+    image, cell, card = _card_off_its_cell(2.0, (-8, 10))
     left, right = int(card[:, 0].min()) + 10, int(card[:, 0].max())
     top, bottom = int(card[:, 1].min()), int(card[:, 1].max()) - 10
     image[top:, :left] = (40, 90, 200)  # the neighbour
     image[bottom:, :right] = (40, 90, 200)  # the next row's card
-    cv2.fillPoly(image, [np.round(card).astype(np.int32)], (235, 228, 205))
-    lab = cv2.cvtColor(image.astype(np.float32) / 255.0, cv2.COLOR_RGB2LAB)
-    table = np.array(cv2.cvtColor(np.float32([[(70, 50, 35)]]) / 255.0, cv2.COLOR_RGB2LAB)[0, 0])
-    assert np.abs(_snap_to_table(lab, cell, table) - card).max() <= 2.0
+    cv2.fillPoly(image, [np.round(card).astype(np.int32)], SNAP_RIM)
+    assert np.abs(_snapped(image, cell) - card).max() <= 2.0
 
 
 def _upright_cell(centre, px_per_mm: float = 2.5) -> np.ndarray:
