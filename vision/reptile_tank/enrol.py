@@ -881,8 +881,10 @@ def layout_cards(
     every, in_layout = loose_cards(image_rgb)  # each cell's card, wherever it lies
     outlines = [q for q, keep in zip(every, in_layout, strict=True) if keep]  # the layout's
     given = fit is not None
-    if fit is not None:
-        fit = _photo_top_first(fit)
+    if fit is not None:  # the photographer's side is the photo's bottom
+        from vision.reptile_tank.grid.model import upright_first
+
+        fit = upright_first(fit)
     elif grid:
         from vision.reptile_tank.grid import find_grid
 
@@ -909,14 +911,6 @@ def layout_cards(
         raise GridNotFoundError("no card found in the photo (no grid and no card outline)")
     found.crossed = crossed_edges(image_rgb, found.edge_corners or found.corners)
     return found
-
-
-def _photo_top_first(fit):
-    """``fit`` turned so that its top row is the photo's top (the photographer's side is the
-    photo's bottom)."""
-    top = (fit.corners[0, 1] + fit.corners[1, 1]) / 2
-    bottom = (fit.corners[2, 1] + fit.corners[3, 1]) / 2
-    return fit.rotated_180() if top > bottom else fit
 
 
 def _documented_candidate(
