@@ -362,7 +362,7 @@ def test_cards_confirmed_by_their_print_lose_the_models_close_and_weak_flags_onl
 
     # (0,0) the model's flag, (0,1) a close call, (0,2) a weak match, (0,3) clean
     reads, base = _one_row_flagged_first(
-        [("rosy_boa", 0.9, 0.2), ("corn_snake", 0.9, 0.01), ("water", 0.6, 0.3),
+        [("rosy_boa", 0.9, 0.2), ("corn_snake", 0.9, 0.025), ("water", 0.6, 0.3),
          ("hollow_log", 0.95, 0.4)]
     )  # fmt: skip
     every = np.ones((1, 4), bool)
@@ -383,6 +383,30 @@ def test_cards_confirmed_by_their_print_lose_the_models_close_and_weak_flags_onl
     assert hidden.check.tolist() == [[True, False, False, False]]
     uncalibrated = replace(base, check=every, reasons=(NO_CALIBRATION, "4 cell(s) in doubt"))
     assert without_confirmed(uncalibrated, every) is uncalibrated
+
+
+def test_a_near_tie_stays_flagged_whatever_the_print_says():
+    from vision.reptile_tank.confidence import (
+        CLOSE_CALL,
+        CONFIRM_MIN_MARGIN,
+        with_doubtful_reads,
+        without_confirmed,
+    )
+
+    # a look-alike read by 0.013 over the card's own face, and a close call by 0.025: both
+    # confirmed by their print; the near tie keeps its flag, the close call loses it
+    reads, base = _one_row_flagged_first(
+        [("golden_pothos", 0.87, 0.013), ("corn_snake", 0.9, 0.025), ("rock", 0.9, 0.3)]
+    )
+    every = np.ones((1, 3), bool)
+    read = with_doubtful_reads(without_confirmed(base, every), reads, 0.75, every)
+    assert read.check.tolist() == [[True, False, False]]
+    assert "1 card(s) between two faces too close to tell apart" in read.reasons
+    assert 0.013 < CONFIRM_MIN_MARGIN < 0.025 < CLOSE_CALL
+    # with a stricter close-call margin than the floor, the margin decides alone
+    assert not with_doubtful_reads(
+        without_confirmed(base, every), reads, 0.75, every, 0.01
+    ).needs_check
 
 
 def test_the_print_lifts_no_flag_the_model_thinks_more_likely_wrong_than_right():
