@@ -852,9 +852,11 @@ def layout_cards(
 ) -> LayoutCards:
     """Every card of a photo of cards laid out, each cut by its own outline.
 
-    The grid finder is tried first (``grid``): when it finds the layout's lattice with at least
-    as many occupied cells as there are loose card outlines (:func:`find_loose_cards`), its
-    occupied cells are the cards, row by row in the upright board, each cut by the outline of
+    The grid finder is tried first (``grid``; where it finds no grid it is sure of, each of its
+    hypotheses is looked at for the documented layout, :func:`_documented_candidate`): when it
+    finds the layout's lattice with at least as many occupied cells as there are loose card
+    outlines (:func:`find_loose_cards`), its occupied cells are the cards, row by row in the
+    upright board, each cut by the outline of
     the card lying there when one is found (a card laid a little off its place, turned a few
     degrees) and by the nominal cell otherwise (touching cards); a cut whose print stands turned
     off its sides is cut again turned with it (:func:`_turned_to_print`). Otherwise every loose
@@ -892,7 +894,14 @@ def layout_cards(
             fit = find_grid(image_rgb)
         except GridNotFoundError:
             fit = None
-    if fit is not None and (given or int(fit.occupied.sum()) >= len(outlines)):
+    documented = None
+    if fit is None and grid:
+        # the finder cannot settle the layout's extent (a neighbour's cards in line with it):
+        # one of its hypotheses may still show the documented layout
+        documented = _documented_candidate(image_rgb, every, size)
+    if documented is not None:
+        found = documented
+    elif fit is not None and (given or int(fit.occupied.sum()) >= len(outlines)):
         found = _grid_cards(image_rgb, fit, every, size, given)
         if not given and not found.documented_layout:
             found = _documented_nearby(image_rgb, fit, every, size, found) or found

@@ -169,6 +169,26 @@ def test_a_preferred_lattice_off_the_layout_gives_way_to_a_hypothesis_on_its_car
     )
 
 
+def test_a_layout_whose_extent_the_grid_finder_cannot_settle_is_found_among_its_hypotheses(
+    documented, monkeypatch
+):
+    # a neighbour's cards in line with the layout: the finder cannot tell which 4 x 5 window
+    # is the grid and finds none; its hypotheses still show the documented layout
+    import vision.reptile_tank.grid as grid
+
+    photo, _, laid = documented
+
+    def in_doubt(image):
+        raise GridNotFoundError("no terrarium found: outer extent of the grid is not determined")
+
+    monkeypatch.setattr(grid, "find_grid", in_doubt)
+    found = layout_cards(photo)
+    assert found.documented_layout
+    assert np.allclose(
+        [q.mean(axis=0) for q in found.corners], [q.mean(axis=0) for q in laid.corners], atol=3
+    )
+
+
 def test_an_unsure_place_of_the_documented_layout_is_assumed_a_sure_empty_one_is_not(documented):
     from dataclasses import replace
 
