@@ -255,6 +255,10 @@ def _refine_lattice(
     return Lattice(homography, cells, (gap[0], gap[1]), residual)
 
 
+#: What a fit's reason begins with when the lattice of cards found is sure but not which of its
+#: 5x4 windows is the grid (:func:`extent_windows`).
+EXTENT_IN_DOUBT = "outer extent of the grid is not determined"
+
 #: 5x4 windows whose card evidence is within this of the best one are all kept: the cards
 #: found do not tell which of them is the grid (the recogniser judges them, see
 #: vision.reptile_tank.reader).
@@ -309,7 +313,7 @@ def extent_windows(
     doubt = ""
     if len(tied) > 1:
         doubt = (
-            f"outer extent of the grid is not determined: the cards found span {span_r} row(s) "
+            f"{EXTENT_IN_DOUBT}: the cards found span {span_r} row(s) "
             f"x {span_c} column(s) and the missing ones could lie on either side"
         )
     out = []
