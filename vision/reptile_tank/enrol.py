@@ -782,9 +782,8 @@ class LayoutCards:
         (``"grid"`` only; a documented layout's place, see :data:`ASSUMED_OCCUPANCY`): its face
         is worth a look.
     crossed : list of bool
-        Whether something lies across the card's edge (a thumb, a hand: :func:`crossed_edges`;
-        another card over one end of it: :func:`under_another_card`): its face is worth a
-        look, and another photo's cut of it is kept instead.
+        Whether something lies across the card's edge (a thumb, a hand: :func:`crossed_edges`):
+        its face is worth a look, and another photo's cut of it is kept instead.
     edge_corners : list of (4, 2) float64
         Where :func:`crossed_edges` looks at each card (empty: ``corners``): a card cut by its
         cell snapped onto it (:func:`_snap_to_table`) is looked at on the cell, as the check
@@ -920,9 +919,7 @@ def layout_cards(
         )
     else:
         raise GridNotFoundError("no card found in the photo (no grid and no card outline)")
-    across = crossed_edges(image_rgb, found.edge_corners or found.corners)
-    under = _padded(found.crossed, len(across))  # a card over it (:func:`_grid_cards`)
-    found.crossed = [a or b for a, b in zip(across, under, strict=True)]
+    found.crossed = crossed_edges(image_rgb, found.edge_corners or found.corners)
     return found
 
 
@@ -1080,9 +1077,6 @@ def _grid_cards(
             edge = cell
         else:
             quad, card, edge = outline, cut_card(image_rgb, outline, size), outline
-        found.crossed.append(
-            outline is not None and under_another_card(outline, fit.cell_quads[r, c])
-        )
         quad, card = _turned_to_print(image_rgb, quad, card, size)
         found.cards.append(card)
         found.corners.append(quad)
@@ -1098,30 +1092,6 @@ def _grid_cards(
 #: had evidence 0.88-1.0; of the 8 that were table, 6 had 0.50-0.75 and are dropped, 2 of a
 #: checked table had 0.92-0.93 and are kept (the player skips them when naming the cards).
 SURE_PLACE = 0.8
-
-
-#: A card's own outline shorter than its place along the card's long sides by more than this
-#: share is not the whole card: another card lies over one end of it (laid by hand, the cards
-#: overlap) or its end curls up, and its cut is stretched from what shows. On the development
-#: layout photos (20 look-alike decks, 40 photos, 439 faces cut by their own outline; stop 59)
-#: the 13 outlines under 0.91 of their place held 10 faces cut badly or fairly (cosine 0.27-0.76
-#: to their own image, 9 of them named unsure by nothing else) and 3 cut well (two Water backs);
-#: a neon day gecko's at 0.909 (cosine 0.69) left all its cards read as a brown anole, sure.
-SHORT_OUTLINE = 0.91
-
-
-def under_another_card(outline: np.ndarray, cell: np.ndarray) -> bool:
-    """Whether a card's own ``outline`` (corners in ``cell``'s order, :func:`outline_in_cell`)
-    is shorter than its ``cell`` along the cell's long sides by more than :data:`SHORT_OUTLINE`
-    allows."""
-
-    def sides(quad: np.ndarray) -> np.ndarray:
-        quad = np.asarray(quad, np.float64)
-        return np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
-
-    own, place = sides(outline), sides(cell)
-    long = (1, 3) if place[1] + place[3] >= place[0] + place[2] else (0, 2)
-    return float(own[list(long)].sum()) < SHORT_OUTLINE * float(place[list(long)].sum())
 
 
 def _sure_places(found: LayoutCards, fit) -> LayoutCards:

@@ -199,34 +199,6 @@ def test_a_layout_whose_extent_the_grid_finder_cannot_settle_is_found_among_its_
     assert layout_cards(photo).source == "loose"
 
 
-def test_a_card_laid_over_the_end_of_the_card_below_makes_that_face_worth_a_look():
-    from scoring.reptile_tank.cards import FACE_LABELS
-
-    # the 4th card of the first row laid 20 px low, over the top of the card below it (the 9th):
-    # the 9th's own outline is its visible part, shorter than its place
-    centres = [(150 + 150 * (k % 5), 130 + 215 * (k // 5)) for k in range(len(FACE_LABELS))]
-    centres[3] = (centres[3][0], centres[3][1] + 20)
-    order = [8] + [k for k in range(len(FACE_LABELS)) if k != 8]  # the 9th laid first
-    photo = table_with_cards(
-        [FACE_LABELS[k] for k in order], [centres[k] for k in order], [0] * 16, size=(900, 1000)
-    )
-    laid = layout_cards(photo)
-    assert laid.documented_layout
-    assert [k for k, under in enumerate(laid.crossed) if under] == [8]
-
-
-def test_an_outline_is_under_another_card_when_much_shorter_than_its_place():
-    from vision.reptile_tank.enrol import SHORT_OUTLINE, under_another_card
-
-    cell = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], float)  # TL, TR, BR, BL
-    for height, under in ((88, False), (84, False), (88 * SHORT_OUTLINE - 1, True), (70, True)):
-        outline = np.array([[1, 88 - height], [62, 88 - height], [62, 88], [1, 88]], float)
-        assert under_another_card(outline, cell) is under
-    landscape = np.roll(cell[:, ::-1], 1, axis=0)  # a card lying across: long sides 1st, 3rd
-    assert under_another_card(landscape * [0.85, 1], landscape)
-    assert not under_another_card(landscape * [1, 0.85], landscape)  # narrower, not shorter
-
-
 def test_an_unsure_place_of_the_documented_layout_is_assumed_a_sure_empty_one_is_not(documented):
     from dataclasses import replace
 
