@@ -255,8 +255,8 @@ def _refine_lattice(
     return Lattice(homography, cells, (gap[0], gap[1]), residual)
 
 
-#: What a fit's reason begins with when the lattice of cards found is sure but not which of its
-#: 5x4 windows is the grid (:func:`extent_windows`).
+#: What a fit's reason says (alone or among other doubts) when the lattice of cards found is
+#: sure but not which of its 5x4 windows is the grid (:func:`extent_windows`).
 EXTENT_IN_DOUBT = "outer extent of the grid is not determined"
 
 #: 5x4 windows whose card evidence is within this of the best one are all kept: the cards
